@@ -1,0 +1,112 @@
+/** Request bodies and response views of the HTTP API (docs/api.md documents each route). */
+import { z } from "zod";
+import { Digest } from "./digest.js";
+import { JobState } from "./job-states.js";
+import { PendingReason } from "./pending-reasons.schema.js";
+
+export const ROLES = ["viewer", "operator", "admin"] as const;
+export const Role = z.enum(ROLES);
+export type Role = z.infer<typeof Role>;
+
+/** Rank used by `requireRole`: a role may do everything the roles below it may. */
+export const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+
+export const UserName = z
+  .string()
+  .regex(/^[a-z][a-z0-9._-]{1,38}$/, "lowercase, 2–39 chars, starts with a letter");
+
+export const CreateUserBody = z.object({
+  name: UserName,
+  role: Role.default("operator"),
+  email: z.string().email().max(254).optional(),
+  /** Also mint a first token for the new user (shown once). */
+  with_token: z.boolean().default(true),
+});
+export const UpdateUserBody = z.object({ role: Role.optional(), disabled: z.boolean().optional() });
+
+export const CreateTokenBody = z.object({
+  name: z.string().min(1).max(64),
+  expires_in_days: z.number().int().min(1).max(3650).optional(),
+});
+
+export const QuotaBody = z.object({
+  max_gpus: z.number().int().min(0).max(100_000),
+  max_jobs: z.number().int().min(0).max(100_000),
+  daily_gpu_hours: z.number().min(0).max(10_000_000),
+  /** Profiles the user may submit to; empty = all. */
+  allowed_profiles: z.array(z.string()).default([]),
+  priority: z.number().int().min(0).max(100).default(0),
+});
+export type Quota = z.infer<typeof QuotaBody>;
+
+export const DEFAULT_QUOTA: Quota = {
+  max_gpus: 16,
+  max_jobs: 20,
+  daily_gpu_hours: 384,
+  allowed_profiles: [],
+  priority: 10,
+};
+
+export const FLEET_KINDS = ["process", "docker", "kuberay", "slurm"] as const;
+
+export const TimeWindow = z.object({
+  /** GPU series the window governs; omitted = every series of the fleet. */
+  series: z.string().optional(),
+  /** Days of week, 0 = Sunday. */
+  days: z.array(z.number().int().min(0).max(6)).min(1),
+  start: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/),
+  end: z.string().regex(/^([01]\d|2[0-4]):[0-5]\d$/),
+  tz: z.string().default("UTC"),
+});
+export type TimeWindow = z.infer<typeof TimeWindow>;
+
+export const FleetName = z.string().regex(/^[a-z][a-z0-9-]{1,62}$/, "lowercase, digits and -, 2–63 chars");
+
+export const CreateFleetBody = z.object({
+  name: FleetName,
+  kind: z.enum(FLEET_KINDS),
+  description: z.string().max(500).default(""),
+  /** Image patterns jobs may run: `registry/org/*`, `name:tag`, or pinned `name@sha256:…`. */
+  image_allowlist: z.array(z.string().min(1).max(512)).default([]),
+  windows: z.array(TimeWindow).default([]),
+});
+export type CreateFleetBody = z.infer<typeof CreateFleetBody>;
+export const UpdateFleetBody = CreateFleetBody.omit({ name: true, kind: true }).partial();
+
+export const RegisterNodeBody = z.object({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/),
+  series: z.string().min(1).max(63),
+  gpus: z.number().int().min(0).max(64),
+  cpus: z.number().int().min(0).optional(),
+  memory_mb: z.number().int().min(0).optional(),
+  runtime: z.enum(FLEET_KINDS).optional(),
+  labels: z.record(z.string().max(63), z.string().max(200)).default({}),
+});
+export type RegisterNodeBody = z.infer<typeof RegisterNodeBody>;
+
+export const EnrollBody = z.object({
+  token: z.string().min(10),
+  node: RegisterNodeBody.omit({ gpus: true }).partial().optional(),
+});
+
+export const JobActionBody = z.object({ reason: z.string().max(500).optional() });
+
+export const PendingReasons = z.array(PendingReason);
+
+export const JobView = z.object({
+  id: z.string(),
+  name: z.string(),
+  user_id: z.string(),
+  user: z.string().optional(),
+  fleet_id: z.string(),
+  status: JobState,
+  priority: z.number().int(),
+  gpus: z.number().int(),
+  recipe: z.string(),
+  pending_reasons: PendingReasons,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type JobView = z.infer<typeof JobView>;
+
+export const BlobRef = z.object({ digest: Digest, size: z.number().int() });

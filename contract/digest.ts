@@ -1,0 +1,41 @@
+/** Content digests and canonical JSON: the same bytes hash the same on every layer (CLI, Worker, agent). */
+import { z } from "zod";
+
+export const DIGEST_RE = /^sha256:[0-9a-f]{64}$/;
+export const Digest = z.string().regex(DIGEST_RE, "expected sha256:<64 lowercase hex>");
+export type Digest = z.infer<typeof Digest>;
+
+/** JSON with object keys sorted at every depth, no whitespace: a stable input for hashing. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortDeep(value));
+}
+
+function sortDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortDeep);
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortDeep(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+function toHex(buf: ArrayBuffer): string {
+  return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export async function sha256Hex(data: string | Uint8Array<ArrayBuffer>): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  return toHex(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+export async function digestOf(data: string | Uint8Array<ArrayBuffer>): Promise<Digest> {
+  return `sha256:${await sha256Hex(data)}`;
+}
+
+export async function digestOfJson(value: unknown): Promise<Digest> {
+  return digestOf(canonicalJson(value));
+}

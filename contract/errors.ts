@@ -1,0 +1,78 @@
+/**
+ * Stable machine-readable error codes. Clients (sf, forgelet, the console) switch on `code`, never on
+ * message text, so a code is never renamed or reused once shipped. The HTTP status lives here too so
+ * that every layer maps an error the same way.
+ */
+export const ERROR_CODES = {
+  // request shape
+  BAD_REQUEST: 400,
+  INVALID_SPEC: 400,
+  INVALID_PROFILE: 400,
+  INVALID_HYPERPARAMS: 400,
+  INVALID_DIGEST: 400,
+  // identity
+  UNAUTHENTICATED: 401,
+  TOKEN_REVOKED: 401,
+  FORBIDDEN: 403,
+  // lookup
+  NOT_FOUND: 404,
+  JOB_NOT_FOUND: 404,
+  FLEET_NOT_FOUND: 404,
+  USER_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  BLOB_NOT_FOUND: 404,
+  PROFILE_NOT_FOUND: 404,
+  // admission (catalog handshake, policy)
+  RECIPE_NOT_FOUND: 422,
+  RECIPE_VERSION_NOT_FOUND: 422,
+  RECIPE_LOCK_STALE: 409,
+  FRAMEWORK_VERSION_UNSUPPORTED: 422,
+  QUOTA_EXCEEDED: 403,
+  PROFILE_NOT_ALLOWED: 403,
+  IMAGE_NOT_ALLOWED: 403,
+  IMAGE_REQUIRED: 422,
+  BLOB_MISSING: 422,
+  HF_NOT_FOUND: 422,
+  HF_ACCESS_DENIED: 422,
+  HF_UNAVAILABLE: 503,
+  FLEET_DRAINING: 409,
+  // state
+  CONFLICT: 409,
+  ALREADY_EXISTS: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  INVALID_TRANSITION: 409,
+  BLOB_DIGEST_MISMATCH: 400,
+  BLOB_TOO_LARGE: 413,
+  LENGTH_REQUIRED: 411,
+  ENROLLMENT_TOKEN_INVALID: 401,
+  // server
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code];
+}
+
+/** The one error body shape every HTTP error has. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+/** Flat, serialisable facts attached to an error (what limit, which id). */
+export type ErrorDetails = Record<string, string | number | boolean | null>;
+
+/** A result shape for RPC boundaries (Durable Object methods), where thrown errors lose their fields. */
+export type Result<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: ErrorCode; message: string; details?: ErrorDetails };
+
+export function ok<T>(value: T): Result<T> {
+  return { ok: true, value };
+}
+
+export function fail<T = never>(code: ErrorCode, message: string, details?: ErrorDetails): Result<T> {
+  return details === undefined ? { ok: false, code, message } : { ok: false, code, message, details };
+}

@@ -1,0 +1,96 @@
+/** The JobSpec: what a user asks to run. Built by `sf submit`, admitted by the Worker, carried to the agent. */
+import { z } from "zod";
+import { RecipeName, Version } from "./catalog.schema.js";
+import { Digest } from "./digest.js";
+import { Pool } from "./profile-grammar.js";
+
+export const JOB_API_VERSION = "starforge.dev/v1";
+
+const Name = z
+  .string()
+  .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "lowercase letters, digits and -, ≤63 chars");
+const HfRepo = z.string().regex(/^[A-Za-z0-9][\w.-]{0,95}(\/[A-Za-z0-9][\w.-]{0,95})?$/, "expected org/name");
+
+export const JobSpec = z
+  .object({
+    api_version: z.literal(JOB_API_VERSION),
+    metadata: z.object({
+      name: Name,
+      experiment: z.string().max(200).optional(),
+      project: z.string().max(200).optional(),
+      labels: z.record(z.string().max(63), z.string().max(200)).default({}),
+      sweep: z
+        .object({
+          id: z.string().max(64),
+          index: z.number().int().min(0),
+          params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+        })
+        .optional(),
+    }),
+    recipe: z.object({ name: RecipeName, version: Version, digest: Digest }),
+    framework: z.object({
+      kind: z.string().min(1).max(32),
+      version: z.string().min(1).max(32),
+      runtime_id: z.string().min(1).max(64),
+      image: z.string().min(1).max(512).nullable().default(null),
+    }),
+    source: z.object({
+      /** Digest of the workspace manifest blob (see workspace-manifest.schema.ts); null for no files. */
+      workspace: Digest.nullable(),
+      /** Path of the experiment inside the workspace, e.g. experiments/exp1. */
+      experiment_dir: z.string().max(512).default("."),
+    }),
+    model: z.object({ hf_repo: HfRepo.optional(), revision: z.string().max(200).optional() }).default({}),
+    data: z.object({ hf_dataset: HfRepo.optional(), revision: z.string().max(200).optional() }).default({}),
+    resources: z.object({
+      fleet: z.string().max(64).optional(),
+      pools: z.array(Pool).min(1).max(8),
+      roles: z.record(z.string(), z.string()).default({}),
+    }),
+    hyperparams: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+    lifecycle: z
+      .object({
+        /** Requested priority; admission caps it at the user's quota priority. */
+        priority: z.number().int().min(0).max(100).optional(),
+        max_retries: z.number().int().min(0).max(20).default(2),
+        retry_on_user_failure: z.boolean().default(false),
+        max_runtime_seconds: z.number().int().min(1).optional(),
+      })
+      .default({ max_retries: 2, retry_on_user_failure: false }),
+    provenance: z.object({
+      git_commit: z
+        .string()
+        .regex(/^[0-9a-f]{7,64}$/)
+        .nullable(),
+      git_dirty: z.boolean(),
+      config_sha: Digest,
+    }),
+  })
+  .superRefine((spec, ctx) => {
+    const names = new Set<string>();
+    for (const p of spec.resources.pools) {
+      if (names.has(p.name))
+        ctx.addIssue({ code: "custom", path: ["resources", "pools"], message: `pool "${p.name}" twice` });
+      names.add(p.name);
+    }
+    for (const [role, pool] of Object.entries(spec.resources.roles)) {
+      if (!names.has(pool)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["resources", "roles", role],
+          message: `role maps to unknown pool "${pool}"`,
+        });
+      }
+    }
+  });
+export type JobSpec = z.infer<typeof JobSpec>;
+export type JobSpecInput = z.input<typeof JobSpec>;
+
+export function totalGpus(spec: Pick<JobSpec, "resources">): number {
+  return spec.resources.pools.reduce((n, p) => n + p.nodes * p.gpus_per_node, 0);
+}
+
+/** Digests of blobs a spec references directly (the workspace manifest). */
+export function referencedBlobs(spec: JobSpec): string[] {
+  return spec.source.workspace ? [spec.source.workspace] : [];
+}

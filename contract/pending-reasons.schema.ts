@@ -1,0 +1,30 @@
+/** Why a queued job is not running yet: a machine-readable list, so the CLI and UI can explain it. */
+import { z } from "zod";
+
+export const PENDING_REASON_CODES = [
+  /** No node of the requested GPU series is registered in the fleet. */
+  "NO_NODE_OF_SERIES",
+  /** Nodes of the series exist but not enough GPUs are free right now. */
+  "CAPACITY",
+  /** A multi-node job needs more nodes of the series than the fleet has free GPUs on. */
+  "GANG_INCOMPLETE",
+  /** Running it would exceed the user's concurrent GPU quota. */
+  "QUOTA_GPUS",
+  /** The user's daily GPU-hours are used up. */
+  "QUOTA_GPU_HOURS",
+  /** A time window for this series is closed. */
+  "WINDOW_CLOSED",
+  /** The fleet is draining for maintenance. */
+  "FLEET_DRAINING",
+  /** Jobs ahead of it (higher priority or fair share) are waiting for the same GPUs. */
+  "QUEUED_BEHIND",
+] as const;
+
+export const PendingReason = z.object({
+  code: z.enum(PENDING_REASON_CODES),
+  message: z.string(),
+  /** Flat facts (series, limits, counts, times) for programs; `message` is for people. */
+  details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).default({}),
+});
+export type PendingReason = z.infer<typeof PendingReason>;
+export type PendingReasonCode = (typeof PENDING_REASON_CODES)[number];

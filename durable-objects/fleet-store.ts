@@ -1,0 +1,256 @@
+/**
+ * The Fleet DO's own SQLite schema and typed row access. Times are epoch milliseconds here (ISO strings
+ * only at the D1 boundary). `gpu_alloc`'s primary key (node, index) makes double booking impossible at
+ * the storage level, whatever the policy decides.
+ */
+
+export const FLEET_SCHEMA_VERSION = 1;
+
+const DDL = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS nodes (
+     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, series TEXT NOT NULL, gpus INTEGER NOT NULL,
+     status TEXT NOT NULL, runtime TEXT, labels TEXT NOT NULL DEFAULT '{}', cpus INTEGER, memory_mb INTEGER,
+     version INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS gpu_alloc (
+     node_id TEXT NOT NULL, idx INTEGER NOT NULL, run_id TEXT NOT NULL, PRIMARY KEY (node_id, idx))`,
+  `CREATE INDEX IF NOT EXISTS gpu_alloc_run ON gpu_alloc (run_id)`,
+  `CREATE TABLE IF NOT EXISTS jobs (
+     id TEXT PRIMARY KEY, user_id TEXT NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL,
+     priority INTEGER NOT NULL, queue_seq INTEGER NOT NULL, gpus INTEGER NOT NULL, recipe TEXT NOT NULL,
+     spec TEXT NOT NULL, pending_reasons TEXT NOT NULL DEFAULT '[]', current_run_id TEXT,
+     attempt INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL, event_seq INTEGER NOT NULL,
+     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, priority, queue_seq)`,
+  `CREATE TABLE IF NOT EXISTS runs (
+     id TEXT PRIMARY KEY, job_id TEXT NOT NULL, attempt INTEGER NOT NULL, epoch INTEGER NOT NULL,
+     status TEXT NOT NULL, placement TEXT NOT NULL, gpus INTEGER NOT NULL, user_id TEXT NOT NULL,
+     allocated_at INTEGER NOT NULL, ended_at INTEGER, exit_code INTEGER, reason TEXT, version INTEGER NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS runs_open ON runs (ended_at)`,
+  `CREATE TABLE IF NOT EXISTS quotas (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS idempotency (
+     user_id TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, job_id TEXT NOT NULL,
+     created_at INTEGER NOT NULL, PRIMARY KEY (user_id, key))`,
+  `CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created_at INTEGER NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS timers (id TEXT PRIMARY KEY, due_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0)`,
+];
+
+export interface JobRow {
+  [k: string]: SqlStorageValue;
+  id: string;
+  user_id: string;
+  name: string;
+  status: string;
+  priority: number;
+  queue_seq: number;
+  gpus: number;
+  recipe: string;
+  spec: string;
+  pending_reasons: string;
+  current_run_id: string | null;
+  attempt: number;
+  version: number;
+  event_seq: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RunRow {
+  [k: string]: SqlStorageValue;
+  id: string;
+  job_id: string;
+  attempt: number;
+  epoch: number;
+  status: string;
+  placement: string;
+  gpus: number;
+  user_id: string;
+  allocated_at: number;
+  ended_at: number | null;
+  exit_code: number | null;
+  reason: string | null;
+  version: number;
+}
+
+export interface NodeRow {
+  [k: string]: SqlStorageValue;
+  id: string;
+  name: string;
+  series: string;
+  gpus: number;
+  status: string;
+  runtime: string | null;
+  labels: string;
+  cpus: number | null;
+  memory_mb: number | null;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TimerRow {
+  [k: string]: SqlStorageValue;
+  id: string;
+  due_at: number;
+  attempts: number;
+}
+
+export class FleetStore {
+  constructor(readonly sql: SqlStorage) {}
+
+  migrate(): void {
+    for (const stmt of DDL) this.sql.exec(stmt);
+    this.setMeta("schema_version", String(FLEET_SCHEMA_VERSION));
+  }
+
+  getMeta(key: string): string | null {
+    const rows = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray();
+    return rows[0]?.value ?? null;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      key,
+      value,
+    );
+  }
+
+  /** Monotonic counters kept in meta (queue order, lease epochs). */
+  nextCounter(key: string): number {
+    const n = Number(this.getMeta(key) ?? "0") + 1;
+    this.setMeta(key, String(n));
+    return n;
+  }
+
+  job(id: string): JobRow | null {
+    return this.sql.exec<JobRow>("SELECT * FROM jobs WHERE id = ?", id).toArray()[0] ?? null;
+  }
+
+  jobsByStatus(status: string): JobRow[] {
+    return this.sql.exec<JobRow>("SELECT * FROM jobs WHERE status = ? ORDER BY queue_seq", status).toArray();
+  }
+
+  activeJobCount(userId: string): number {
+    return this.sql
+      .exec<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM jobs WHERE user_id = ? AND status IN ('QUEUED','SUBMITTED','PENDING','RUNNING')",
+        userId,
+      )
+      .one().n;
+  }
+
+  run(id: string): RunRow | null {
+    return this.sql.exec<RunRow>("SELECT * FROM runs WHERE id = ?", id).toArray()[0] ?? null;
+  }
+
+  runsOfJob(jobId: string): RunRow[] {
+    return this.sql.exec<RunRow>("SELECT * FROM runs WHERE job_id = ? ORDER BY attempt", jobId).toArray();
+  }
+
+  /** Runs that overlap [since, now]: open ones and those that ended after `since`. */
+  runsSince(since: number): RunRow[] {
+    return this.sql
+      .exec<RunRow>("SELECT * FROM runs WHERE ended_at IS NULL OR ended_at > ?", since)
+      .toArray();
+  }
+
+  node(id: string): NodeRow | null {
+    return this.sql.exec<NodeRow>("SELECT * FROM nodes WHERE id = ?", id).toArray()[0] ?? null;
+  }
+
+  nodeByName(name: string): NodeRow | null {
+    return this.sql.exec<NodeRow>("SELECT * FROM nodes WHERE name = ?", name).toArray()[0] ?? null;
+  }
+
+  nodes(): NodeRow[] {
+    return this.sql.exec<NodeRow>("SELECT * FROM nodes ORDER BY name").toArray();
+  }
+
+  allocations(): Array<{ node_id: string; idx: number; run_id: string }> {
+    return this.sql
+      .exec<{ node_id: string; idx: number; run_id: string }>(
+        "SELECT node_id, idx, run_id FROM gpu_alloc ORDER BY node_id, idx",
+      )
+      .toArray();
+  }
+
+  allocatedOn(nodeId: string): number[] {
+    return this.sql
+      .exec<{ idx: number }>("SELECT idx FROM gpu_alloc WHERE node_id = ? ORDER BY idx", nodeId)
+      .toArray()
+      .map((r) => r.idx);
+  }
+
+  quotaBody(userId: string): string | null {
+    return (
+      this.sql.exec<{ body: string }>("SELECT body FROM quotas WHERE user_id = ?", userId).toArray()[0]
+        ?.body ?? null
+    );
+  }
+
+  setQuota(userId: string, body: string): void {
+    this.sql.exec(
+      "INSERT INTO quotas (user_id, body) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET body = excluded.body",
+      userId,
+      body,
+    );
+  }
+
+  idempotency(userId: string, key: string): { request_hash: string; job_id: string } | null {
+    return (
+      this.sql
+        .exec<{ request_hash: string; job_id: string }>(
+          "SELECT request_hash, job_id FROM idempotency WHERE user_id = ? AND key = ?",
+          userId,
+          key,
+        )
+        .toArray()[0] ?? null
+    );
+  }
+
+  // outbox ------------------------------------------------------------------
+
+  enqueue(payload: unknown, now: number): void {
+    this.sql.exec("INSERT INTO outbox (payload, created_at) VALUES (?, ?)", JSON.stringify(payload), now);
+  }
+
+  outboxBatch(limit: number): Array<{ seq: number; payload: string }> {
+    return this.sql
+      .exec<{ seq: number; payload: string }>("SELECT seq, payload FROM outbox ORDER BY seq LIMIT ?", limit)
+      .toArray();
+  }
+
+  outboxSize(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox").one().n;
+  }
+
+  ackOutbox(upToSeq: number): void {
+    this.sql.exec("DELETE FROM outbox WHERE seq <= ?", upToSeq);
+  }
+
+  // timers ------------------------------------------------------------------
+
+  /** Sets a timer to fire at `dueAt`, keeping an earlier due time if one is already set. */
+  setTimer(id: string, dueAt: number, attempts = 0): void {
+    this.sql.exec(
+      `INSERT INTO timers (id, due_at, attempts) VALUES (?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET due_at = MIN(due_at, excluded.due_at), attempts = excluded.attempts`,
+      id,
+      dueAt,
+      attempts,
+    );
+  }
+
+  dueTimers(now: number): TimerRow[] {
+    return this.sql.exec<TimerRow>("SELECT * FROM timers WHERE due_at <= ? ORDER BY due_at", now).toArray();
+  }
+
+  deleteTimer(id: string): void {
+    this.sql.exec("DELETE FROM timers WHERE id = ?", id);
+  }
+
+  nextTimerDue(): number | null {
+    return this.sql.exec<{ due: number | null }>("SELECT MIN(due_at) AS due FROM timers").one().due;
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * The scheduling policy: a pure function from a snapshot of one fleet to a decision. No I/O, no clock,
+ * no randomness, so it is unit- and property-tested without workerd; the Fleet DO applies its output
+ * inside one synchronous SQL transaction.
+ *
+ * Order: priority (high first), then fair share (the user with the least recent GPU usage, counting what
+ * this pass already gave them), then FIFO. A job that does not fit does not block smaller jobs behind it
+ * (backfill); see docs/scheduling.md for the starvation trade-off.
+ *
+ * Placement: every pool of a job is placed or none is (gang, all-or-nothing). Within a pool each rank gets
+ * its own node of the pool's GPU series (pools of one job may share a node); nodes are chosen best-fit (the fewest free GPUs that still fit)
+ * to keep whole nodes free for large jobs, and GPUs are the lowest free indices.
+ */
+import type { Quota, TimeWindow } from "../../contract/api.schema.js";
+import type { Placement } from "../../contract/launch-request.schema.js";
+import type { PendingReason } from "../../contract/pending-reasons.schema.js";
+import type { Pool } from "../../contract/profile-grammar.js";
+import { windowStatus } from "./windows.js";
+
+export interface NodeInput {
+  id: string;
+  name: string;
+  series: string;
+  gpus: number;
+  /** Only schedulable nodes receive work (a cordoned or lost node keeps its allocations). */
+  schedulable: boolean;
+  /** GPU indices already allocated. */
+  used: readonly number[];
+}
+
+export interface QueuedJobInput {
+  id: string;
+  userId: string;
+  priority: number;
+  queueSeq: number;
+  pools: readonly Pool[];
+}
+
+export interface UserInput {
+  quota: Quota;
+  /** GPUs the user holds in this fleet right now. */
+  runningGpus: number;
+  /** GPU-seconds used in the fair-share horizon (last 24 h). */
+  recentGpuSeconds: number;
+  /** GPU-seconds used today (UTC) in this fleet. */
+  gpuSecondsToday: number;
+}
+
+export interface PolicyInput {
+  now: number;
+  draining: { note: string } | null;
+  windows: readonly TimeWindow[];
+  nodes: readonly NodeInput[];
+  queue: readonly QueuedJobInput[];
+  users: Readonly<Record<string, UserInput>>;
+}
+
+export interface Dispatch {
+  jobId: string;
+  placement: Placement[];
+}
+
+export interface Decision {
+  dispatch: Dispatch[];
+  /** Every queued job that was not dispatched, with at least one reason. */
+  pending: Record<string, PendingReason[]>;
+}
+
+/** Weight of one GPU currently held, in fair-share GPU-seconds: holding a GPU counts as an hour of use. */
+const HELD_GPU_WEIGHT = 3600;
+
+export function jobGpus(job: Pick<QueuedJobInput, "pools">): number {
+  return job.pools.reduce((n, p) => n + p.nodes * p.gpus_per_node, 0);
+}
+
+export function decide(input: PolicyInput): Decision {
+  const free = new Map(input.nodes.map((n) => [n.id, freeIndices(n)]));
+  const users = new Map(Object.entries(input.users).map(([id, u]) => [id, { ...u }]));
+  const decision: Decision = { dispatch: [], pending: {} };
+  const remaining = [...input.queue];
+
+  while (remaining.length > 0) {
+    const i = pickNext(remaining, users);
+    const job = remaining.splice(i, 1)[0]!;
+    const reasons = blockers(input, job, users.get(job.userId));
+    if (reasons.length > 0) {
+      decision.pending[job.id] = reasons;
+      continue;
+    }
+    const placed = place(job, input.nodes, free);
+    if ("reasons" in placed) {
+      decision.pending[job.id] = placed.reasons;
+      continue;
+    }
+    for (const p of placed.placement) {
+      const left = free.get(p.node_id)!.filter((g) => !p.gpu_indices.includes(g));
+      free.set(p.node_id, left);
+    }
+    const u = users.get(job.userId);
+    if (u) u.runningGpus += jobGpus(job);
+    decision.dispatch.push({ jobId: job.id, placement: placed.placement });
+  }
+  return decision;
+}
+
+function shareOf(u: UserInput | undefined): number {
+  return u ? u.recentGpuSeconds + u.runningGpus * HELD_GPU_WEIGHT : 0;
+}
+
+/** Index of the next job to consider: priority desc, then the least-served user, then FIFO. */
+function pickNext(jobs: readonly QueuedJobInput[], users: Map<string, UserInput>): number {
+  let best = 0;
+  for (let i = 1; i < jobs.length; i++) {
+    const a = jobs[i]!;
+    const b = jobs[best]!;
+    if (a.priority !== b.priority) {
+      if (a.priority > b.priority) best = i;
+      continue;
+    }
+    const sa = shareOf(users.get(a.userId));
+    const sb = shareOf(users.get(b.userId));
+    if (sa !== sb) {
+      if (sa < sb) best = i;
+      continue;
+    }
+    if (a.queueSeq < b.queueSeq) best = i;
+  }
+  return best;
+}
+
+/** Reasons that hold a job back before placement is even tried. */
+function blockers(input: PolicyInput, job: QueuedJobInput, user: UserInput | undefined): PendingReason[] {
+  const reasons: PendingReason[] = [];
+  if (input.draining) {
+    reasons.push({
+      code: "FLEET_DRAINING",
+      message: `the fleet is draining for maintenance: ${input.draining.note || "no note"}`,
+      details: { note: input.draining.note },
+    });
+  }
+  for (const series of new Set(job.pools.map((p) => p.series))) {
+    const w = windowStatus(input.windows, series, input.now);
+    if (!w.open) {
+      reasons.push({
+        code: "WINDOW_CLOSED",
+        message: `the ${series} window is closed; it opens at ${w.opensAt}`,
+        details: { series, opens_at: w.opensAt },
+      });
+    }
+  }
+  if (user) {
+    const want = jobGpus(job);
+    if (user.runningGpus + want > user.quota.max_gpus) {
+      reasons.push({
+        code: "QUOTA_GPUS",
+        message: `your GPU quota is ${user.quota.max_gpus}; you hold ${user.runningGpus} and this job needs ${want}`,
+        details: { limit: user.quota.max_gpus, in_use: user.runningGpus, requested: want },
+      });
+    }
+    const todayHours = user.gpuSecondsToday / 3600;
+    if (todayHours >= user.quota.daily_gpu_hours) {
+      reasons.push({
+        code: "QUOTA_GPU_HOURS",
+        message: `you used ${todayHours.toFixed(1)} of ${user.quota.daily_gpu_hours} GPU-hours today (UTC)`,
+        details: { limit: user.quota.daily_gpu_hours, used: todayHours },
+      });
+    }
+  }
+  return reasons;
+}
+
+function freeIndices(n: NodeInput): number[] {
+  const used = new Set(n.used);
+  const out: number[] = [];
+  for (let g = 0; g < n.gpus; g++) if (!used.has(g)) out.push(g);
+  return out;
+}
+
+/** All-or-nothing placement of every pool; `free` is not modified. */
+function place(
+  job: QueuedJobInput,
+  nodes: readonly NodeInput[],
+  free: ReadonlyMap<string, number[]>,
+): { placement: Placement[] } | { reasons: PendingReason[] } {
+  const tentative = new Map(free);
+  const placement: Placement[] = [];
+  const reasons: PendingReason[] = [];
+  let rank = 0;
+  for (const pool of job.pools) {
+    const ofSeries = nodes.filter((n) => n.series === pool.series);
+    if (ofSeries.length === 0) {
+      reasons.push({
+        code: "NO_NODE_OF_SERIES",
+        message: `no ${pool.series} node is registered in this fleet`,
+        details: { series: pool.series, pool: pool.name },
+      });
+      continue;
+    }
+    // Ranks of one pool go to distinct nodes; different pools of a job may share a node.
+    const candidates = ofSeries
+      .filter((n) => n.schedulable)
+      .map((n) => ({ node: n, free: tentative.get(n.id) ?? [] }))
+      .filter((c) => c.free.length >= pool.gpus_per_node)
+      .sort((a, b) => a.free.length - b.free.length || (a.node.name < b.node.name ? -1 : 1));
+    if (candidates.length < pool.nodes) {
+      const bigEnough = ofSeries.filter((n) => n.gpus >= pool.gpus_per_node).length;
+      const freeGpus = ofSeries.reduce((s, n) => s + (tentative.get(n.id)?.length ?? 0), 0);
+      const structural = bigEnough < pool.nodes;
+      reasons.push({
+        code: structural ? "GANG_INCOMPLETE" : "CAPACITY",
+        message: structural
+          ? `needs ${pool.nodes} ${pool.series} node(s) with ${pool.gpus_per_node} GPUs each; the fleet has ${bigEnough}`
+          : `waiting for ${pool.nodes} ${pool.series} node(s) with ${pool.gpus_per_node} free GPUs; ${candidates.length} available now`,
+        details: {
+          series: pool.series,
+          pool: pool.name,
+          nodes_needed: pool.nodes,
+          gpus_per_node: pool.gpus_per_node,
+          nodes_available: candidates.length,
+          free_gpus: freeGpus,
+        },
+      });
+      continue;
+    }
+    for (const c of candidates.slice(0, pool.nodes)) {
+      const gpus = c.free.slice(0, pool.gpus_per_node);
+      tentative.set(c.node.id, c.free.slice(pool.gpus_per_node));
+      placement.push({ rank: rank++, pool: pool.name, node_id: c.node.id, gpu_indices: gpus });
+    }
+  }
+  return reasons.length > 0 ? { reasons } : { placement };
+}

@@ -1,0 +1,40 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+/** Secrets and endpoints the workerd tests run with (never real ones). */
+export const TEST_BINDINGS = {
+  SF_BOOTSTRAP_ADMIN_TOKEN: "sf-test-bootstrap-admin-token-0001",
+  SF_JWT_SECRET: "test-jwt-secret-at-least-32-characters-long!!",
+  SF_HF_ENDPOINT: "http://hf-hub.test",
+  SF_OUTBOX_RETRY_SECONDS: "1",
+};
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations("migrations");
+  return {
+    test: {
+      projects: [
+        {
+          test: {
+            name: "unit",
+            include: ["test/unit/**/*.test.ts"],
+            environment: "node",
+          },
+        },
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: { bindings: { ...TEST_BINDINGS, TEST_MIGRATIONS: migrations } },
+            }),
+          ],
+          test: {
+            name: "worker",
+            include: ["test/worker/**/*.test.ts"],
+            setupFiles: ["test/worker/setup.ts"],
+          },
+        },
+      ],
+    },
+  };
+});

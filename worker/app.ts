@@ -1,0 +1,58 @@
+/** The Hono app: bootstrap, authentication, the routes, and the one error mapping. */
+import { Hono } from "hono";
+import type { ErrorBody } from "../contract/errors.js";
+import { ensureBootstrapped } from "./auth/bootstrap.js";
+import { authenticate, type Env } from "./auth/middleware.js";
+import { AppError } from "./errors.js";
+import { agentsRoutes } from "./routes/agents.routes.js";
+import { blobsRoutes } from "./routes/blobs.routes.js";
+import { catalogRoutes } from "./routes/catalog.routes.js";
+import { fleetsRoutes } from "./routes/fleets.routes.js";
+import { healthRoutes } from "./routes/health.routes.js";
+import { jobsRoutes } from "./routes/jobs.routes.js";
+import { profilesRoutes } from "./routes/profiles.routes.js";
+import { tokensRoutes } from "./routes/tokens.routes.js";
+import { usageRoutes } from "./routes/usage.routes.js";
+import { usersRoutes } from "./routes/users.routes.js";
+
+export function createApp(): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.use("/v1/*", async (c, next) => {
+    await ensureBootstrapped(c.env);
+    return next();
+  });
+  app.use("/v1/*", authenticate);
+
+  app.route("/v1", healthRoutes);
+  app.route("/v1", usersRoutes);
+  app.route("/v1", tokensRoutes);
+  app.route("/v1", catalogRoutes);
+  app.route("/v1", profilesRoutes);
+  app.route("/v1", fleetsRoutes);
+  app.route("/v1", agentsRoutes);
+  app.route("/v1", jobsRoutes);
+  app.route("/v1", blobsRoutes);
+  app.route("/v1", usageRoutes);
+
+  app.notFound((c) => {
+    const body: ErrorBody = {
+      error: { code: "NOT_FOUND", message: `no route for ${c.req.method} ${c.req.path}` },
+    };
+    return c.json(body, 404);
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof AppError) {
+      return c.json(err.toBody(), err.status as 400);
+    }
+    // Unknown errors are logged with their stack here and never sent to the client.
+    console.error(`unhandled error on ${c.req.method} ${c.req.path}`, err);
+    const body: ErrorBody = {
+      error: { code: "INTERNAL", message: "internal error; the server logged the details" },
+    };
+    return c.json(body, 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,110 @@
+/**
+ * Authentication is default-deny: every /v1 route needs a valid bearer token unless it is listed in
+ * PUBLIC_ROUTES. Each route then declares the least role it needs with `requireRole`.
+ */
+import { and, eq } from "drizzle-orm";
+import type { Context, MiddlewareHandler } from "hono";
+import { ROLE_RANK, type Role } from "../../contract/api.schema.js";
+import { nowIso } from "../../contract/ids.js";
+import { db, schema } from "../db/client.js";
+import { type AppEnv, config } from "../env.js";
+import { AppError } from "../errors.js";
+import { verifyAgentCredential } from "./agent-credential.js";
+import type { AppVars, Principal } from "./principal.js";
+import { hashSecret } from "./secrets.js";
+
+export type Env = { Bindings: AppEnv; Variables: AppVars };
+export type Ctx = Context<Env>;
+
+const PUBLIC_ROUTES = new Set(["GET /v1/health", "POST /v1/agents/enroll"]);
+
+export function bearer(c: Ctx): string | null {
+  const h = c.req.header("authorization");
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)$/i.exec(h);
+  if (!m) throw new AppError("UNAUTHENTICATED", "Authorization header must be `Bearer <token>`");
+  return m[1]!;
+}
+
+export const authenticate: MiddlewareHandler<Env> = async (c, next) => {
+  if (PUBLIC_ROUTES.has(`${c.req.method} ${c.req.path}`)) return next();
+  const token = bearer(c);
+  if (!token) throw new AppError("UNAUTHENTICATED", "missing bearer token; log in with `sf login`");
+  c.set("principal", await resolvePrincipal(c, token));
+  return next();
+};
+
+async function resolvePrincipal(c: Ctx, token: string): Promise<Principal> {
+  if (token.startsWith("eyJ")) {
+    const agent = await verifyAgentCredential(config(c.env).jwtSecret, token);
+    if (!agent) throw new AppError("UNAUTHENTICATED", "invalid agent credential");
+    return { kind: "agent", ...agent };
+  }
+  const hash = await hashSecret(token);
+  const row = await db(c.env.DB)
+    .select({ token: schema.tokens, user: schema.users })
+    .from(schema.tokens)
+    .innerJoin(schema.users, eq(schema.users.id, schema.tokens.userId))
+    .where(eq(schema.tokens.hash, hash))
+    .get();
+  if (!row) throw new AppError("UNAUTHENTICATED", "unknown token");
+  if (row.token.revokedAt) throw new AppError("TOKEN_REVOKED", "this token was revoked; create a new one");
+  if (row.token.expiresAt && row.token.expiresAt <= nowIso()) {
+    throw new AppError("TOKEN_REVOKED", `this token expired at ${row.token.expiresAt}`);
+  }
+  if (row.user.disabled) throw new AppError("FORBIDDEN", `user ${row.user.name} is disabled`);
+  touchToken(c, row.token.id, row.token.lastUsedAt);
+  return {
+    kind: "user",
+    userId: row.user.id,
+    name: row.user.name,
+    role: row.user.role,
+    tokenId: row.token.id,
+  };
+}
+
+/** Records last use at most once an hour per token, off the request path. */
+function touchToken(c: Ctx, tokenId: string, lastUsedAt: string | null): void {
+  const now = Date.now();
+  if (lastUsedAt && now - Date.parse(lastUsedAt) < 3_600_000) return;
+  const write = db(c.env.DB)
+    .update(schema.tokens)
+    .set({ lastUsedAt: nowIso(now) })
+    .where(and(eq(schema.tokens.id, tokenId)))
+    .run()
+    .catch((err: unknown) => console.warn("token touch failed", err));
+  try {
+    c.executionCtx.waitUntil(write);
+  } catch {
+    // No execution context (e.g. app.request in unit tests): the write still proceeds.
+  }
+}
+
+/** The least role a user route needs. Agents never pass a user role check. */
+export function requireRole(role: Role): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const p = c.get("principal");
+    if (p.kind !== "user") throw new AppError("FORBIDDEN", "this route is for users, not agents");
+    if (ROLE_RANK[p.role] < ROLE_RANK[role]) {
+      throw new AppError("FORBIDDEN", `this needs the ${role} role; you are ${p.role}`);
+    }
+    return next();
+  };
+}
+
+export function requireAgent(): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    if (c.get("principal").kind !== "agent") throw new AppError("FORBIDDEN", "this route is for agents");
+    return next();
+  };
+}
+
+export function currentUser(c: Ctx): Extract<Principal, { kind: "user" }> {
+  const p = c.get("principal");
+  if (p.kind !== "user") throw new AppError("FORBIDDEN", "this route is for users, not agents");
+  return p;
+}
+
+export function isAdmin(p: Principal): boolean {
+  return p.kind === "user" && p.role === "admin";
+}

@@ -1,0 +1,226 @@
+/**
+ * The D1 ledger: what is queried across fleets. Scheduling state lives in the Fleet DO; the `jobs`,
+ * `runs`, `job_events`, `nodes` and `run_usage` tables are projections the DO's outbox writes
+ * idempotently (versioned upserts and insert-or-ignore by key). Times are ISO-8601 UTC strings.
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
+
+export const meta = sqliteTable("meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+export const users = sqliteTable("users", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  email: text("email"),
+  role: text("role", { enum: ["viewer", "operator", "admin"] }).notNull(),
+  disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+  createdAt: text("created_at").notNull().default(now),
+});
+
+export const tokens = sqliteTable(
+  "tokens",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    name: text("name").notNull(),
+    /** sha256 hex of the token; the token itself is shown once and never stored. */
+    hash: text("hash").notNull().unique(),
+    /** First characters, so a user can tell tokens apart in `list`. */
+    prefix: text("prefix").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+    expiresAt: text("expires_at"),
+    revokedAt: text("revoked_at"),
+    lastUsedAt: text("last_used_at"),
+  },
+  (t) => [index("tokens_user").on(t.userId)],
+);
+
+export const recipes = sqliteTable(
+  "recipes",
+  {
+    name: text("name").notNull(),
+    version: text("version").notNull(),
+    digest: text("digest").notNull(),
+    /** The full RecipeVersionBody as canonical JSON. */
+    body: text("body").notNull(),
+    publishedAt: text("published_at").notNull().default(now),
+    publishedBy: text("published_by").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.version] })],
+);
+
+export const profiles = sqliteTable("profiles", {
+  name: text("name").primaryKey(),
+  series: text("series").notNull(),
+  gpusPerNode: integer("gpus_per_node").notNull(),
+  defaultGpus: integer("default_gpus").notNull(),
+  description: text("description").notNull().default(""),
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+export const fleets = sqliteTable("fleets", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  kind: text("kind", { enum: ["process", "docker", "kuberay", "slurm"] }).notNull(),
+  description: text("description").notNull().default(""),
+  /** JSON array of image patterns. */
+  imageAllowlist: text("image_allowlist").notNull().default("[]"),
+  /** JSON array of TimeWindow. */
+  windows: text("windows").notNull().default("[]"),
+  draining: integer("draining", { mode: "boolean" }).notNull().default(false),
+  drainNote: text("drain_note"),
+  createdAt: text("created_at").notNull().default(now),
+});
+
+export const enrollmentTokens = sqliteTable("enrollment_tokens", {
+  hash: text("hash").primaryKey(),
+  fleetId: text("fleet_id")
+    .notNull()
+    .references(() => fleets.id),
+  createdBy: text("created_by").notNull(),
+  createdAt: text("created_at").notNull().default(now),
+  expiresAt: text("expires_at").notNull(),
+  usedAt: text("used_at"),
+  nodeId: text("node_id"),
+});
+
+/** Projection of the Fleet DO's nodes. */
+export const nodes = sqliteTable(
+  "nodes",
+  {
+    id: text("id").primaryKey(),
+    fleetId: text("fleet_id").notNull(),
+    name: text("name").notNull(),
+    series: text("series").notNull(),
+    gpus: integer("gpus").notNull(),
+    gpusAllocated: integer("gpus_allocated").notNull().default(0),
+    status: text("status").notNull(),
+    labels: text("labels").notNull().default("{}"),
+    version: integer("version").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("nodes_fleet_name").on(t.fleetId, t.name)],
+);
+
+/** Projection of the Fleet DO's jobs; `version` makes replayed or reordered flushes harmless. */
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull(),
+    fleetId: text("fleet_id").notNull(),
+    name: text("name").notNull(),
+    status: text("status").notNull(),
+    priority: integer("priority").notNull(),
+    gpus: integer("gpus").notNull(),
+    recipe: text("recipe").notNull(),
+    spec: text("spec").notNull(),
+    pendingReasons: text("pending_reasons").notNull().default("[]"),
+    currentRunId: text("current_run_id"),
+    version: integer("version").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [index("jobs_user").on(t.userId, t.id), index("jobs_fleet_status").on(t.fleetId, t.status)],
+);
+
+export const runs = sqliteTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    jobId: text("job_id").notNull(),
+    attempt: integer("attempt").notNull(),
+    epoch: integer("epoch").notNull(),
+    status: text("status").notNull(),
+    /** JSON Placement[]. */
+    placement: text("placement").notNull(),
+    gpus: integer("gpus").notNull(),
+    userId: text("user_id").notNull(),
+    allocatedAt: text("allocated_at").notNull(),
+    endedAt: text("ended_at"),
+    exitCode: integer("exit_code"),
+    reason: text("reason"),
+    version: integer("version").notNull(),
+  },
+  (t) => [index("runs_job").on(t.jobId), index("runs_user_active").on(t.userId, t.endedAt)],
+);
+
+/** Append-only: one row per transition, keyed by the job's own sequence. */
+export const jobEvents = sqliteTable(
+  "job_events",
+  {
+    jobId: text("job_id").notNull(),
+    seq: integer("seq").notNull(),
+    ts: text("ts").notNull(),
+    fromStatus: text("from_status"),
+    toStatus: text("to_status").notNull(),
+    edge: text("edge").notNull(),
+    actor: text("actor").notNull(),
+    detail: text("detail").notNull().default("{}"),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.seq] })],
+);
+
+export const quotas = sqliteTable("quotas", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => users.id),
+  maxGpus: integer("max_gpus").notNull(),
+  maxJobs: integer("max_jobs").notNull(),
+  dailyGpuHours: real("daily_gpu_hours").notNull(),
+  allowedProfiles: text("allowed_profiles").notNull().default("[]"),
+  priority: integer("priority").notNull().default(0),
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+/**
+ * GPU-seconds per run and UTC day, written when a run releases its GPUs. Keyed by (run, day) and
+ * upserted with the computed value, so a replayed flush never double counts.
+ */
+export const runUsage = sqliteTable(
+  "run_usage",
+  {
+    runId: text("run_id").notNull(),
+    day: text("day").notNull(),
+    userId: text("user_id").notNull(),
+    fleetId: text("fleet_id").notNull(),
+    gpuSeconds: real("gpu_seconds").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.day] }), index("run_usage_user_day").on(t.userId, t.day)],
+);
+
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    userId: text("user_id").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    jobId: text("job_id").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.key] })],
+);
+
+export const blobs = sqliteTable("blobs", {
+  digest: text("digest").primaryKey(),
+  size: integer("size").notNull(),
+  createdBy: text("created_by").notNull(),
+  createdAt: text("created_at").notNull().default(now),
+});
+
+/** Which jobs reference which blobs: a blob is readable by whoever may read one of its jobs. */
+export const blobRefs = sqliteTable(
+  "blob_refs",
+  {
+    digest: text("digest").notNull(),
+    jobId: text("job_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.digest, t.jobId] }), index("blob_refs_job").on(t.jobId)],
+);

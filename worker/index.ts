@@ -1,0 +1,11 @@
+/** Worker entry: the HTTP app plus the Durable Object classes wrangler.toml binds. */
+import { createApp } from "./app.js";
+import type { AppEnv } from "./env.js";
+
+export { FleetDO } from "../durable-objects/fleet.do.js";
+
+const app = createApp();
+
+export default {
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+} satisfies ExportedHandler<AppEnv>;

@@ -1,0 +1,131 @@
+/**
+ * Content-addressed blobs in R2 under `blobs/sha256/<hex>`. Writes are verified by R2 against the
+ * digest in the URL (the `sha256` put option), write-once (an existing digest is never rewritten) and
+ * size-limited; bodies stream through with a fixed length and are never buffered whole.
+ */
+import { and, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { DIGEST_RE } from "../../contract/digest.js";
+import { type Ctx, type Env, isAdmin, requireRole } from "../auth/middleware.js";
+import type { Principal } from "../auth/principal.js";
+import { type Db, db, schema } from "../db/client.js";
+import { config } from "../env.js";
+import { AppError } from "../errors.js";
+import { blobKey } from "../services/admission.js";
+
+function digestParam(c: Ctx): string {
+  const d = c.req.param("digest") ?? "";
+  if (!DIGEST_RE.test(d))
+    throw new AppError("INVALID_DIGEST", `"${d}" is not a digest; expected sha256:<64 lowercase hex>`);
+  return d;
+}
+
+/** Anyone who may upload may ask whether a digest exists (that is how uploads are deduplicated). */
+function mayProbe(p: Principal): boolean {
+  return p.kind === "agent" || p.role !== "viewer";
+}
+
+async function mayRead(d: Db, p: Principal, digest: string): Promise<boolean> {
+  if (isAdmin(p)) return true;
+  if (p.kind === "user") {
+    const own = await d
+      .select({ x: schema.blobs.digest })
+      .from(schema.blobs)
+      .where(and(eq(schema.blobs.digest, digest), eq(schema.blobs.createdBy, p.userId)))
+      .get();
+    if (own) return true;
+  }
+  const viaJob = await d
+    .select({ x: schema.blobRefs.jobId })
+    .from(schema.blobRefs)
+    .innerJoin(schema.jobs, eq(schema.jobs.id, schema.blobRefs.jobId))
+    .where(
+      and(
+        eq(schema.blobRefs.digest, digest),
+        p.kind === "agent" ? eq(schema.jobs.fleetId, p.fleetId) : eq(schema.jobs.userId, p.userId),
+      ),
+    )
+    .get();
+  return Boolean(viaJob);
+}
+
+export const blobsRoutes = new Hono<Env>()
+  .on("HEAD", "/blobs/:digest", async (c) => {
+    if (!mayProbe(c.get("principal"))) throw new AppError("FORBIDDEN", "viewers cannot probe blobs");
+    const head = await c.env.BLOBS.head(blobKey(digestParam(c)));
+    if (!head) return c.body(null, 404);
+    return c.body(null, 200, {
+      "content-length": String(head.size),
+      etag: `"${head.checksums.sha256 ? digestParam(c) : head.etag}"`,
+    });
+  })
+  .put("/blobs/:digest", requireRole("operator"), async (c) => {
+    const digest = digestParam(c);
+    const lengthHeader = c.req.header("content-length");
+    const length = lengthHeader === undefined ? Number.NaN : Number(lengthHeader);
+    if (!Number.isInteger(length) || length < 0) {
+      throw new AppError(
+        "LENGTH_REQUIRED",
+        "PUT /v1/blobs needs a Content-Length (bodies are streamed, not buffered)",
+      );
+    }
+    const max = config(c.env).maxBlobBytes;
+    if (length > max)
+      throw new AppError("BLOB_TOO_LARGE", `blob is ${length} bytes; the limit is ${max}`, { limit: max });
+    const key = blobKey(digest);
+    const d = db(c.env.DB);
+    const me = c.get("principal");
+    const createdBy = me.kind === "user" ? me.userId : me.nodeId;
+
+    const existing = await c.env.BLOBS.head(key);
+    if (existing) {
+      await c.req.raw.body?.cancel();
+      await d
+        .insert(schema.blobs)
+        .values({ digest, size: existing.size, createdBy })
+        .onConflictDoNothing()
+        .run();
+      return c.json({ digest, size: existing.size, created: false });
+    }
+    const body = c.req.raw.body ?? new Response("").body!;
+    const fixed = new FixedLengthStream(length);
+    const piping = body.pipeTo(fixed.writable).catch(() => undefined);
+    try {
+      await c.env.BLOBS.put(key, fixed.readable, { sha256: digest.slice("sha256:".length) });
+    } catch (err) {
+      const msg = String(err);
+      if (/checksum|sha-?256|digest|10037/i.test(msg)) {
+        throw new AppError(
+          "BLOB_DIGEST_MISMATCH",
+          `the uploaded bytes do not hash to ${digest}; nothing was stored`,
+        );
+      }
+      if (/length|size|fixed/i.test(msg)) {
+        throw new AppError(
+          "BAD_REQUEST",
+          `the body did not match its Content-Length of ${length}; nothing was stored`,
+        );
+      }
+      throw err;
+    } finally {
+      await piping;
+    }
+    await d.insert(schema.blobs).values({ digest, size: length, createdBy }).onConflictDoNothing().run();
+    return c.json({ digest, size: length, created: true }, 201);
+  })
+  .get("/blobs/:digest", async (c) => {
+    const digest = digestParam(c);
+    const p = c.get("principal");
+    if (!(await mayRead(db(c.env.DB), p, digest))) {
+      throw new AppError("FORBIDDEN", "you may not read this blob: it belongs to no job you can read");
+    }
+    const obj = await c.env.BLOBS.get(blobKey(digest));
+    if (!obj) throw new AppError("BLOB_NOT_FOUND", `blob ${digest} does not exist`);
+    return new Response(obj.body, {
+      headers: {
+        "content-type": "application/octet-stream",
+        "content-length": String(obj.size),
+        etag: `"${digest}"`,
+      },
+    });
+  });

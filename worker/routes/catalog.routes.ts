@@ -1,0 +1,40 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { currentUser, type Env, requireRole } from "../auth/middleware.js";
+import { publishRecipe, readCatalog } from "../catalog/catalog.service.js";
+import { db } from "../db/client.js";
+import { AppError } from "../errors.js";
+import { describeIssues, issuesOf } from "../http.js";
+
+export const catalogRoutes = new Hono<Env>()
+  .get("/catalog", requireRole("viewer"), async (c) => {
+    const catalog = await readCatalog(db(c.env.DB));
+    c.header("ETag", `"${catalog.digest}"`);
+    return c.json(catalog);
+  })
+  .get("/catalog/:framework/:method", requireRole("viewer"), async (c) => {
+    const name = `${c.req.param("framework")}/${c.req.param("method")}`;
+    const catalog = await readCatalog(db(c.env.DB));
+    const recipe = catalog.recipes.find((r) => r.name === name);
+    if (!recipe) throw new AppError("RECIPE_NOT_FOUND", `no recipe ${name} is published`);
+    return c.json({ catalog_digest: catalog.digest, ...recipe });
+  })
+  .post("/catalog/recipes", requireRole("admin"), async (c) => {
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      throw new AppError("BAD_REQUEST", "request body must be JSON");
+    }
+    try {
+      const { created, version } = await publishRecipe(db(c.env.DB), raw, currentUser(c).name);
+      return c.json({ created, recipe: version }, created ? 201 : 200);
+    } catch (err) {
+      if (err instanceof z.ZodError) {
+        throw new AppError("BAD_REQUEST", `invalid recipe: ${describeIssues(err)}`, {
+          issues: issuesOf(err),
+        });
+      }
+      throw err;
+    }
+  });

@@ -1,0 +1,109 @@
+import { asc, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import {
+  CreateFleetBody,
+  RegisterNodeBody,
+  type TimeWindow,
+  UpdateFleetBody,
+} from "../../contract/api.schema.js";
+import { newId, nowIso } from "../../contract/ids.js";
+import { isValidTimeZone } from "../../durable-objects/scheduler/windows.js";
+import { currentUser, type Env, requireRole } from "../auth/middleware.js";
+import { mintSecret } from "../auth/secrets.js";
+import { db, schema } from "../db/client.js";
+import { AppError, unwrap } from "../errors.js";
+import { parseJson } from "../http.js";
+import { fleetByRef, fleetConfig, fleetStub, fleetView } from "../services/fleets.service.js";
+
+function checkWindows(windows: TimeWindow[] | undefined): void {
+  for (const w of windows ?? []) {
+    if (!isValidTimeZone(w.tz)) throw new AppError("BAD_REQUEST", `unknown time zone "${w.tz}" in a window`);
+  }
+}
+
+const EnrollmentTokenBody = z.object({
+  ttl_minutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 60)
+    .default(60),
+});
+
+export const fleetsRoutes = new Hono<Env>()
+  .get("/fleets", requireRole("viewer"), async (c) => {
+    const rows = await db(c.env.DB).select().from(schema.fleets).orderBy(asc(schema.fleets.name)).all();
+    return c.json({ fleets: rows.map(fleetView) });
+  })
+  .post("/fleets", requireRole("admin"), async (c) => {
+    const body = await parseJson(c, CreateFleetBody);
+    checkWindows(body.windows);
+    const d = db(c.env.DB);
+    const exists = await d.select().from(schema.fleets).where(eq(schema.fleets.name, body.name)).get();
+    if (exists)
+      throw new AppError("ALREADY_EXISTS", `fleet ${body.name} already exists`, { fleet: fleetView(exists) });
+    const row = {
+      id: newId("flt"),
+      name: body.name,
+      kind: body.kind,
+      description: body.description,
+      imageAllowlist: JSON.stringify(body.image_allowlist),
+      windows: JSON.stringify(body.windows),
+    };
+    // Configure the DO first: a fleet row in D1 must always have a configured DO behind it. A DO
+    // configured for a row that then failed to insert is never addressed (its id is fresh).
+    const stored = { ...row, draining: false, drainNote: null, createdAt: nowIso() };
+    await fleetStub(c.env, row.id).configure(fleetConfig(stored));
+    try {
+      await d.insert(schema.fleets).values(row).run();
+    } catch (err) {
+      if (String(err).includes("UNIQUE"))
+        throw new AppError("ALREADY_EXISTS", `fleet ${body.name} already exists`);
+      throw err;
+    }
+    return c.json({ fleet: fleetView(await fleetByRef(d, row.id)) }, 201);
+  })
+  .get("/fleets/:fleet", requireRole("viewer"), async (c) => {
+    const f = await fleetByRef(db(c.env.DB), c.req.param("fleet"));
+    const live = await fleetStub(c.env, f.id).inspect();
+    return c.json({ fleet: fleetView(f), ...live });
+  })
+  .patch("/fleets/:fleet", requireRole("admin"), async (c) => {
+    const body = await parseJson(c, UpdateFleetBody);
+    checkWindows(body.windows);
+    const d = db(c.env.DB);
+    const f = await fleetByRef(d, c.req.param("fleet"));
+    await d
+      .update(schema.fleets)
+      .set({
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.image_allowlist ? { imageAllowlist: JSON.stringify(body.image_allowlist) } : {}),
+        ...(body.windows ? { windows: JSON.stringify(body.windows) } : {}),
+      })
+      .where(eq(schema.fleets.id, f.id))
+      .run();
+    const updated = await fleetByRef(d, f.id);
+    await fleetStub(c.env, f.id).configure(fleetConfig(updated));
+    return c.json({ fleet: fleetView(updated) });
+  })
+  .post("/fleets/:fleet/nodes", requireRole("admin"), async (c) => {
+    const body = await parseJson(c, RegisterNodeBody);
+    const f = await fleetByRef(db(c.env.DB), c.req.param("fleet"));
+    const node = unwrap(await fleetStub(c.env, f.id).registerNode(body));
+    return c.json({ node }, 201);
+  })
+  .post("/fleets/:fleet/enrollment-tokens", requireRole("admin"), async (c) => {
+    const body = c.req.header("content-type")?.includes("json")
+      ? await parseJson(c, EnrollmentTokenBody)
+      : EnrollmentTokenBody.parse({});
+    const d = db(c.env.DB);
+    const f = await fleetByRef(d, c.req.param("fleet"));
+    const minted = await mintSecret("sfe");
+    const expiresAt = nowIso(Date.now() + body.ttl_minutes * 60_000);
+    await d
+      .insert(schema.enrollmentTokens)
+      .values({ hash: minted.hash, fleetId: f.id, createdBy: currentUser(c).name, expiresAt })
+      .run();
+    return c.json({ token: minted.secret, fleet: f.name, expires_at: expiresAt, one_shot: true }, 201);
+  });

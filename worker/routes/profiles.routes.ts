@@ -1,0 +1,59 @@
+import { asc, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { nowIso } from "../../contract/ids.js";
+import { ProfileEntry } from "../../contract/profile-grammar.js";
+import { type Env, requireRole } from "../auth/middleware.js";
+import { type Db, db, schema } from "../db/client.js";
+import { AppError } from "../errors.js";
+import { parseJson } from "../http.js";
+
+export async function readProfiles(d: Db): Promise<ProfileEntry[]> {
+  const rows = await d.select().from(schema.profiles).orderBy(asc(schema.profiles.name)).all();
+  return rows.map((r) => ({
+    name: r.name,
+    series: r.series,
+    gpus_per_node: r.gpusPerNode,
+    default_gpus: r.defaultGpus,
+    description: r.description,
+  }));
+}
+
+const ProfileBody = ProfileEntry.omit({ name: true }).refine(
+  (p) => p.default_gpus <= p.gpus_per_node || p.default_gpus % p.gpus_per_node === 0,
+  {
+    message: "default_gpus must fit one node or be a multiple of gpus_per_node",
+  },
+);
+
+export const profilesRoutes = new Hono<Env>()
+  .get("/profiles", requireRole("viewer"), async (c) =>
+    c.json({ profiles: await readProfiles(db(c.env.DB)) }),
+  )
+  .put("/profiles/:name", requireRole("admin"), async (c) => {
+    const name = ProfileEntry.shape.name.safeParse(c.req.param("name"));
+    if (!name.success) throw new AppError("BAD_REQUEST", "profile names are lowercase [a-z0-9._-]");
+    const body = await parseJson(c, ProfileBody);
+    const row = {
+      name: name.data,
+      series: body.series,
+      gpusPerNode: body.gpus_per_node,
+      defaultGpus: body.default_gpus,
+      description: body.description,
+      updatedAt: nowIso(),
+    };
+    await db(c.env.DB)
+      .insert(schema.profiles)
+      .values(row)
+      .onConflictDoUpdate({ target: schema.profiles.name, set: row })
+      .run();
+    return c.json({ profile: { name: name.data, ...body } });
+  })
+  .delete("/profiles/:name", requireRole("admin"), async (c) => {
+    const d = db(c.env.DB);
+    const r = await d
+      .delete(schema.profiles)
+      .where(eq(schema.profiles.name, c.req.param("name")))
+      .run();
+    if (!r.meta.changes) throw new AppError("PROFILE_NOT_FOUND", `no profile ${c.req.param("name")}`);
+    return c.json({ deleted: c.req.param("name") });
+  });

@@ -1,0 +1,87 @@
+import { asc, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { CreateUserBody, QuotaBody, UpdateUserBody } from "../../contract/api.schema.js";
+import { newId, nowIso } from "../../contract/ids.js";
+import { currentUser, type Env, isAdmin, requireRole } from "../auth/middleware.js";
+import { db, schema } from "../db/client.js";
+import { AppError } from "../errors.js";
+import { parseJson } from "../http.js";
+import { fleetStubs } from "../services/fleets.service.js";
+import { prepareToken } from "../services/tokens.service.js";
+import { quotaOf, userByName, userView } from "../services/users.service.js";
+
+export const usersRoutes = new Hono<Env>()
+  .get("/me", requireRole("viewer"), async (c) => {
+    const me = currentUser(c);
+    const d = db(c.env.DB);
+    const u = await userByName(d, me.name);
+    return c.json({ user: userView(u), quota: await quotaOf(d, u.id) });
+  })
+  .get("/users", requireRole("admin"), async (c) => {
+    const rows = await db(c.env.DB).select().from(schema.users).orderBy(asc(schema.users.name)).all();
+    return c.json({ users: rows.map(userView) });
+  })
+  .post("/users", requireRole("admin"), async (c) => {
+    const body = await parseJson(c, CreateUserBody);
+    const d = db(c.env.DB);
+    const exists = await d.select().from(schema.users).where(eq(schema.users.name, body.name)).get();
+    if (exists) throw new AppError("ALREADY_EXISTS", `user ${body.name} already exists`);
+    const id = newId("usr");
+    const user = { id, name: body.name, role: body.role, email: body.email ?? null };
+    // User and first token in one D1 batch: either both exist or neither.
+    if (body.with_token) {
+      const { row, secret } = await prepareToken(id, "initial");
+      await d.batch([d.insert(schema.users).values(user), d.insert(schema.tokens).values(row)]);
+      const created = await userByName(d, body.name);
+      return c.json({ user: userView(created), token: secret }, 201);
+    }
+    await d.insert(schema.users).values(user).run();
+    return c.json({ user: userView(await userByName(d, body.name)) }, 201);
+  })
+  .patch("/users/:name", requireRole("admin"), async (c) => {
+    const body = await parseJson(c, UpdateUserBody);
+    const d = db(c.env.DB);
+    const u = await userByName(d, c.req.param("name"));
+    if (u.id === currentUser(c).userId && (body.disabled || (body.role && body.role !== "admin"))) {
+      throw new AppError("CONFLICT", "you cannot disable or demote yourself; ask another admin");
+    }
+    await d
+      .update(schema.users)
+      .set({
+        ...(body.role ? { role: body.role } : {}),
+        ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
+      })
+      .where(eq(schema.users.id, u.id))
+      .run();
+    return c.json({ user: userView(await userByName(d, u.name)) });
+  })
+  .get("/users/:name/quota", requireRole("viewer"), async (c) => {
+    const me = c.get("principal");
+    const d = db(c.env.DB);
+    const u = await userByName(d, c.req.param("name"));
+    if (!isAdmin(me) && currentUser(c).userId !== u.id)
+      throw new AppError("FORBIDDEN", "you may only read your own quota");
+    return c.json({ user: u.name, quota: await quotaOf(d, u.id) });
+  })
+  .put("/users/:name/quota", requireRole("admin"), async (c) => {
+    const q = await parseJson(c, QuotaBody);
+    const d = db(c.env.DB);
+    const u = await userByName(d, c.req.param("name"));
+    const row = {
+      userId: u.id,
+      maxGpus: q.max_gpus,
+      maxJobs: q.max_jobs,
+      dailyGpuHours: q.daily_gpu_hours,
+      allowedProfiles: JSON.stringify(q.allowed_profiles),
+      priority: q.priority,
+      updatedAt: nowIso(),
+    };
+    await d
+      .insert(schema.quotas)
+      .values(row)
+      .onConflictDoUpdate({ target: schema.quotas.userId, set: row })
+      .run();
+    // Fleets schedule with the quota they hold; push the change so queued jobs see it now.
+    await Promise.all((await fleetStubs(c.env)).map((stub) => stub.setQuota(u.id, q)));
+    return c.json({ user: u.name, quota: q });
+  });

@@ -1,0 +1,53 @@
+import { eq, or } from "drizzle-orm";
+import { TimeWindow } from "../../contract/api.schema.js";
+import type { FleetConfig } from "../../durable-objects/fleet-engine.js";
+import { type Db, db, schema } from "../db/client.js";
+import type { AppEnv } from "../env.js";
+import { AppError } from "../errors.js";
+
+export type FleetRow = typeof schema.fleets.$inferSelect;
+
+export function fleetStub(env: AppEnv, fleetId: string) {
+  return env.FLEET.get(env.FLEET.idFromName(fleetId));
+}
+
+export async function fleetStubs(env: AppEnv) {
+  const rows = await db(env.DB).select({ id: schema.fleets.id }).from(schema.fleets).all();
+  return rows.map((r) => fleetStub(env, r.id));
+}
+
+/** Finds a fleet by name or id. */
+export async function fleetByRef(d: Db, ref: string): Promise<FleetRow> {
+  const f = await d
+    .select()
+    .from(schema.fleets)
+    .where(or(eq(schema.fleets.name, ref), eq(schema.fleets.id, ref)))
+    .get();
+  if (!f) throw new AppError("FLEET_NOT_FOUND", `no fleet named ${ref}`);
+  return f;
+}
+
+export function fleetConfig(f: FleetRow): FleetConfig {
+  return {
+    id: f.id,
+    name: f.name,
+    kind: f.kind,
+    windows: TimeWindow.array().parse(JSON.parse(f.windows)),
+    draining: f.draining,
+    drainNote: f.drainNote,
+  };
+}
+
+export function fleetView(f: FleetRow) {
+  return {
+    id: f.id,
+    name: f.name,
+    kind: f.kind,
+    description: f.description,
+    image_allowlist: JSON.parse(f.imageAllowlist) as string[],
+    windows: JSON.parse(f.windows) as unknown[],
+    draining: f.draining,
+    drain_note: f.drainNote,
+    created_at: f.createdAt,
+  };
+}

@@ -1,0 +1,72 @@
+import { asc, eq } from "drizzle-orm";
+import type { PendingReason } from "../../contract/pending-reasons.schema.js";
+import type { Principal } from "../auth/principal.js";
+import { type Db, schema } from "../db/client.js";
+import { AppError } from "../errors.js";
+
+export type JobRow = typeof schema.jobs.$inferSelect;
+
+export function jobView(j: JobRow) {
+  return {
+    id: j.id,
+    name: j.name,
+    user_id: j.userId,
+    fleet_id: j.fleetId,
+    status: j.status,
+    priority: j.priority,
+    gpus: j.gpus,
+    recipe: j.recipe,
+    pending_reasons: JSON.parse(j.pendingReasons) as PendingReason[],
+    current_run_id: j.currentRunId,
+    created_at: j.createdAt,
+    updated_at: j.updatedAt,
+  };
+}
+
+export function canRead(p: Principal, job: Pick<JobRow, "userId" | "fleetId">): boolean {
+  if (p.kind === "agent") return p.fleetId === job.fleetId;
+  return p.role === "admin" || p.userId === job.userId;
+}
+
+/** Loads a job the caller may read, or fails without revealing its data. */
+export async function readableJob(d: Db, p: Principal, id: string): Promise<JobRow> {
+  const job = await d.select().from(schema.jobs).where(eq(schema.jobs.id, id)).get();
+  if (!job) throw new AppError("JOB_NOT_FOUND", `no job ${id}`);
+  if (!canRead(p, job)) throw new AppError("FORBIDDEN", `job ${id} belongs to another user`);
+  return job;
+}
+
+export async function jobHistory(d: Db, jobId: string) {
+  const [runs, events] = await Promise.all([
+    d.select().from(schema.runs).where(eq(schema.runs.jobId, jobId)).orderBy(asc(schema.runs.attempt)).all(),
+    d
+      .select()
+      .from(schema.jobEvents)
+      .where(eq(schema.jobEvents.jobId, jobId))
+      .orderBy(asc(schema.jobEvents.seq))
+      .all(),
+  ]);
+  return {
+    runs: runs.map((r) => ({
+      id: r.id,
+      attempt: r.attempt,
+      epoch: r.epoch,
+      status: r.status,
+      placement: JSON.parse(r.placement) as unknown,
+      gpus: r.gpus,
+      allocated_at: r.allocatedAt,
+      ended_at: r.endedAt,
+      exit_code: r.exitCode,
+      reason: r.reason,
+    })),
+    events: events.map((e) => ({
+      seq: e.seq,
+      ts: e.ts,
+      from: e.fromStatus,
+      to: e.toStatus,
+      edge: e.edge,
+      actor: e.actor,
+      detail: JSON.parse(e.detail) as unknown,
+    })),
+  };
+}
