@@ -22,6 +22,17 @@ export default defineConfig(async () => {
           },
         },
         {
+          test: {
+            name: "node",
+            include: ["test/node/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 180_000,
+            hookTimeout: 120_000,
+            // Each file starts real processes; run them one at a time on a 2-core machine.
+            fileParallelism: false,
+          },
+        },
+        {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },

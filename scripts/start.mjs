@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+// `npm start`: brings up the control plane locally with nothing else installed.
+//   1. creates local secrets once (.sf-local/dev.vars, 0600): bootstrap admin token, JWT key
+//   2. applies D1 migrations to the persisted local state
+//   3. runs `wrangler dev` on 127.0.0.1 in its own process group (stopped as a group on exit)
+//   4. creates the default `local` fleet through the API (idempotent) and prints what to do next
+// Options (flags or env): --port/SF_PORT (8787), --state-dir/SF_STATE_DIR (.sf-local), --quiet.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const { values: opts } = parseArgs({
+  options: {
+    port: { type: "string", default: process.env.SF_PORT ?? "8787" },
+    "state-dir": { type: "string", default: process.env.SF_STATE_DIR ?? join(root, ".sf-local") },
+    quiet: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+if (opts.help) {
+  console.log(`usage: npm start [-- --port N] [--state-dir DIR] [--quiet]
+
+Starts the StarForge control plane on http://127.0.0.1:<port> with persisted local state in
+<state-dir> (default .sf-local/). Stop it with Ctrl-C. Environment: SF_PORT, SF_STATE_DIR.`);
+  process.exit(0);
+}
+
+const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const wrangler = join(root, "node_modules", ".bin", "wrangler");
+const stateDir = resolve(opts["state-dir"]);
+const persist = join(stateDir, "state");
+const varsFile = join(stateDir, "dev.vars");
+const log = (msg) => {
+  if (!opts.quiet) console.log(msg);
+};
+
+function fail(msg) {
+  console.error(`sf start: ${msg}`);
+  process.exit(1);
+}
+
+if (!existsSync(wrangler)) fail("dependencies are missing; run `npm ci` first");
+
+// 1. secrets, created once and kept
+mkdirSync(stateDir, { recursive: true });
+if (!existsSync(varsFile)) {
+  const token = `sfp_${randomBytes(32).toString("base64url")}`;
+  const jwt = randomBytes(48).toString("base64url");
+  writeFileSync(varsFile, `SF_BOOTSTRAP_ADMIN_TOKEN=${token}\nSF_JWT_SECRET=${jwt}\n`, { mode: 0o600 });
+}
+chmodSync(varsFile, 0o600);
+const secrets = Object.fromEntries(
+  readFileSync(varsFile, "utf8")
+    .split("\n")
+    .filter((l) => l.includes("="))
+    .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+);
+const adminToken = process.env.SF_BOOTSTRAP_ADMIN_TOKEN || secrets.SF_BOOTSTRAP_ADMIN_TOKEN;
+
+// 2. migrations
+log("applying D1 migrations…");
+const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
+  cwd: root,
+  env: { ...env, CI: "true" },
+  encoding: "utf8",
+});
+if (migrate.status !== 0) fail(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
+
+// 3. wrangler dev, in its own process group so workerd never outlives us
+const port = Number(opts.port);
+const inspectorPort = await freePort();
+const publicUrl = `http://127.0.0.1:${port}`;
+const child = spawn(
+  wrangler,
+  [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    persist,
+    "--env-file",
+    varsFile,
+    "--var",
+    `SF_PUBLIC_URL:${publicUrl}`,
+    "--show-interactive-dev-session=false",
+    "--log-level",
+    opts.quiet ? "warn" : "info",
+  ],
+  { cwd: root, env, detached: true, stdio: ["ignore", "inherit", "inherit"] },
+);
+let stopping = false;
+const stop = (code) => {
+  if (stopping) return;
+  stopping = true;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+  setTimeout(() => {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+    process.exit(code);
+  }, 1500).unref();
+};
+process.on("SIGINT", () => stop(0));
+process.on("SIGTERM", () => stop(0));
+child.on("exit", (code) => {
+  if (!stopping) {
+    console.error(`sf start: wrangler dev exited with ${code}`);
+    process.exit(code ?? 1);
+  }
+});
+
+await waitForHealth(`${publicUrl}/v1/health`, 60_000);
+
+// 4. the default local fleet
+const res = await fetch(`${publicUrl}/v1/fleets`, {
+  method: "POST",
+  headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+  body: JSON.stringify({
+    name: "local",
+    kind: "process",
+    description: "this machine (created by npm start)",
+  }),
+});
+if (res.status !== 201 && res.status !== 409)
+  fail(`could not create the local fleet: ${res.status} ${await res.text()}`);
+
+console.log(`
+StarForge control plane is up: ${publicUrl}
+  state:        ${stateDir}
+  admin token:  ${adminToken}   (kept in ${varsFile}, mode 0600)
+
+Next:
+  curl ${publicUrl}/v1/health
+  curl -H "Authorization: Bearer $SF_ADMIN" ${publicUrl}/v1/catalog      # with SF_ADMIN set to the token above
+  curl -H "Authorization: Bearer $SF_ADMIN" ${publicUrl}/v1/fleets/local
+See README.md ("A first job by hand") and docs/api.md. Ctrl-C stops everything.
+READY ${publicUrl}`);
+
+async function waitForHealth(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+      last = `HTTP ${r.status}`;
+    } catch (err) {
+      last = String(err?.cause?.code ?? err);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  stop(1);
+  fail(`the control plane did not become healthy in ${timeoutMs / 1000}s (${last})`);
+}
+
+function freePort() {
+  return new Promise((ok, ko) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", ko);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port: p } = srv.address();
+      srv.close(() => ok(p));
+    });
+  });
+}

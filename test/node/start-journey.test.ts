@@ -1,0 +1,119 @@
+/**
+ * Tier 3: the issue's "done when" journey against `npm start` itself (scripts/start.mjs → wrangler dev),
+ * over real HTTP on loopback, then a restart on the same state to prove nothing is lost.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type ControlPlane, call, groupAlive, startControlPlane } from "../support/control-plane.js";
+
+const stateDir = mkdtempSync(join(tmpdir(), "sf-journey-"));
+let cp: ControlPlane | null = null;
+
+afterAll(async () => {
+  await cp?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe("npm start", () => {
+  it("brings up a control plane on which an admin can take a job from QUEUED to SUBMITTED", async () => {
+    cp = await startControlPlane({ stateDir });
+    expect(statSync(join(stateDir, "dev.vars")).mode & 0o777).toBe(0o600);
+
+    const health = await call(cp, null, "GET", "/v1/health");
+    expect(health).toMatchObject({ status: 200, body: { ok: true } });
+
+    const admin = cp.adminToken;
+    const local = await call(cp, admin, "GET", "/v1/fleets/local");
+    expect(local.status).toBe(200);
+
+    const user = await call(cp, admin, "POST", "/v1/users", { name: "dana", role: "operator" });
+    expect(user.status).toBe(201);
+    const firstToken = user.body.token as string;
+    const second = await call(cp, firstToken, "POST", "/v1/tokens", { name: "laptop" });
+    expect(second.status).toBe(201);
+    const dana = second.body.token as string;
+
+    expect(
+      (
+        await call(cp, admin, "POST", "/v1/fleets", {
+          name: "gpu-lab",
+          kind: "docker",
+          image_allowlist: ["ghcr.io/acme/*"],
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call(cp, admin, "PUT", "/v1/profiles/h200x4", {
+          series: "h200",
+          gpus_per_node: 4,
+          default_gpus: 4,
+          description: "4-GPU H200 boxes",
+        })
+      ).status,
+    ).toBe(200);
+    const recipe = {
+      name: "acme/finetune",
+      version: "0.1.0",
+      description: "team recipe",
+      frameworks: [{ kind: "custom", versions: ["1"], runtime_id: "bash", image: "ghcr.io/acme/base:1" }],
+      params: { epochs: { type: "int", default: 1, min: 1, max: 10 } },
+      entrypoint: { kind: "script", path: "train.sh" },
+    };
+    const published = await call(cp, admin, "POST", "/v1/catalog/recipes", recipe);
+    expect(published.status).toBe(201);
+    const digest = (published.body.recipe as { digest: string }).digest;
+
+    const spec = {
+      api_version: "starforge.dev/v1",
+      metadata: { name: "first-job" },
+      recipe: { name: "acme/finetune", version: "0.1.0", digest },
+      framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
+      source: { workspace: null },
+      resources: {
+        fleet: "gpu-lab",
+        pools: [{ name: "default", profile: "h200x4", series: "h200", nodes: 1, gpus_per_node: 4 }],
+      },
+      hyperparams: { epochs: 3 },
+      provenance: { git_commit: "0123abc", git_dirty: false, config_sha: `sha256:${"a".repeat(64)}` },
+    };
+    const submitted = await call(cp, dana, "POST", "/v1/jobs", spec);
+    expect(submitted.status).toBe(201);
+    const job = submitted.body.job as {
+      id: string;
+      status: string;
+      pending_reasons: Array<{ code: string }>;
+    };
+    expect(job.status).toBe("QUEUED");
+    expect(job.pending_reasons.map((r) => r.code)).toEqual(["NO_NODE_OF_SERIES"]);
+
+    const node = await call(cp, admin, "POST", "/v1/fleets/gpu-lab/nodes", {
+      name: "box-1",
+      series: "h200",
+      gpus: 4,
+    });
+    expect(node.status).toBe(201);
+
+    const after = await call(cp, dana, "GET", `/v1/jobs/${job.id}`);
+    expect((after.body.job as { status: string }).status).toBe("SUBMITTED");
+    const runs = after.body.runs as Array<{ placement: Array<{ gpu_indices: number[] }> }>;
+    expect(runs[0]?.placement[0]?.gpu_indices).toEqual([0, 1, 2, 3]);
+    const fleet = await call(cp, admin, "GET", "/v1/fleets/gpu-lab");
+    expect(fleet.body.totals).toMatchObject({ gpus: 4, allocated: 4, free: 0 });
+  });
+
+  it("keeps every row across a restart on the same state, and leaves no process behind", async () => {
+    const before = cp!;
+    const jobs = await call(before, before.adminToken, "GET", "/v1/jobs?all=1");
+    await before.stop();
+    expect(groupAlive(before.pgid)).toBe(false);
+    cp = await startControlPlane({ stateDir });
+    expect(cp.adminToken).toBe(before.adminToken);
+    const again = await call(cp, cp.adminToken, "GET", "/v1/jobs?all=1");
+    expect(again.body.jobs).toEqual(jobs.body.jobs);
+    const fleet = await call(cp, cp.adminToken, "GET", "/v1/fleets/gpu-lab");
+    expect(fleet.body.totals).toMatchObject({ gpus: 4, allocated: 4 });
+  });
+});

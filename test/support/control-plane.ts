@@ -1,0 +1,137 @@
+/**
+ * Starts the real control plane exactly as `npm start` does (scripts/start.mjs → wrangler dev → workerd)
+ * on a free loopback port with a throwaway state directory, and stops it as a process group.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export interface ControlPlane {
+  url: string;
+  adminToken: string;
+  stateDir: string;
+  pgid: number;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+export function freePort(): Promise<number> {
+  return new Promise((ok, ko) => {
+    const srv = createServer();
+    srv.on("error", ko);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+export async function startControlPlane(
+  opts: { stateDir?: string; port?: number } = {},
+): Promise<ControlPlane> {
+  const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), "sf-cp-"));
+  const port = opts.port ?? (await freePort());
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(ROOT, "scripts/start.mjs"), "--port", String(port), "--state-dir", stateDir],
+    {
+      cwd: ROOT,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, SF_BOOTSTRAP_ADMIN_TOKEN: "" },
+    },
+  );
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await new Promise<void>((ok, ko) => {
+    const timer = setTimeout(() => ko(new Error(`control plane did not start in 90 s:\n${out}`)), 90_000);
+    const check = setInterval(() => {
+      if (out.includes(`READY ${url}`)) {
+        clearInterval(check);
+        clearTimeout(timer);
+        ok();
+      }
+    }, 50);
+    child.on("exit", (code) => {
+      clearInterval(check);
+      clearTimeout(timer);
+      ko(new Error(`start.mjs exited with ${code}:\n${out}`));
+    });
+  });
+  const vars = readFileSync(join(stateDir, "dev.vars"), "utf8");
+  const adminToken = /SF_BOOTSTRAP_ADMIN_TOKEN=(\S+)/.exec(vars)?.[1] ?? "";
+  const pgid = child.pid!;
+  return {
+    url,
+    adminToken,
+    stateDir,
+    pgid,
+    output: () => out,
+    async stop() {
+      const exited = new Promise<void>((ok) => {
+        if (child.exitCode !== null) ok();
+        else child.on("exit", () => ok());
+      });
+      try {
+        process.kill(pgid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+      await exited;
+      await waitGroupGone(pgid, 10_000);
+      if (!opts.stateDir) rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** True while any process of the group is alive. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function waitGroupGone(pgid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupAlive(pgid)) {
+    if (Date.now() > deadline) {
+      process.kill(-pgid, "SIGKILL");
+      throw new Error(`process group ${pgid} outlived its stop by ${timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A minimal JSON client for tier-3 tests. */
+export async function call(
+  cp: Pick<ControlPlane, "url">,
+  token: string | null,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${cp.url}${path}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
