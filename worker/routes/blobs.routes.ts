@@ -50,15 +50,6 @@ async function mayRead(d: Db, p: Principal, digest: string): Promise<boolean> {
 }
 
 export const blobsRoutes = new Hono<Env>()
-  .on("HEAD", "/blobs/:digest", async (c) => {
-    if (!mayProbe(c.get("principal"))) throw new AppError("FORBIDDEN", "viewers cannot probe blobs");
-    const head = await c.env.BLOBS.head(blobKey(digestParam(c)));
-    if (!head) return c.body(null, 404);
-    return c.body(null, 200, {
-      "content-length": String(head.size),
-      etag: `"${head.checksums.sha256 ? digestParam(c) : head.etag}"`,
-    });
-  })
   .put("/blobs/:digest", requireRole("operator"), async (c) => {
     const digest = digestParam(c);
     const lengthHeader = c.req.header("content-length");
@@ -70,8 +61,10 @@ export const blobsRoutes = new Hono<Env>()
       );
     }
     const max = config(c.env).maxBlobBytes;
-    if (length > max)
+    if (length > max) {
+      await c.req.raw.body?.cancel();
       throw new AppError("BLOB_TOO_LARGE", `blob is ${length} bytes; the limit is ${max}`, { limit: max });
+    }
     const key = blobKey(digest);
     const d = db(c.env.DB);
     const me = c.get("principal");
@@ -113,9 +106,16 @@ export const blobsRoutes = new Hono<Env>()
     await d.insert(schema.blobs).values({ digest, size: length, createdBy }).onConflictDoNothing().run();
     return c.json({ digest, size: length, created: true }, 201);
   })
+  // Hono answers HEAD with the GET route; HEAD is the dedupe probe and needs no read right.
   .get("/blobs/:digest", async (c) => {
     const digest = digestParam(c);
     const p = c.get("principal");
+    if (c.req.method === "HEAD") {
+      if (!mayProbe(p)) throw new AppError("FORBIDDEN", "viewers cannot probe blobs");
+      const head = await c.env.BLOBS.head(blobKey(digest));
+      if (!head) return c.body(null, 404);
+      return c.body(null, 200, { "content-length": String(head.size), etag: `"${digest}"` });
+    }
     if (!(await mayRead(db(c.env.DB), p, digest))) {
       throw new AppError("FORBIDDEN", "you may not read this blob: it belongs to no job you can read");
     }
