@@ -35,17 +35,13 @@ export const QuotaBody = z.object({
   daily_gpu_hours: z.number().min(0).max(10_000_000),
   /** Profiles the user may submit to; empty = all. */
   allowed_profiles: z.array(z.string()).default([]),
-  priority: z.number().int().min(0).max(100).default(0),
+  /** Omitted = the default priority, so a quota PUT never lowers priority by accident. */
+  priority: z.number().int().min(0).max(100).default(10),
 });
 export type Quota = z.infer<typeof QuotaBody>;
 
-export const DEFAULT_QUOTA: Quota = {
-  max_gpus: 16,
-  max_jobs: 20,
-  daily_gpu_hours: 384,
-  allowed_profiles: [],
-  priority: 10,
-};
+/** The quota of a user no admin has set one for. */
+export const DEFAULT_QUOTA: Quota = QuotaBody.parse({ max_gpus: 16, max_jobs: 20, daily_gpu_hours: 384 });
 
 export const FLEET_KINDS = ["process", "docker", "kuberay", "slurm"] as const;
 
@@ -71,7 +67,14 @@ export const CreateFleetBody = z.object({
   windows: z.array(TimeWindow).default([]),
 });
 export type CreateFleetBody = z.infer<typeof CreateFleetBody>;
-export const UpdateFleetBody = CreateFleetBody.omit({ name: true, kind: true }).partial();
+/** PATCH: only the fields given change (no defaults here, so an omitted field is left alone). */
+export const UpdateFleetBody = z.object({
+  description: z.string().max(500).optional(),
+  image_allowlist: z.array(z.string().min(1).max(512)).optional(),
+  windows: z.array(TimeWindow).optional(),
+});
+
+export const DrainBody = z.object({ note: z.string().min(1).max(500) });
 
 export const RegisterNodeBody = z.object({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/),
@@ -84,10 +87,8 @@ export const RegisterNodeBody = z.object({
 });
 export type RegisterNodeBody = z.infer<typeof RegisterNodeBody>;
 
-export const EnrollBody = z.object({
-  token: z.string().min(10),
-  node: RegisterNodeBody.omit({ gpus: true }).partial().optional(),
-});
+/** The agent presents its one-shot token; its inventory arrives later, in the agent's hello. */
+export const EnrollBody = z.object({ token: z.string().min(10) });
 
 export const JobActionBody = z.object({ reason: z.string().max(500).optional() });
 
@@ -97,13 +98,13 @@ export const JobView = z.object({
   id: z.string(),
   name: z.string(),
   user_id: z.string(),
-  user: z.string().optional(),
   fleet_id: z.string(),
   status: JobState,
   priority: z.number().int(),
   gpus: z.number().int(),
   recipe: z.string(),
   pending_reasons: PendingReasons,
+  current_run_id: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -89,9 +89,8 @@ export const Catalog = z.object({
 });
 export type Catalog = z.infer<typeof Catalog>;
 
-export function recipeDigest(body: RecipeVersionBody): Promise<string> {
-  const parsed = RecipeVersionBody.parse(body);
-  return digestOfJson(parsed);
+export async function recipeDigest(body: RecipeVersionBody): Promise<string> {
+  return digestOfJson(RecipeVersionBody.parse(body));
 }
 
 /** The catalog digest covers which (name, version, digest) triples are published, in a stable order. */
@@ -108,16 +107,38 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Semver-ish ordering for "latest": numeric X.Y.Z, pre-releases sort before their release. */
+/** Semver 2.0 precedence: numeric X.Y.Z, then pre-release identifiers; build metadata is ignored. */
 export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[-+]/)[0]!.split(".").map(Number);
-  const pb = b.split(/[-+]/)[0]!.split(".").map(Number);
+  const [coreA, preA] = splitVersion(a);
+  const [coreB, preB] = splitVersion(b);
   for (let i = 0; i < 3; i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    const d = (coreA[i] ?? 0) - (coreB[i] ?? 0);
     if (d !== 0) return d;
   }
-  const preA = a.includes("-");
-  const preB = b.includes("-");
-  if (preA !== preB) return preA ? -1 : 1;
-  return cmp(a, b);
+  if (preA.length === 0 || preB.length === 0) return preB.length - preA.length;
+  for (let i = 0; i < Math.max(preA.length, preB.length); i++) {
+    const x = preA[i];
+    const y = preB[i];
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    const nx = /^\d+$/.test(x);
+    const ny = /^\d+$/.test(y);
+    if (nx && ny) {
+      const d = Number(x) - Number(y);
+      if (d !== 0) return d;
+    } else if (nx !== ny) {
+      return nx ? -1 : 1;
+    } else if (x !== y) {
+      return cmp(x, y);
+    }
+  }
+  return 0;
+}
+
+function splitVersion(v: string): [number[], string[]] {
+  const noBuild = v.split("+")[0]!;
+  const dash = noBuild.indexOf("-");
+  const core = (dash < 0 ? noBuild : noBuild.slice(0, dash)).split(".").map(Number);
+  const pre = dash < 0 ? [] : noBuild.slice(dash + 1).split(".");
+  return [core, pre];
 }

@@ -27,12 +27,13 @@ function toHex(buf: ArrayBuffer): string {
   return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-export async function sha256Hex(data: string | Uint8Array<ArrayBuffer>): Promise<string> {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+export async function sha256Hex(data: string | Uint8Array): Promise<string> {
+  // Our bytes never live in a SharedArrayBuffer; the cast only narrows the buffer type for WebCrypto.
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : (data as Uint8Array<ArrayBuffer>);
   return toHex(await crypto.subtle.digest("SHA-256", bytes));
 }
 
-export async function digestOf(data: string | Uint8Array<ArrayBuffer>): Promise<Digest> {
+export async function digestOf(data: string | Uint8Array): Promise<Digest> {
   return `sha256:${await sha256Hex(data)}`;
 }
 

@@ -25,8 +25,10 @@ export function validateHyperparams(
   const issues: ParamIssue[] = [];
   const out: Record<string, ParamValue> = {};
   const known = Object.keys(specs).sort();
+  // Own properties only: a key such as "constructor" must not resolve to Object.prototype.
+  const specOf = (key: string): ParamSpec | undefined => (Object.hasOwn(specs, key) ? specs[key] : undefined);
   for (const [key, raw] of Object.entries(values)) {
-    const spec = specs[key];
+    const spec = specOf(key);
     if (!spec) {
       issues.push({
         key,
@@ -39,7 +41,7 @@ export function validateHyperparams(
     else out[key] = checked.value;
   }
   for (const [key, spec] of Object.entries(specs)) {
-    if (key in out || issues.some((i) => i.key === key)) continue;
+    if (Object.hasOwn(out, key) || issues.some((i) => i.key === key)) continue;
     if (spec.default === undefined) issues.push({ key, message: `"${key}" is required (${spec.type})` });
     else out[key] = spec.default;
   }

@@ -16,8 +16,6 @@ export const PENDING_REASON_CODES = [
   "WINDOW_CLOSED",
   /** The fleet is draining for maintenance. */
   "FLEET_DRAINING",
-  /** Jobs ahead of it (higher priority or fair share) are waiting for the same GPUs. */
-  "QUEUED_BEHIND",
 ] as const;
 
 export const PendingReason = z.object({

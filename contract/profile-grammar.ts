@@ -89,10 +89,16 @@ export function expandProfiles(
 ): { pools: Pool[]; roles: Record<string, string> } {
   if (args.length === 0) throw new ProfileError("INVALID_PROFILE", "at least one --profile is required");
   const byName = new Map(registry.map((p) => [p.name, p]));
+  const parsedArgs = args.map(parseProfileArg);
+  if (parsedArgs.length > 1 && parsedArgs.some((p) => p.role === undefined)) {
+    throw new ProfileError(
+      "INVALID_PROFILE",
+      "with more than one --profile, each needs a ROLE= prefix (e.g. trainer=h200:8)",
+    );
+  }
   const pools: Pool[] = [];
   const roles: Record<string, string> = {};
-  for (const arg of args) {
-    const parsed = parseProfileArg(arg);
+  for (const parsed of parsedArgs) {
     const entry = byName.get(parsed.name);
     if (!entry) {
       const known = [...byName.keys()].sort().join(", ") || "(none)";
@@ -103,12 +109,7 @@ export function expandProfiles(
     }
     const poolName = parsed.role ?? "default";
     if (pools.some((p) => p.name === poolName)) {
-      throw new ProfileError(
-        "INVALID_PROFILE",
-        args.length > 1 && parsed.role === undefined
-          ? "with more than one --profile, each needs a ROLE= prefix"
-          : `role "${poolName}" is given twice`,
-      );
+      throw new ProfileError("INVALID_PROFILE", `role "${poolName}" is given twice`);
     }
     pools.push({
       name: poolName,

@@ -5,6 +5,7 @@
  */
 import {
   DEFAULT_QUOTA,
+  type JobView,
   type Quota,
   QuotaBody,
   type RegisterNodeBody,
@@ -33,10 +34,10 @@ export interface FleetConfig {
 export interface SubmitInput {
   jobId: string;
   userId: string;
+  userName: string;
   spec: JobSpec;
   priority: number;
   quota: Quota;
-  idempotency: { key: string; requestHash: string } | null;
   blobDigests: string[];
 }
 
@@ -61,19 +62,8 @@ export interface RunView {
   reason: string | null;
 }
 
-export interface JobDetail {
-  id: string;
-  name: string;
-  user_id: string;
-  fleet_id: string;
-  status: JobState;
-  priority: number;
-  gpus: number;
-  recipe: string;
-  pending_reasons: PendingReason[];
-  current_run_id: string | null;
-  created_at: string;
-  updated_at: string;
+/** The API's job view plus its runs, as the Fleet DO sees it right now. */
+export interface JobDetail extends JobView {
   runs: RunView[];
 }
 
@@ -130,6 +120,16 @@ export class FleetEngine {
     return id;
   }
 
+  /** Drain on (with a note) or off. Queued jobs wait with FLEET_DRAINING; new submits are refused. */
+  setDrain(draining: boolean, note: string | null, now: number): FleetConfig {
+    const cfg = this.config();
+    if (!cfg) throw new Error("fleet DO used before configure()");
+    const next = { ...cfg, draining, drainNote: draining ? note : null };
+    this.store.setMeta("config", JSON.stringify(next));
+    this.schedule(now);
+    return next;
+  }
+
   setQuota(userId: string, quota: Quota, now: number): void {
     this.store.setQuota(userId, JSON.stringify(QuotaBody.parse(quota)));
     this.schedule(now);
@@ -137,38 +137,18 @@ export class FleetEngine {
 
   // submit --------------------------------------------------------------------
 
-  submit(input: SubmitInput, now: number): Result<{ job: JobDetail; replayed: boolean }> {
+  /**
+   * Queues an admitted job. Per-user limits that span fleets (active jobs, Idempotency-Key) were reserved
+   * atomically in D1 before this call; what is checked here is this fleet's own state.
+   */
+  submit(input: SubmitInput, now: number): Result<{ job: JobDetail }> {
     const cfg = this.config();
     if (!cfg) return fail("FLEET_NOT_FOUND", "this fleet is not configured");
-    if (input.idempotency) {
-      const prior = this.store.idempotency(input.userId, input.idempotency.key);
-      if (prior) {
-        if (prior.request_hash !== input.idempotency.requestHash) {
-          return fail(
-            "IDEMPOTENCY_KEY_REUSED",
-            "this Idempotency-Key was already used for a different request; use a new key for a new job",
-            { job_id: prior.job_id },
-          );
-        }
-        return ok({ job: this.jobDetail(prior.job_id)!, replayed: true });
-      }
-    }
     if (cfg.draining) {
       return fail("FLEET_DRAINING", `fleet ${cfg.name} is draining: ${cfg.drainNote ?? "maintenance"}`);
     }
     if (this.store.job(input.jobId)) return fail("ALREADY_EXISTS", `job ${input.jobId} already exists`);
     this.store.setQuota(input.userId, JSON.stringify(input.quota));
-    const active = this.store.activeJobCount(input.userId);
-    if (active >= input.quota.max_jobs) {
-      return fail(
-        "QUOTA_EXCEEDED",
-        `you have ${active} active jobs in this fleet; your limit is ${input.quota.max_jobs}`,
-        {
-          limit: "max_jobs",
-          value: input.quota.max_jobs,
-        },
-      );
-    }
 
     const spec = input.spec;
     const gpus = spec.resources.pools.reduce((n, p) => n + p.nodes * p.gpus_per_node, 0);
@@ -196,33 +176,12 @@ export class FleetEngine {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ...Object.values(row),
     );
-    if (input.idempotency) {
-      this.store.sql.exec(
-        "INSERT INTO idempotency (user_id, key, request_hash, job_id, created_at) VALUES (?, ?, ?, ?, ?)",
-        input.userId,
-        input.idempotency.key,
-        input.idempotency.requestHash,
-        input.jobId,
-        now,
-      );
-      this.emit(
-        {
-          kind: "idempotency",
-          user_id: input.userId,
-          key: input.idempotency.key,
-          request_hash: input.idempotency.requestHash,
-          job_id: input.jobId,
-          created_at: nowIso(now),
-        },
-        now,
-      );
-    }
     if (input.blobDigests.length > 0)
       this.emit({ kind: "blob_refs", job_id: input.jobId, digests: input.blobDigests }, now);
-    this.recordEvent(row, null, "QUEUED", "admitted", `user:${input.userId}`, {}, now);
+    this.recordEvent(row, null, "QUEUED", "admitted", `user:${input.userName}`, {}, now);
     this.emitJob(row, now);
     this.schedule(now);
-    return ok({ job: this.jobDetail(input.jobId)!, replayed: false });
+    return ok({ job: this.jobDetail(input.jobId)! });
   }
 
   // user actions ----------------------------------------------------------------

@@ -28,9 +28,6 @@ const DDL = [
      allocated_at INTEGER NOT NULL, ended_at INTEGER, exit_code INTEGER, reason TEXT, version INTEGER NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS runs_open ON runs (ended_at)`,
   `CREATE TABLE IF NOT EXISTS quotas (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS idempotency (
-     user_id TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, job_id TEXT NOT NULL,
-     created_at INTEGER NOT NULL, PRIMARY KEY (user_id, key))`,
   `CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created_at INTEGER NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS timers (id TEXT PRIMARY KEY, due_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0)`,
 ];
@@ -131,15 +128,6 @@ export class FleetStore {
     return this.sql.exec<JobRow>("SELECT * FROM jobs WHERE status = ? ORDER BY queue_seq", status).toArray();
   }
 
-  activeJobCount(userId: string): number {
-    return this.sql
-      .exec<{ n: number }>(
-        "SELECT COUNT(*) AS n FROM jobs WHERE user_id = ? AND status IN ('QUEUED','SUBMITTED','PENDING','RUNNING')",
-        userId,
-      )
-      .one().n;
-  }
-
   run(id: string): RunRow | null {
     return this.sql.exec<RunRow>("SELECT * FROM runs WHERE id = ?", id).toArray()[0] ?? null;
   }
@@ -194,18 +182,6 @@ export class FleetStore {
       "INSERT INTO quotas (user_id, body) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET body = excluded.body",
       userId,
       body,
-    );
-  }
-
-  idempotency(userId: string, key: string): { request_hash: string; job_id: string } | null {
-    return (
-      this.sql
-        .exec<{ request_hash: string; job_id: string }>(
-          "SELECT request_hash, job_id FROM idempotency WHERE user_id = ? AND key = ?",
-          userId,
-          key,
-        )
-        .toArray()[0] ?? null
     );
   }
 

@@ -54,7 +54,7 @@ export class FleetDO extends DurableObject<AppEnv> {
     await this.flush();
   }
 
-  async submit(input: SubmitInput): Promise<Result<{ job: JobDetail; replayed: boolean }>> {
+  async submit(input: SubmitInput): Promise<Result<{ job: JobDetail }>> {
     const r = this.tx(() => this.engine.submit(input, Date.now()));
     await this.flush();
     return r;
@@ -75,6 +75,12 @@ export class FleetDO extends DurableObject<AppEnv> {
     const r = this.tx(() => this.engine.registerNode(input, Date.now()));
     await this.flush();
     return r;
+  }
+
+  async setDrain(draining: boolean, note: string | null): Promise<FleetConfig> {
+    const cfg = this.tx(() => this.engine.setDrain(draining, note, Date.now()));
+    await this.flush();
+    return cfg;
   }
 
   async getJob(jobId: string): Promise<JobDetail | null> {

@@ -3,6 +3,7 @@
  * flushed to the D1 ledger. Each entry maps to idempotent D1 statements (versioned upserts, insert-or-
  * ignore by key), so a flush that is retried, replayed after a restart, or partially repeated is harmless.
  */
+import { ACTIVE_STATES } from "../contract/job-states.js";
 import type { FleetStore } from "./fleet-store.js";
 
 export interface JobSnapshot {
@@ -67,14 +68,6 @@ export type OutboxEntry =
   | { kind: "event"; event: JobEventRecord }
   | { kind: "run"; run: RunSnapshot }
   | { kind: "node"; node: NodeSnapshot }
-  | {
-      kind: "idempotency";
-      user_id: string;
-      key: string;
-      request_hash: string;
-      job_id: string;
-      created_at: string;
-    }
   | { kind: "blob_refs"; job_id: string; digests: string[] }
   | { kind: "usage"; run_id: string; day: string; user_id: string; fleet_id: string; gpu_seconds: number };
 
@@ -96,8 +89,16 @@ function upsert(
 
 export function toStatements(d1: D1Database, e: OutboxEntry): D1PreparedStatement[] {
   switch (e.kind) {
-    case "job":
-      return [upsert(d1, "jobs", { ...e.job }, true)];
+    case "job": {
+      // The per-user admission row follows the job: active while it may hold a slot, else released.
+      const state = (ACTIVE_STATES as ReadonlySet<string>).has(e.job.status) ? "active" : "released";
+      return [
+        upsert(d1, "jobs", { ...e.job }, true),
+        d1
+          .prepare("UPDATE admissions SET state = ?, version = ? WHERE job_id = ? AND version < ?")
+          .bind(state, e.job.version, e.job.id, e.job.version),
+      ];
+    }
     case "run":
       return [upsert(d1, "runs", { ...e.run }, true)];
     case "node":
@@ -112,14 +113,6 @@ export function toStatements(d1: D1Database, e: OutboxEntry): D1PreparedStatemen
           .bind(v.job_id, v.seq, v.ts, v.from_status, v.to_status, v.edge, v.actor, v.detail),
       ];
     }
-    case "idempotency":
-      return [
-        d1
-          .prepare(
-            "INSERT OR IGNORE INTO idempotency_keys (user_id, key, request_hash, job_id, created_at) VALUES (?, ?, ?, ?, ?)",
-          )
-          .bind(e.user_id, e.key, e.request_hash, e.job_id, e.created_at),
-      ];
     case "blob_refs": {
       // Multi-row inserts of at most 49 rows: D1 allows 100 bound parameters per statement.
       const out: D1PreparedStatement[] = [];

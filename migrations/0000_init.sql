@@ -1,3 +1,16 @@
+CREATE TABLE `admissions` (
+	`job_id` text PRIMARY KEY NOT NULL,
+	`user_id` text NOT NULL,
+	`fleet_id` text NOT NULL,
+	`idem_key` text,
+	`request_hash` text,
+	`state` text NOT NULL,
+	`version` integer DEFAULT 0 NOT NULL,
+	`created_at` text NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `admissions_user_key` ON `admissions` (`user_id`,`idem_key`);--> statement-breakpoint
+CREATE INDEX `admissions_user_state` ON `admissions` (`user_id`,`state`);--> statement-breakpoint
 CREATE TABLE `blob_refs` (
 	`digest` text NOT NULL,
 	`job_id` text NOT NULL,
@@ -36,15 +49,6 @@ CREATE TABLE `fleets` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `fleets_name_unique` ON `fleets` (`name`);--> statement-breakpoint
-CREATE TABLE `idempotency_keys` (
-	`user_id` text NOT NULL,
-	`key` text NOT NULL,
-	`request_hash` text NOT NULL,
-	`job_id` text NOT NULL,
-	`created_at` text NOT NULL,
-	PRIMARY KEY(`user_id`, `key`)
-);
---> statement-breakpoint
 CREATE TABLE `job_events` (
 	`job_id` text NOT NULL,
 	`seq` integer NOT NULL,

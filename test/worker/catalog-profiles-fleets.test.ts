@@ -53,7 +53,9 @@ describe("catalog", () => {
     const bad = await api(ADMIN, "POST", "/v1/catalog/recipes", { ...recipe, name: "no-slash" });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("BAD_REQUEST");
-    expect((await api(ADMIN, "GET", "/v1/catalog/acme/none")).body.error.code).toBe("RECIPE_NOT_FOUND");
+    const none = await api(ADMIN, "GET", "/v1/catalog/acme/none");
+    expect(none.status).toBe(404);
+    expect(none.body.error.code).toBe("NOT_FOUND");
     const op = await createUser("cat-op");
     expect((await api(op, "POST", "/v1/catalog/recipes", recipe)).status).toBe(403);
   });

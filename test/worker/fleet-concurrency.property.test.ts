@@ -6,7 +6,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { FleetDO } from "../../durable-objects/fleet.do.js";
 import { ADMIN, api, createFleet, createUser, customSpec, registerNode } from "./helpers.js";
 import { testEnv } from "./test-env.js";
 
@@ -43,7 +42,7 @@ describe("GPU accounting under concurrent submits", () => {
           const ids = answers.map((a) => a.body.job.id as string);
 
           const stub = testEnv.FLEET.get(testEnv.FLEET.idFromName(f.id));
-          const dbState = await runInDurableObject(stub, (_: FleetDO, state) => {
+          const dbState = await runInDurableObject(stub, (_instance, state) => {
             const sql = state.storage.sql;
             return {
               allocs: sql

@@ -1,7 +1,8 @@
 /** Shared helpers for workerd tests: a tiny API client and fixtures built through the real HTTP API. */
 import { SELF } from "cloudflare:test";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import type { Catalog } from "../../contract/catalog.schema.js";
+import { digestOf } from "../../contract/digest.js";
 import type { JobSpecInput } from "../../contract/jobspec.schema.js";
 import { createHubStub, type HubRepo, type HubStub } from "../support/hf-hub-stub.js";
 import { testEnv } from "./test-env.js";
@@ -132,4 +133,69 @@ export function installHubStub(repos: HubRepo[]): HubStub {
 export async function countRows(table: string): Promise<number> {
   const r = await testEnv.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>();
   return r?.n ?? 0;
+}
+
+/** Tables a submit writes to in D1; a rejected submit must leave each count unchanged. */
+export const LEDGER_TABLES = ["jobs", "job_events", "runs", "admissions", "blob_refs"] as const;
+
+export interface SubmitFootprint {
+  rows: Record<(typeof LEDGER_TABLES)[number], number>;
+  queued: number;
+  queue: unknown[];
+}
+
+/** Everything a submit can leave behind: ledger rows in D1 plus the fleet DO's queue. */
+export async function submitFootprint(fleet: string): Promise<SubmitFootprint> {
+  const rows = {} as SubmitFootprint["rows"];
+  for (const t of LEDGER_TABLES) rows[t] = await countRows(t);
+  const f = await api(ADMIN, "GET", `/v1/fleets/${fleet}`);
+  if (f.status !== 200) throw new Error(`submitFootprint ${fleet}: ${f.status} ${JSON.stringify(f.body)}`);
+  return { rows, queued: f.body.totals.queued as number, queue: f.body.queue as unknown[] };
+}
+
+/** Uploads `content` as a blob through the API and returns its digest. */
+export async function putBlob(token: string, content: string): Promise<string> {
+  const digest = await digestOf(content);
+  const res = await SELF.fetch(`http://sf.test/v1/blobs/${digest}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${token}` },
+    body: content,
+  });
+  if (res.status !== 201 && res.status !== 200)
+    throw new Error(`putBlob ${digest}: ${res.status} ${await res.text()}`);
+  await res.body?.cancel();
+  return digest;
+}
+
+/** A stack frame (`at fn (file:1:2)`), a source location or a server path must never reach a client. */
+export const LEAK = /\bat \S+ \(|\bat (?:file|async)\b|\.(?:ts|js|mjs):\d+|file:\/\/|\/work\/|node_modules/;
+
+/** Mints a one-shot enrollment token for `fleet`, enrolls an agent with it and returns its credential. */
+export async function enrollAgent(fleet: string): Promise<string> {
+  const minted = await api(ADMIN, "POST", `/v1/fleets/${fleet}/enrollment-tokens`, { ttl_minutes: 5 });
+  if (minted.status !== 201) throw new Error(`enrollment token ${fleet}: ${minted.status}`);
+  const enrolled = await api(null, "POST", "/v1/agents/enroll", { token: minted.body.token });
+  if (enrolled.status !== 201)
+    throw new Error(`enroll ${fleet}: ${enrolled.status} ${JSON.stringify(enrolled.body)}`);
+  return enrolled.body.credential as string;
+}
+
+/**
+ * Runs a submit that must be rejected with `status`/`code` and proves it left nothing behind: no ledger
+ * rows in D1 and no change to `fleet`'s queue in its Durable Object.
+ */
+export async function expectRejectedWithoutResidue<T extends { error?: { code: string } }>(
+  fleet: string,
+  submit: () => Promise<ApiResponse<T>>,
+  status: number,
+  code: string,
+): Promise<ApiResponse<T>> {
+  const before = await submitFootprint(fleet);
+  const res = await submit();
+  expect({ status: res.status, code: res.body.error?.code }, JSON.stringify(res.body)).toEqual({
+    status,
+    code,
+  });
+  expect(await submitFootprint(fleet)).toEqual(before);
+  return res;
 }

@@ -15,9 +15,10 @@ describe("GET /v1/jobs", () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const r = await api(op, "GET", `/v1/jobs?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
+      const r: { status: number; body: { jobs: Array<{ id: string }>; next_cursor: string | null } } =
+        await api(op, "GET", `/v1/jobs?limit=3${cursor ? `&cursor=${cursor}` : ""}`);
       expect(r.status).toBe(200);
-      seen.push(...r.body.jobs.map((j: { id: string }) => j.id));
+      seen.push(...r.body.jobs.map((j) => j.id));
       cursor = r.body.next_cursor;
       pages++;
     } while (cursor);

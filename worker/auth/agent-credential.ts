@@ -36,6 +36,8 @@ export async function verifyAgentCredential(
   secret: string | undefined,
   token: string,
 ): Promise<{ nodeId: string; fleetId: string } | null> {
+  // Without a key no agent credential can be valid; that is the caller's 401, not a server error.
+  if (!secret) return null;
   try {
     const { payload } = await jwtVerify(token, key(secret), {
       issuer: ISSUER,

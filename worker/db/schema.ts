@@ -196,16 +196,29 @@ export const runUsage = sqliteTable(
   (t) => [primaryKey({ columns: [t.runId, t.day] }), index("run_usage_user_day").on(t.userId, t.day)],
 );
 
-export const idempotencyKeys = sqliteTable(
-  "idempotency_keys",
+/**
+ * The per-user admission ledger, one row per job: the atomic point for limits that span fleets. A
+ * submit reserves its row (active-job count and Idempotency-Key checked in the same conditional
+ * statement) before the Fleet DO queues the job; the DO's outbox then moves the row to `active` or
+ * `released` as the job's status changes. A reservation whose submit never completed goes stale.
+ */
+export const admissions = sqliteTable(
+  "admissions",
   {
+    jobId: text("job_id").primaryKey(),
     userId: text("user_id").notNull(),
-    key: text("key").notNull(),
-    requestHash: text("request_hash").notNull(),
-    jobId: text("job_id").notNull(),
+    fleetId: text("fleet_id").notNull(),
+    idemKey: text("idem_key"),
+    requestHash: text("request_hash"),
+    state: text("state", { enum: ["reserved", "active", "released"] }).notNull(),
+    /** Version of the job snapshot that last set `state` (0 = the reservation itself). */
+    version: integer("version").notNull().default(0),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.key] })],
+  (t) => [
+    uniqueIndex("admissions_user_key").on(t.userId, t.idemKey),
+    index("admissions_user_state").on(t.userId, t.state),
+  ],
 );
 
 export const blobs = sqliteTable("blobs", {

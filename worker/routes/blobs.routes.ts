@@ -6,7 +6,7 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { DIGEST_RE } from "../../contract/digest.js";
-import { type Ctx, type Env, isAdmin, requireRole } from "../auth/middleware.js";
+import { type Ctx, currentUser, type Env, isAdmin, requireRole } from "../auth/middleware.js";
 import type { Principal } from "../auth/principal.js";
 import { type Db, db, schema } from "../db/client.js";
 import { config } from "../env.js";
@@ -67,8 +67,7 @@ export const blobsRoutes = new Hono<Env>()
     }
     const key = blobKey(digest);
     const d = db(c.env.DB);
-    const me = c.get("principal");
-    const createdBy = me.kind === "user" ? me.userId : me.nodeId;
+    const createdBy = currentUser(c).userId;
 
     const existing = await c.env.BLOBS.head(key);
     if (existing) {
@@ -80,29 +79,47 @@ export const blobsRoutes = new Hono<Env>()
         .run();
       return c.json({ digest, size: existing.size, created: false });
     }
-    const body = c.req.raw.body ?? new Response("").body!;
+    // The body streams to R2 through a hashing pass: R2 refuses the write unless the sha256 matches
+    // (so nothing wrong is ever stored), and our own count and hash say why a refused write failed.
+    const hasher = new crypto.DigestStream("SHA-256");
+    const hashWriter = hasher.getWriter();
+    let seen = 0;
+    const tap = new TransformStream<Uint8Array, Uint8Array>({
+      async transform(chunk, ctl) {
+        seen += chunk.byteLength;
+        await hashWriter.write(chunk);
+        ctl.enqueue(chunk);
+      },
+      async flush() {
+        await hashWriter.close();
+      },
+    });
     const fixed = new FixedLengthStream(length);
-    const piping = body.pipeTo(fixed.writable).catch(() => undefined);
+    const body = c.req.raw.body ?? new Response("").body!;
+    const piping = body
+      .pipeThrough(tap)
+      .pipeTo(fixed.writable)
+      .catch(() => undefined);
     try {
       await c.env.BLOBS.put(key, fixed.readable, { sha256: digest.slice("sha256:".length) });
     } catch (err) {
-      const msg = String(err);
-      if (/checksum|sha-?256|digest|10037/i.test(msg)) {
-        throw new AppError(
-          "BLOB_DIGEST_MISMATCH",
-          `the uploaded bytes do not hash to ${digest}; nothing was stored`,
-        );
-      }
-      if (/length|size|fixed/i.test(msg)) {
+      await piping;
+      if (seen !== length) {
         throw new AppError(
           "BAD_REQUEST",
-          `the body did not match its Content-Length of ${length}; nothing was stored`,
+          `the body had ${seen} bytes, not its Content-Length of ${length}; nothing was stored`,
+        );
+      }
+      const got = `sha256:${[...new Uint8Array(await hasher.digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+      if (got !== digest) {
+        throw new AppError(
+          "BLOB_DIGEST_MISMATCH",
+          `the uploaded bytes hash to ${got}, not ${digest}; nothing was stored`,
         );
       }
       throw err;
-    } finally {
-      await piping;
     }
+    await piping;
     await d.insert(schema.blobs).values({ digest, size: length, createdBy }).onConflictDoNothing().run();
     return c.json({ digest, size: length, created: true }, 201);
   })

@@ -16,7 +16,7 @@ export const catalogRoutes = new Hono<Env>()
     const name = `${c.req.param("framework")}/${c.req.param("method")}`;
     const catalog = await readCatalog(db(c.env.DB));
     const recipe = catalog.recipes.find((r) => r.name === name);
-    if (!recipe) throw new AppError("RECIPE_NOT_FOUND", `no recipe ${name} is published`);
+    if (!recipe) throw new AppError("NOT_FOUND", `no recipe ${name} is published; see GET /v1/catalog`);
     return c.json({ catalog_digest: catalog.digest, ...recipe });
   })
   .post("/catalog/recipes", requireRole("admin"), async (c) => {

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import {
   CreateFleetBody,
+  DrainBody,
   RegisterNodeBody,
   type TimeWindow,
   UpdateFleetBody,
@@ -106,4 +107,40 @@ export const fleetsRoutes = new Hono<Env>()
       .values({ hash: minted.hash, fleetId: f.id, createdBy: currentUser(c).name, expiresAt })
       .run();
     return c.json({ token: minted.secret, fleet: f.name, expires_at: expiresAt, one_shot: true }, 201);
+  })
+  .get("/fleets/:fleet/maintenance", requireRole("viewer"), async (c) => {
+    const f = await fleetByRef(db(c.env.DB), c.req.param("fleet"));
+    const live = await fleetStub(c.env, f.id).inspect();
+    return c.json({
+      fleet: f.name,
+      draining: live.draining,
+      note: live.drain_note,
+      queued: live.totals.queued,
+      running: live.totals.running,
+    });
+  })
+  // Drain: new submits are refused with the note and queued jobs wait with FLEET_DRAINING. Idempotent.
+  // The Fleet DO is told first: it is the authority; the D1 flag lets admission refuse early.
+  .post("/fleets/:fleet/maintenance/drain", requireRole("admin"), async (c) => {
+    const body = await parseJson(c, DrainBody);
+    const d = db(c.env.DB);
+    const f = await fleetByRef(d, c.req.param("fleet"));
+    await fleetStub(c.env, f.id).setDrain(true, body.note);
+    await d
+      .update(schema.fleets)
+      .set({ draining: true, drainNote: body.note })
+      .where(eq(schema.fleets.id, f.id))
+      .run();
+    return c.json({ fleet: fleetView(await fleetByRef(d, f.id)) });
+  })
+  .post("/fleets/:fleet/maintenance/resume", requireRole("admin"), async (c) => {
+    const d = db(c.env.DB);
+    const f = await fleetByRef(d, c.req.param("fleet"));
+    await fleetStub(c.env, f.id).setDrain(false, null);
+    await d
+      .update(schema.fleets)
+      .set({ draining: false, drainNote: null })
+      .where(eq(schema.fleets.id, f.id))
+      .run();
+    return c.json({ fleet: fleetView(await fleetByRef(d, f.id)) });
   });

@@ -5,17 +5,30 @@ import { JobActionBody } from "../../contract/api.schema.js";
 import { canonicalJson, sha256Hex } from "../../contract/digest.js";
 import { newId } from "../../contract/ids.js";
 import { JOB_STATES } from "../../contract/job-states.js";
-import type { JobAction } from "../../durable-objects/fleet-engine.js";
+import type { JobAction, JobDetail } from "../../durable-objects/fleet-engine.js";
 import { type Ctx, currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { db, schema } from "../db/client.js";
 import { config } from "../env.js";
 import { AppError, unwrap } from "../errors.js";
 import { parseValue } from "../http.js";
-import { admit } from "../services/admission.js";
+import { admit, resolveTarget } from "../services/admission.js";
+import {
+  type AdmissionRow,
+  admissionOf,
+  dropReservation,
+  releaseResume,
+  reserveAdmission,
+  reserveResume,
+  STALE_RESERVATION_MS,
+  takeOverStale,
+} from "../services/admission-ledger.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
 import { httpHubClient } from "../services/hf-hub.js";
 import { jobHistory, jobView, readableJob } from "../services/jobs.service.js";
-import { userByName } from "../services/users.service.js";
+import { quotaOf, userByName } from "../services/users.service.js";
+
+/** How long a retry waits for the in-flight request that holds its Idempotency-Key. */
+const KEYED_WAIT_MS = 5_000;
 
 const ListQuery = z.object({
   all: z.enum(["0", "1", "true", "false"]).optional(),
@@ -39,80 +52,159 @@ const IdempotencyKey = z
   .max(200)
   .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces");
 
-async function readBody(c: Ctx): Promise<unknown> {
+async function readBody(c: Ctx, code: "INVALID_SPEC" | "BAD_REQUEST"): Promise<unknown> {
   try {
     return await c.req.json();
   } catch {
-    throw new AppError("INVALID_SPEC", "request body must be a JSON JobSpec");
+    throw new AppError(
+      code,
+      code === "INVALID_SPEC" ? "request body must be a JSON JobSpec" : "request body must be JSON",
+    );
   }
+}
+
+/**
+ * The job an earlier request with this key created, read from the fleet that holds it. A request still
+ * in flight is waited for (briefly), so concurrent retries all answer with the one job.
+ */
+async function awaitKeyedJob(c: Ctx, prior: AdmissionRow): Promise<JobDetail | null> {
+  const stub = fleetStub(c.env, prior.fleet_id);
+  const deadline = Date.now() + KEYED_WAIT_MS;
+  for (;;) {
+    const job = await stub.getJob(prior.job_id);
+    if (job || Date.now() > deadline) return job;
+    await scheduler.wait(50);
+  }
+}
+
+/** Answers a keyed request whose key is already taken: a replay, a conflict, or null (take it over). */
+async function answerTakenKey(c: Ctx, prior: AdmissionRow, requestHash: string): Promise<JobDetail | null> {
+  if (prior.request_hash !== requestHash) {
+    throw new AppError(
+      "IDEMPOTENCY_KEY_REUSED",
+      "this Idempotency-Key was already used for a different request",
+      {
+        job_id: prior.job_id,
+      },
+    );
+  }
+  const job = await awaitKeyedJob(c, prior);
+  if (job) return job;
+  const stale = Date.parse(prior.created_at) < Date.now() - STALE_RESERVATION_MS;
+  if (!stale)
+    throw new AppError(
+      "CONFLICT",
+      "a request with this Idempotency-Key is still being processed; retry shortly",
+    );
+  return null;
+}
+
+async function keyedAdmission(d1: D1Database, userId: string, key: string): Promise<AdmissionRow | null> {
+  return d1
+    .prepare(
+      "SELECT job_id, fleet_id, request_hash, state, created_at FROM admissions WHERE user_id = ? AND idem_key = ?",
+    )
+    .bind(userId, key)
+    .first<AdmissionRow>();
+}
+
+function replayed(c: Ctx, job: JobDetail) {
+  c.header("Idempotent-Replayed", "true");
+  return c.json({ job }, 200);
 }
 
 async function act(c: Ctx, action: JobAction) {
   const me = currentUser(c);
   const body = c.req.header("content-type")?.includes("json")
-    ? parseValue(JobActionBody, await readBody(c))
+    ? parseValue(JobActionBody, await readBody(c, "BAD_REQUEST"))
     : {};
   const d = db(c.env.DB);
   const job = await readableJob(d, me, c.req.param("id")!);
-  const detail = unwrap(
-    await fleetStub(c.env, job.fleetId).jobAction(
-      job.id,
-      action,
-      { userId: me.userId, name: me.name, admin: me.role === "admin" },
-      body.reason,
-    ),
+  // Resuming makes the job active again: it takes one of its owner's job slots, atomically.
+  let tookSlot = false;
+  if (action === "resume") {
+    const max = (await quotaOf(d, job.userId)).max_jobs;
+    tookSlot = await reserveResume(c.env.DB, job.id, job.userId, max);
+    if (!tookSlot && (await admissionOf(c.env.DB, job.id))?.state === "released") {
+      throw new AppError("QUOTA_EXCEEDED", `resuming would exceed the owner's limit of ${max} active jobs`, {
+        limit: "max_jobs",
+        value: max,
+      });
+    }
+  }
+  const result = await fleetStub(c.env, job.fleetId).jobAction(
+    job.id,
+    action,
+    { userId: me.userId, name: me.name, admin: me.role === "admin" },
+    body.reason,
   );
-  return c.json({ job: detail });
+  if (!result.ok && tookSlot) await releaseResume(c.env.DB, job.id);
+  return c.json({ job: unwrap(result) });
 }
 
 export const jobsRoutes = new Hono<Env>()
   .post("/jobs", requireRole("operator"), async (c) => {
     const me = currentUser(c);
-    const raw = await readBody(c);
-    const keyHeader = c.req.header("idempotency-key");
+    const raw = await readBody(c, "INVALID_SPEC");
     const d = db(c.env.DB);
-    let idempotency: { key: string; requestHash: string } | null = null;
-    if (keyHeader !== undefined) {
-      const key = parseValue(IdempotencyKey, keyHeader);
-      idempotency = { key, requestHash: await sha256Hex(canonicalJson(raw)) };
-      // Fast path for a retry whose first attempt already reached the ledger; the DO re-checks atomically.
-      const prior = await d
-        .select()
-        .from(schema.idempotencyKeys)
-        .where(and(eq(schema.idempotencyKeys.userId, me.userId), eq(schema.idempotencyKeys.key, key)))
-        .get();
-      if (prior) {
-        if (prior.requestHash !== idempotency.requestHash) {
-          throw new AppError(
-            "IDEMPOTENCY_KEY_REUSED",
-            "this Idempotency-Key was already used for a different request",
-            {
-              job_id: prior.jobId,
-            },
-          );
-        }
-        const job = await readableJob(d, me, prior.jobId);
-        c.header("Idempotent-Replayed", "true");
-        return c.json({ job: jobView(job) }, 200);
+    const target = await resolveTarget(c.env, d, raw);
+    const keyHeader = c.req.header("idempotency-key");
+    const key = keyHeader === undefined ? null : parseValue(IdempotencyKey, keyHeader);
+    const requestHash = key ? await sha256Hex(canonicalJson(raw)) : null;
+
+    // A retry of a finished submit is answered before admission runs again: the job exists, whatever
+    // the hub or the quota say now.
+    const prior = key ? await keyedAdmission(c.env.DB, me.userId, key) : null;
+    if (prior && requestHash) {
+      const job = await answerTakenKey(c, prior, requestHash);
+      if (job) return replayed(c, job);
+    }
+
+    const cfg = config(c.env);
+    const admitted = await admit(c.env, d, httpHubClient(cfg.hfEndpoint, cfg.hfToken), me, target);
+    const jobId = newId("job");
+    const slot = {
+      jobId,
+      userId: me.userId,
+      fleetId: target.fleet.id,
+      key,
+      requestHash,
+      maxJobs: admitted.submit.quota.max_jobs,
+    };
+    const reservation = await reserveAdmission(c.env.DB, slot);
+    if (reservation.kind === "over_quota") {
+      throw new AppError(
+        "QUOTA_EXCEEDED",
+        `you have ${reservation.active} active jobs; your limit is ${slot.maxJobs}`,
+        {
+          limit: "max_jobs",
+          value: slot.maxJobs,
+        },
+      );
+    }
+    if (reservation.kind === "key_taken") {
+      const job = await answerTakenKey(c, reservation.existing, requestHash!);
+      if (job) return replayed(c, job);
+      if (!(await takeOverStale(c.env.DB, reservation.existing.job_id, slot))) {
+        throw new AppError(
+          "CONFLICT",
+          "a request with this Idempotency-Key is still being processed; retry shortly",
+        );
       }
     }
-    const cfg = config(c.env);
-    const admitted = await admit(c.env, d, httpHubClient(cfg.hfEndpoint, cfg.hfToken), me, raw);
-    const result = unwrap(
-      await fleetStub(c.env, admitted.fleet.id).submit({
-        ...admitted.submit,
-        jobId: newId("job"),
-        idempotency,
-      }),
-    );
-    if (result.replayed) c.header("Idempotent-Replayed", "true");
-    return c.json({ job: result.job }, result.replayed ? 200 : 201);
+    const result = await fleetStub(c.env, target.fleet.id).submit({ ...admitted.submit, jobId });
+    if (!result.ok) {
+      // The fleet refused: give the slot and the key back so the rejected submit leaves nothing behind.
+      // (An RPC that threw may still have queued the job; that reservation is kept and settles or goes stale.)
+      await dropReservation(c.env.DB, jobId);
+    }
+    return c.json({ job: unwrap(result).job }, 201);
   })
   .get("/jobs", requireRole("viewer"), async (c) => {
     const me = currentUser(c);
     const q = parseValue(ListQuery, c.req.query());
     const d = db(c.env.DB);
-    const wantAll = q.all === "1" || q.all === "true" || q.user !== undefined;
+    const wantAll = q.all === "1" || q.all === "true" || (q.user !== undefined && q.user !== me.name);
     if (wantAll && me.role !== "admin") throw new AppError("FORBIDDEN", "only admins list other users' jobs");
     const where: SQL[] = [];
     if (q.user) where.push(eq(schema.jobs.userId, (await userByName(d, q.user)).id));

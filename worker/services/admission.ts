@@ -34,17 +34,43 @@ export interface Admitted {
 
 type User = Extract<Principal, { kind: "user" }>;
 
-export async function admit(env: AppEnv, d: Db, hub: HubClient, user: User, raw: unknown): Promise<Admitted> {
+/** First admission step: the spec parses and names a fleet that takes work. */
+export async function resolveTarget(
+  env: AppEnv,
+  d: Db,
+  raw: unknown,
+): Promise<{ spec: JobSpec; fleet: FleetRow }> {
   const spec = parseValue(JobSpec, raw, "INVALID_SPEC");
-
-  const fleet = await fleetByRef(d, spec.resources.fleet ?? config(env).defaultFleet);
+  const ref = spec.resources.fleet ?? config(env).defaultFleet;
+  let fleet: FleetRow;
+  try {
+    fleet = await fleetByRef(d, ref);
+  } catch (err) {
+    if (err instanceof AppError && !spec.resources.fleet) {
+      throw new AppError(
+        "FLEET_NOT_FOUND",
+        `the spec names no fleet and the default fleet "${ref}" does not exist; set resources.fleet`,
+      );
+    }
+    throw err;
+  }
   if (fleet.draining) {
     throw new AppError(
       "FLEET_DRAINING",
       `fleet ${fleet.name} is draining: ${fleet.drainNote ?? "maintenance"}`,
     );
   }
+  return { spec, fleet };
+}
 
+/** The remaining checks, in order; returns what the Fleet DO needs to queue the job. */
+export async function admit(
+  env: AppEnv,
+  d: Db,
+  hub: HubClient,
+  user: User,
+  { spec, fleet }: { spec: JobSpec; fleet: FleetRow },
+): Promise<Admitted> {
   const recipe = await catalogHandshake(d, spec);
   const hp = validateHyperparams(recipe.params, spec.hyperparams);
   if (!hp.ok) {
@@ -65,6 +91,7 @@ export async function admit(env: AppEnv, d: Db, hub: HubClient, user: User, raw:
     fleet,
     submit: {
       userId: user.userId,
+      userName: user.name,
       spec: normalized,
       quota,
       priority: Math.min(spec.lifecycle.priority ?? quota.priority, quota.priority),
@@ -159,26 +186,6 @@ async function checkQuota(d: Db, user: User, spec: JobSpec, quota: Quota): Promi
         limit: "max_gpus",
         value: quota.max_gpus,
         requested: gpus,
-      },
-    );
-  }
-  const active = await d
-    .select({ n: sql<number>`count(*)` })
-    .from(schema.jobs)
-    .where(
-      and(
-        eq(schema.jobs.userId, user.userId),
-        inArray(schema.jobs.status, ["QUEUED", "SUBMITTED", "PENDING", "RUNNING"]),
-      ),
-    )
-    .get();
-  if ((active?.n ?? 0) >= quota.max_jobs) {
-    throw new AppError(
-      "QUOTA_EXCEEDED",
-      `you have ${active?.n} active jobs; your limit is ${quota.max_jobs}`,
-      {
-        limit: "max_jobs",
-        value: quota.max_jobs,
       },
     );
   }

@@ -11,16 +11,36 @@ export interface ImageRef {
   digest: string | null;
 }
 
+const NAME_COMPONENT = /^[a-z0-9*]+(?:(?:[._]|__|-+)[a-z0-9*]+)*$/;
+
 export function parseImageRef(ref: string): ImageRef | null {
-  const m = /^([^@\s]+?)(?::([\w][\w.-]{0,127}))?(?:@(sha256:[0-9a-f]{64}))?$/.exec(ref.trim());
-  if (!m) return null;
-  let repo = m[1]!;
-  // A ':' after the last '/' is a tag; one before it is a registry port and stays in the repo.
-  const first = repo.split("/")[0]!;
+  let rest = ref.trim();
+  let digest: string | null = null;
+  const at = rest.indexOf("@");
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+    if (!/^sha256:[0-9a-f]{64}$/.test(digest)) return null;
+  }
+  // A ':' after the last '/' starts the tag; one before it is a registry port.
+  let tag: string | null = null;
+  const colon = rest.lastIndexOf(":");
+  if (colon > rest.lastIndexOf("/")) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+    if (!/^[\w][\w.-]{0,127}$/.test(tag)) return null;
+  }
+  const parts = rest.split("/");
+  const first = parts[0]!;
   const hasRegistry =
-    repo.includes("/") && (first.includes(".") || first.includes(":") || first === "localhost");
-  if (!hasRegistry) repo = `docker.io/${repo.includes("/") ? repo : `library/${repo}`}`;
-  return { repo: repo.toLowerCase(), tag: m[2] ?? null, digest: m[3] ?? null };
+    parts.length > 1 && (first.includes(".") || first.includes(":") || first === "localhost");
+  const registry = hasRegistry ? first.toLowerCase() : "docker.io";
+  const path = (hasRegistry ? parts.slice(1) : parts).map((p) => p.toLowerCase());
+  if (registry.includes(":") && !/^[a-z0-9.-]+:\d{1,5}$/.test(registry)) return null;
+  if (path.length === 0 || !path.every((p) => NAME_COMPONENT.test(p))) return null;
+  // Docker Hub's official images live under library/, whether or not the registry is spelled out.
+  if (registry === "docker.io" && path.length === 1) path.unshift("library");
+  return { repo: `${registry}/${path.join("/")}`, tag, digest };
 }
 
 function globToRegExp(glob: string): RegExp {

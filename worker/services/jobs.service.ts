@@ -1,4 +1,6 @@
 import { asc, eq } from "drizzle-orm";
+import type { JobView } from "../../contract/api.schema.js";
+import type { JobState } from "../../contract/job-states.js";
 import type { PendingReason } from "../../contract/pending-reasons.schema.js";
 import type { Principal } from "../auth/principal.js";
 import { type Db, schema } from "../db/client.js";
@@ -6,13 +8,13 @@ import { AppError } from "../errors.js";
 
 export type JobRow = typeof schema.jobs.$inferSelect;
 
-export function jobView(j: JobRow) {
+export function jobView(j: JobRow): JobView {
   return {
     id: j.id,
     name: j.name,
     user_id: j.userId,
     fleet_id: j.fleetId,
-    status: j.status,
+    status: j.status as JobState,
     priority: j.priority,
     gpus: j.gpus,
     recipe: j.recipe,

@@ -1,0 +1,77 @@
+/** Builders for scheduler-policy tests: small, explicit fleets and queues. */
+import type { Quota } from "../../contract/api.schema.js";
+import type { Placement } from "../../contract/launch-request.schema.js";
+import type { PendingReasonCode } from "../../contract/pending-reasons.schema.js";
+import type { Pool } from "../../contract/profile-grammar.js";
+import type {
+  Decision,
+  NodeInput,
+  PolicyInput,
+  QueuedJobInput,
+  UserInput,
+} from "../../durable-objects/scheduler/policy.js";
+
+/** Monday 2026-01-05 12:00 UTC. */
+export const NOW = Date.parse("2026-01-05T12:00:00Z");
+
+export function node(
+  id: string,
+  series: string,
+  gpus: number,
+  opts: { used?: number[]; schedulable?: boolean } = {},
+): NodeInput {
+  return { id, name: id, series, gpus, schedulable: opts.schedulable ?? true, used: opts.used ?? [] };
+}
+
+export function pool(series: string, nodes: number, gpusPerNode: number, name = "default"): Pool {
+  return { name, profile: series, series, nodes, gpus_per_node: gpusPerNode };
+}
+
+let seq = 0;
+export function job(
+  id: string,
+  pools: Pool[],
+  opts: { userId?: string; priority?: number; queueSeq?: number } = {},
+): QueuedJobInput {
+  return {
+    id,
+    userId: opts.userId ?? "alice",
+    priority: opts.priority ?? 10,
+    queueSeq: opts.queueSeq ?? ++seq,
+    pools,
+  };
+}
+
+export function user(quota: Partial<Quota> = {}, usage: Partial<Omit<UserInput, "quota">> = {}): UserInput {
+  return {
+    quota: {
+      max_gpus: 1000,
+      max_jobs: 100,
+      daily_gpu_hours: 100_000,
+      allowed_profiles: [],
+      priority: 10,
+      ...quota,
+    },
+    runningGpus: usage.runningGpus ?? 0,
+    recentGpuSeconds: usage.recentGpuSeconds ?? 0,
+    gpuSecondsToday: usage.gpuSecondsToday ?? 0,
+  };
+}
+
+export function input(p: Partial<PolicyInput> & Pick<PolicyInput, "nodes" | "queue">): PolicyInput {
+  return { now: NOW, draining: null, windows: [], users: {}, ...p };
+}
+
+export function dispatched(d: Decision): string[] {
+  return d.dispatch.map((x) => x.jobId);
+}
+
+export function placementOf(d: Decision, jobId: string): Placement[] {
+  const found = d.dispatch.find((x) => x.jobId === jobId);
+  if (!found) throw new Error(`${jobId} was not dispatched; pending: ${JSON.stringify(d.pending[jobId])}`);
+  return found.placement;
+}
+
+export function reasonCodes(d: Decision, jobId: string): PendingReasonCode[] {
+  return (d.pending[jobId] ?? []).map((r) => r.code);
+}
