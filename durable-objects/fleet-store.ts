@@ -4,33 +4,55 @@
  * the storage level, whatever the policy decides.
  */
 
-export const FLEET_SCHEMA_VERSION = 1;
-
-const DDL = [
-  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS nodes (
-     id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, series TEXT NOT NULL, gpus INTEGER NOT NULL,
-     status TEXT NOT NULL, runtime TEXT, labels TEXT NOT NULL DEFAULT '{}', cpus INTEGER, memory_mb INTEGER,
-     version INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS gpu_alloc (
-     node_id TEXT NOT NULL, idx INTEGER NOT NULL, run_id TEXT NOT NULL, PRIMARY KEY (node_id, idx))`,
-  `CREATE INDEX IF NOT EXISTS gpu_alloc_run ON gpu_alloc (run_id)`,
-  `CREATE TABLE IF NOT EXISTS jobs (
-     id TEXT PRIMARY KEY, user_id TEXT NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL,
-     priority INTEGER NOT NULL, queue_seq INTEGER NOT NULL, gpus INTEGER NOT NULL, recipe TEXT NOT NULL,
-     spec TEXT NOT NULL, pending_reasons TEXT NOT NULL DEFAULT '[]', current_run_id TEXT,
-     attempt INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL, event_seq INTEGER NOT NULL,
-     created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
-  `CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, priority, queue_seq)`,
-  `CREATE TABLE IF NOT EXISTS runs (
-     id TEXT PRIMARY KEY, job_id TEXT NOT NULL, attempt INTEGER NOT NULL, epoch INTEGER NOT NULL,
-     status TEXT NOT NULL, placement TEXT NOT NULL, gpus INTEGER NOT NULL, user_id TEXT NOT NULL,
-     allocated_at INTEGER NOT NULL, ended_at INTEGER, exit_code INTEGER, reason TEXT, version INTEGER NOT NULL)`,
-  `CREATE INDEX IF NOT EXISTS runs_open ON runs (ended_at)`,
-  `CREATE TABLE IF NOT EXISTS quotas (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created_at INTEGER NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS timers (id TEXT PRIMARY KEY, due_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0)`,
+/**
+ * Append-only schema steps: step N brings a store from version N-1 to N. Never edit a shipped step;
+ * add one. The version lives in meta.schema_version.
+ */
+const MIGRATIONS: string[][] = [
+  [
+    `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    `CREATE TABLE nodes (
+       id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, series TEXT NOT NULL, gpus INTEGER NOT NULL,
+       status TEXT NOT NULL, runtime TEXT, labels TEXT NOT NULL DEFAULT '{}', cpus INTEGER, memory_mb INTEGER,
+       version INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+    `CREATE TABLE gpu_alloc (node_id TEXT NOT NULL, idx INTEGER NOT NULL, run_id TEXT NOT NULL, PRIMARY KEY (node_id, idx))`,
+    `CREATE INDEX gpu_alloc_run ON gpu_alloc (run_id)`,
+    `CREATE TABLE jobs (
+       id TEXT PRIMARY KEY, user_id TEXT NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL,
+       priority INTEGER NOT NULL, queue_seq INTEGER NOT NULL, gpus INTEGER NOT NULL, recipe TEXT NOT NULL,
+       spec TEXT NOT NULL, pending_reasons TEXT NOT NULL DEFAULT '[]', current_run_id TEXT,
+       attempt INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL, event_seq INTEGER NOT NULL,
+       created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+    `CREATE INDEX jobs_status ON jobs (status, priority, queue_seq)`,
+    `CREATE TABLE runs (
+       id TEXT PRIMARY KEY, job_id TEXT NOT NULL, attempt INTEGER NOT NULL, epoch INTEGER NOT NULL,
+       status TEXT NOT NULL, placement TEXT NOT NULL, gpus INTEGER NOT NULL, user_id TEXT NOT NULL,
+       allocated_at INTEGER NOT NULL, ended_at INTEGER, exit_code INTEGER, reason TEXT, version INTEGER NOT NULL)`,
+    `CREATE INDEX runs_open ON runs (ended_at)`,
+    `CREATE TABLE quotas (user_id TEXT PRIMARY KEY, body TEXT NOT NULL)`,
+    `CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created_at INTEGER NOT NULL)`,
+    `CREATE TABLE timers (id TEXT PRIMARY KEY, due_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0)`,
+  ],
+  [
+    // Agents: nodes that dial in, one row per rank of a run, and commands re-sent until acked.
+    `ALTER TABLE nodes ADD COLUMN agent INTEGER NOT NULL DEFAULT 0`,
+    `ALTER TABLE nodes ADD COLUMN hostname TEXT`,
+    `ALTER TABLE nodes ADD COLUMN lost_since INTEGER`,
+    `ALTER TABLE jobs ADD COLUMN capsule TEXT`,
+    `CREATE TABLE run_ranks (
+       run_id TEXT NOT NULL, rank INTEGER NOT NULL, node_id TEXT NOT NULL, pool TEXT NOT NULL,
+       gpu_indices TEXT NOT NULL, state TEXT NOT NULL, exit_code INTEGER, reason TEXT,
+       updated_at INTEGER NOT NULL, PRIMARY KEY (run_id, rank))`,
+    `CREATE INDEX run_ranks_node ON run_ranks (node_id, state)`,
+    `CREATE TABLE commands (
+       id TEXT PRIMARY KEY, node_id TEXT NOT NULL, run_id TEXT NOT NULL, rank INTEGER NOT NULL,
+       kind TEXT NOT NULL, payload TEXT NOT NULL, created_at INTEGER NOT NULL, sent_at INTEGER,
+       acked_at INTEGER)`,
+    `CREATE INDEX commands_open ON commands (node_id, acked_at)`,
+  ],
 ];
+
+export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
 
 export interface JobRow {
   [k: string]: SqlStorageValue;
@@ -50,6 +72,7 @@ export interface JobRow {
   event_seq: number;
   created_at: number;
   updated_at: number;
+  capsule: string | null;
 }
 
 export interface RunRow {
@@ -69,6 +92,33 @@ export interface RunRow {
   version: number;
 }
 
+export interface RankRow {
+  [k: string]: SqlStorageValue;
+  run_id: string;
+  rank: number;
+  node_id: string;
+  pool: string;
+  gpu_indices: string;
+  /** pending (launch not acked) → accepted → launched → exited; `cancelled` if never acked before a stop. */
+  state: string;
+  exit_code: number | null;
+  reason: string | null;
+  updated_at: number;
+}
+
+export interface CommandRow {
+  [k: string]: SqlStorageValue;
+  id: string;
+  node_id: string;
+  run_id: string;
+  rank: number;
+  kind: string;
+  payload: string;
+  created_at: number;
+  sent_at: number | null;
+  acked_at: number | null;
+}
+
 export interface NodeRow {
   [k: string]: SqlStorageValue;
   id: string;
@@ -83,6 +133,9 @@ export interface NodeRow {
   version: number;
   created_at: number;
   updated_at: number;
+  agent: number;
+  hostname: string | null;
+  lost_since: number | null;
 }
 
 export interface TimerRow {
@@ -95,9 +148,16 @@ export interface TimerRow {
 export class FleetStore {
   constructor(readonly sql: SqlStorage) {}
 
+  /** Applies the missing schema steps in order; call inside blockConcurrencyWhile. */
   migrate(): void {
-    for (const stmt of DDL) this.sql.exec(stmt);
-    this.setMeta("schema_version", String(FLEET_SCHEMA_VERSION));
+    const hasMeta =
+      this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray()
+        .length > 0;
+    let version = hasMeta ? Number(this.getMeta("schema_version") ?? "0") : 0;
+    for (; version < MIGRATIONS.length; version++) {
+      for (const stmt of MIGRATIONS[version]!) this.sql.exec(stmt);
+      this.setMeta("schema_version", String(version + 1));
+    }
   }
 
   getMeta(key: string): string | null {
@@ -141,6 +201,91 @@ export class FleetStore {
     return this.sql
       .exec<RunRow>("SELECT * FROM runs WHERE ended_at IS NULL OR ended_at > ?", since)
       .toArray();
+  }
+
+  ranks(runId: string): RankRow[] {
+    return this.sql.exec<RankRow>("SELECT * FROM run_ranks WHERE run_id = ? ORDER BY rank", runId).toArray();
+  }
+
+  /** Ranks on a node whose run still holds GPUs. */
+  openRanksOn(nodeId: string): RankRow[] {
+    return this.sql
+      .exec<RankRow>(
+        "SELECT rr.* FROM run_ranks rr JOIN runs r ON r.id = rr.run_id WHERE rr.node_id = ? AND r.ended_at IS NULL ORDER BY rr.run_id, rr.rank",
+        nodeId,
+      )
+      .toArray();
+  }
+
+  setRank(
+    runId: string,
+    rank: number,
+    state: string,
+    exitCode: number | null,
+    reason: string | null,
+    now: number,
+  ): void {
+    this.sql.exec(
+      "UPDATE run_ranks SET state = ?, exit_code = ?, reason = ?, updated_at = ? WHERE run_id = ? AND rank = ?",
+      state,
+      exitCode,
+      reason,
+      now,
+      runId,
+      rank,
+    );
+  }
+
+  addCommand(c: Omit<CommandRow, "sent_at" | "acked_at">): void {
+    this.sql.exec(
+      "INSERT INTO commands (id, node_id, run_id, rank, kind, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      c.id,
+      c.node_id,
+      c.run_id,
+      c.rank,
+      c.kind,
+      c.payload,
+      c.created_at,
+    );
+  }
+
+  command(id: string): CommandRow | null {
+    return this.sql.exec<CommandRow>("SELECT * FROM commands WHERE id = ?", id).toArray()[0] ?? null;
+  }
+
+  /** Unacknowledged commands for a node, oldest first. */
+  openCommands(nodeId: string): CommandRow[] {
+    return this.sql
+      .exec<CommandRow>(
+        "SELECT * FROM commands WHERE node_id = ? AND acked_at IS NULL ORDER BY created_at, id",
+        nodeId,
+      )
+      .toArray();
+  }
+
+  ackCommand(id: string, now: number): void {
+    this.sql.exec("UPDATE commands SET acked_at = ? WHERE id = ? AND acked_at IS NULL", now, id);
+  }
+
+  /** Closes every open command of a run rank (its run ended or a stop superseded the launch). */
+  settleCommands(runId: string, rank: number, kind: string, now: number): void {
+    this.sql.exec(
+      "UPDATE commands SET acked_at = ? WHERE run_id = ? AND rank = ? AND kind = ? AND acked_at IS NULL",
+      now,
+      runId,
+      rank,
+      kind,
+    );
+  }
+
+  markSent(id: string, now: number): void {
+    this.sql.exec("UPDATE commands SET sent_at = ? WHERE id = ?", now, id);
+  }
+
+  hasOpenCommands(): boolean {
+    return (
+      this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM commands WHERE acked_at IS NULL").one().n > 0
+    );
   }
 
   node(id: string): NodeRow | null {

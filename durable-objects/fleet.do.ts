@@ -1,12 +1,24 @@
 /**
- * Fleet Durable Object: one per fleet, the single writer of its scheduling state. This class is an
- * adapter: it turns RPC calls and alarms into synchronous FleetEngine operations inside
- * `transactionSync`, then flushes the outbox to D1. Order inside the class: constructor → RPC → alarm →
- * helpers.
+ * Fleet Durable Object: one per fleet, the single writer of its scheduling state, and the end of every
+ * agent's WebSocket. This class is an adapter: RPC calls, socket frames and alarms become synchronous
+ * FleetEngine operations inside `transactionSync`; afterwards it flushes the outbox to D1 and sends
+ * agents their pending commands. Order: constructor → RPC → fetch → webSocket* → alarm → helpers.
  */
 import { DurableObject } from "cloudflare:workers";
+import {
+  AGENT_PROTOCOL_VERSION,
+  AgentFrame,
+  HEARTBEAT_PING,
+  HEARTBEAT_PONG,
+  parseFrame,
+  type ServerFrame,
+} from "../contract/agent-frames.schema.js";
 import type { Quota, RegisterNodeBody } from "../contract/api.schema.js";
 import type { Result } from "../contract/errors.js";
+import { newId } from "../contract/ids.js";
+import { mintIngestToken } from "../contract/ingest-token.js";
+import type { JobSpec } from "../contract/jobspec.schema.js";
+import { LAUNCH_API_VERSION, type LaunchRequest, type Placement } from "../contract/launch-request.schema.js";
 import type { AppEnv } from "../worker/env.js";
 import {
   type Actor,
@@ -16,14 +28,23 @@ import {
   type JobAction,
   type JobDetail,
   type NodeView,
+  type RunEventInput,
+  type RunEventOutcome,
   type SubmitInput,
 } from "./fleet-engine.js";
-import { FleetStore } from "./fleet-store.js";
+import { type CommandRow, FleetStore } from "./fleet-store.js";
 import { drainOutbox } from "./outbox.js";
 
 const OUTBOX_TIMER = "outbox";
 const SCHEDULE_TIMER = "schedule";
+const COMMANDS_TIMER = "commands";
+const LIVENESS_TIMER = "liveness";
 const MAX_RETRY_MS = 300_000;
+
+interface SocketAttachment {
+  nodeId: string;
+  lastSeen: number;
+}
 
 export class FleetDO extends DurableObject<AppEnv> {
   private readonly store: FleetStore;
@@ -34,10 +55,15 @@ export class FleetDO extends DurableObject<AppEnv> {
     super(ctx, env);
     this.store = new FleetStore(ctx.storage.sql);
     this.engine = new FleetEngine(this.store);
+    // Heartbeats are answered by the runtime without waking this object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     void ctx.blockConcurrencyWhile(async () => {
       this.store.migrate();
-      // After a restart, anything written but not yet flushed is picked up by the alarm.
-      if (this.store.outboxSize() > 0) this.store.setTimer(OUTBOX_TIMER, Date.now());
+      // After a restart, anything written but not yet flushed or sent is picked up by the alarm.
+      const now = Date.now();
+      if (this.store.outboxSize() > 0) this.store.setTimer(OUTBOX_TIMER, now);
+      if (this.store.hasOpenCommands()) this.store.setTimer(COMMANDS_TIMER, now);
+      if (ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.heartbeatMs());
       await this.armAlarm();
     });
   }
@@ -46,17 +72,23 @@ export class FleetDO extends DurableObject<AppEnv> {
 
   async configure(cfg: FleetConfig): Promise<void> {
     this.tx(() => this.engine.configure(cfg, Date.now()));
-    await this.flush();
+    await this.afterChange();
   }
 
   async setQuota(userId: string, quota: Quota): Promise<void> {
     this.tx(() => this.engine.setQuota(userId, quota, Date.now()));
-    await this.flush();
+    await this.afterChange();
+  }
+
+  async setDrain(draining: boolean, note: string | null): Promise<FleetConfig> {
+    const cfg = this.tx(() => this.engine.setDrain(draining, note, Date.now()));
+    await this.afterChange();
+    return cfg;
   }
 
   async submit(input: SubmitInput): Promise<Result<{ job: JobDetail }>> {
     const r = this.tx(() => this.engine.submit(input, Date.now()));
-    await this.flush();
+    await this.afterChange();
     return r;
   }
 
@@ -67,20 +99,21 @@ export class FleetDO extends DurableObject<AppEnv> {
     reason?: string,
   ): Promise<Result<JobDetail>> {
     const r = this.tx(() => this.engine.action(jobId, action, actor, reason, Date.now()));
-    await this.flush();
+    await this.afterChange();
     return r;
   }
 
   async registerNode(input: RegisterNodeBody): Promise<Result<NodeView>> {
     const r = this.tx(() => this.engine.registerNode(input, Date.now()));
-    await this.flush();
+    await this.afterChange();
     return r;
   }
 
-  async setDrain(draining: boolean, note: string | null): Promise<FleetConfig> {
-    const cfg = this.tx(() => this.engine.setDrain(draining, note, Date.now()));
-    await this.flush();
-    return cfg;
+  /** A lifecycle report from a run's runner (through ingest). */
+  async runEvent(input: RunEventInput): Promise<RunEventOutcome> {
+    const r = this.tx(() => this.engine.runEvent(input, Date.now()));
+    await this.afterChange();
+    return r;
   }
 
   async getJob(jobId: string): Promise<JobDetail | null> {
@@ -100,6 +133,136 @@ export class FleetDO extends DurableObject<AppEnv> {
     return this.store.outboxSize();
   }
 
+  // fetch: only the agent socket upgrade, forwarded by the Worker after it checked the credential ---------
+
+  override async fetch(request: Request): Promise<Response> {
+    const nodeId = request.headers.get("x-sf-node-id");
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !nodeId) {
+      return new Response("expected an agent WebSocket upgrade", { status: 426 });
+    }
+    // One connection per node: a reconnecting agent replaces its old socket.
+    for (const old of this.ctx.getWebSockets(`agent:${nodeId}`))
+      old.close(4000, "replaced by a newer connection");
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    this.ctx.acceptWebSocket(server, [`agent:${nodeId}`]);
+    server.serializeAttachment({ nodeId, lastSeen: Date.now() } satisfies SocketAttachment);
+    this.store.setTimer(LIVENESS_TIMER, Date.now() + this.heartbeatMs());
+    await this.armAlarm();
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  // agent sockets ---------------------------------------------------------------
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    const att = ws.deserializeAttachment() as SocketAttachment;
+    ws.serializeAttachment({ ...att, lastSeen: Date.now() } satisfies SocketAttachment);
+    if (typeof message !== "string") {
+      return this.send(ws, {
+        v: 1,
+        type: "error",
+        id: newId("frm"),
+        ref: null,
+        code: "MALFORMED_FRAME",
+        message: "frames are JSON text",
+      });
+    }
+    if (message === HEARTBEAT_PING) return ws.send(HEARTBEAT_PONG);
+    const parsed = parseFrame(AgentFrame, message);
+    if (!parsed.ok) {
+      return this.send(ws, {
+        v: 1,
+        type: "error",
+        id: newId("frm"),
+        ref: parsed.ref,
+        code: parsed.code,
+        message: parsed.message,
+      });
+    }
+    const frame = parsed.frame;
+    const now = Date.now();
+    switch (frame.type) {
+      case "hello": {
+        const welcome = this.tx(() => this.engine.hello(att.nodeId, frame.inventory, frame.journal, now));
+        this.send(ws, {
+          v: 1,
+          type: "welcome",
+          id: newId("frm"),
+          node_id: att.nodeId,
+          fleet_id: this.store.getMeta("fleet_id") ?? "",
+          expected: welcome.expected,
+          stop: welcome.stop,
+          heartbeat_seconds: this.heartbeatMs() / 1000,
+        });
+        break;
+      }
+      case "ack":
+        this.tx(() => this.engine.ackCommand(att.nodeId, frame.ref, now));
+        break;
+      case "report": {
+        const outcome = this.tx(() =>
+          this.engine.runEvent(
+            {
+              runId: frame.run_id,
+              epoch: frame.epoch,
+              rank: frame.rank,
+              event: frame.event,
+              exitCode: frame.exit_code,
+              reason: frame.reason,
+              infra: frame.infra,
+              source: "agent",
+            },
+            now,
+          ),
+        );
+        if (outcome.kind === "stale_epoch" || outcome.kind === "unknown_run") {
+          const code = outcome.kind === "stale_epoch" ? "STALE_EPOCH" : "UNKNOWN_RUN";
+          this.send(ws, {
+            v: 1,
+            type: "error",
+            id: newId("frm"),
+            ref: frame.id,
+            code,
+            message: `${code} for ${frame.run_id} epoch ${frame.epoch}`,
+          });
+        } else {
+          this.send(ws, { v: 1, type: "ack", id: newId("frm"), ref: frame.id });
+        }
+        if (outcome.stopWorkload && frame.event !== "exited" && frame.event !== "stopped") {
+          this.send(ws, {
+            v: 1,
+            type: "stop",
+            id: newId("frm"),
+            run_id: frame.run_id,
+            epoch: frame.epoch,
+            grace_seconds: 10,
+            reason: "this run is over on the control plane",
+          });
+        }
+        break;
+      }
+      case "error":
+        console.warn(`agent ${att.nodeId} refused ${frame.ref ?? "a frame"}: ${frame.code} ${frame.message}`);
+        if (frame.ref)
+          this.tx(() => this.refusedCommand(att.nodeId, frame.ref!, frame.code, frame.message, now));
+        break;
+    }
+    await this.afterChange();
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.socketGone(ws);
+    try {
+      ws.close(code === 1005 ? 1000 : code, reason);
+    } catch {
+      // already closed
+    }
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.socketGone(ws);
+  }
+
   // alarm -----------------------------------------------------------------------
 
   override async alarm(): Promise<void> {
@@ -108,8 +271,10 @@ export class FleetDO extends DurableObject<AppEnv> {
       for (const t of this.store.dueTimers(now)) {
         this.store.deleteTimer(t.id);
         if (t.id === SCHEDULE_TIMER) this.tx(() => this.engine.schedule(now));
-        if (t.id === OUTBOX_TIMER || t.id === SCHEDULE_TIMER) await this.flush(t.attempts);
+        if (t.id === LIVENESS_TIMER) this.checkLiveness(now);
+        if (t.id === OUTBOX_TIMER) await this.flush(t.attempts);
       }
+      await this.afterChange();
     } finally {
       await this.armAlarm();
     }
@@ -117,11 +282,168 @@ export class FleetDO extends DurableObject<AppEnv> {
 
   // helpers ---------------------------------------------------------------------
 
-  /** Runs one decision as a single SQL transaction, then points the alarm at the earliest timer. */
+  /** Runs one decision as a single SQL transaction. */
   private tx<T>(fn: () => T): T {
-    const out = this.ctx.storage.transactionSync(fn);
-    void this.armAlarm();
-    return out;
+    return this.ctx.storage.transactionSync(fn);
+  }
+
+  /** After any state change: persist to D1, hand agents their commands, point the alarm at what is next. */
+  private async afterChange(): Promise<void> {
+    await this.flush();
+    await this.pushCommands();
+    await this.armAlarm();
+  }
+
+  private heartbeatMs(): number {
+    return (Number(this.env.SF_AGENT_HEARTBEAT_SECONDS) || 10) * 1000;
+  }
+
+  private resendMs(): number {
+    return (Number(this.env.SF_COMMAND_RESEND_SECONDS) || 5) * 1000;
+  }
+
+  private send(ws: WebSocket, frame: ServerFrame): void {
+    try {
+      ws.send(JSON.stringify(frame));
+    } catch (err) {
+      console.warn("send to agent failed", err);
+    }
+  }
+
+  private socketGone(ws: WebSocket): void {
+    const att = ws.deserializeAttachment() as SocketAttachment | null;
+    if (!att) return;
+    const others = this.ctx
+      .getWebSockets(`agent:${att.nodeId}`)
+      .filter((w) => w !== ws && w.readyState === WebSocket.OPEN);
+    if (others.length === 0) this.tx(() => this.engine.nodeLost(att.nodeId, Date.now()));
+    void this.afterChange();
+  }
+
+  /** Closes sockets silent for three heartbeats (no ping answered by the runtime, no frame). */
+  private checkLiveness(now: number): void {
+    const sockets = this.ctx.getWebSockets();
+    for (const ws of sockets) {
+      const att = ws.deserializeAttachment() as SocketAttachment | null;
+      if (!att) continue;
+      const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
+      if (now - Math.max(pinged, att.lastSeen) > 3 * this.heartbeatMs()) {
+        ws.close(4001, "heartbeat timeout");
+        this.tx(() => this.engine.nodeLost(att.nodeId, now));
+      }
+    }
+    if (this.ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.heartbeatMs());
+  }
+
+  /** The agent refused a command: a refused launch fails that rank as an infrastructure failure. */
+  private refusedCommand(nodeId: string, ref: string, code: string, message: string, now: number): void {
+    const cmd = this.store.command(ref);
+    if (!cmd || cmd.node_id !== nodeId) return;
+    this.store.ackCommand(cmd.id, now);
+    if (cmd.kind !== "launch") return;
+    const run = this.store.run(cmd.run_id);
+    if (!run) return;
+    this.engine.runEvent(
+      {
+        runId: run.id,
+        epoch: run.epoch,
+        rank: cmd.rank,
+        event: "launch_failed",
+        exitCode: null,
+        reason: `agent refused the launch: ${code}: ${message}`,
+        infra: true,
+        source: "agent",
+      },
+      now,
+    );
+  }
+
+  /** Sends every connected agent its unacknowledged commands (new ones, and old ones due a re-send). */
+  private async pushCommands(): Promise<void> {
+    const now = Date.now();
+    for (const ws of this.ctx.getWebSockets()) {
+      const att = ws.deserializeAttachment() as SocketAttachment | null;
+      if (!att || ws.readyState !== WebSocket.OPEN) continue;
+      for (const cmd of this.engine.openCommands(att.nodeId)) {
+        if (cmd.sent_at !== null && now - cmd.sent_at < this.resendMs()) continue;
+        const frame = await this.commandFrame(cmd, now);
+        if (!frame) continue;
+        this.send(ws, frame);
+        this.tx(() => this.engine.markSent(cmd.id, now));
+      }
+    }
+    if (this.store.hasOpenCommands()) this.store.setTimer(COMMANDS_TIMER, now + this.resendMs());
+  }
+
+  private async commandFrame(cmd: CommandRow, now: number): Promise<ServerFrame | null> {
+    if (cmd.kind === "stop") {
+      const p = JSON.parse(cmd.payload) as { epoch: number; grace_seconds: number; reason: string };
+      return {
+        v: AGENT_PROTOCOL_VERSION,
+        type: "stop",
+        id: cmd.id,
+        run_id: cmd.run_id,
+        epoch: p.epoch,
+        grace_seconds: p.grace_seconds,
+        reason: p.reason,
+      };
+    }
+    const ctx = this.engine.launchContext(cmd);
+    if (!ctx) {
+      this.tx(() => this.store.ackCommand(cmd.id, now));
+      return null;
+    }
+    const { run, job, fleetId } = ctx;
+    const failLaunch = (reason: string) =>
+      this.tx(() =>
+        this.engine.runEvent(
+          {
+            runId: run.id,
+            epoch: run.epoch,
+            rank: cmd.rank,
+            event: "launch_failed",
+            exitCode: null,
+            reason,
+            infra: true,
+            source: "agent",
+          },
+          now,
+        ),
+      );
+    const capsule = job.capsule ? (JSON.parse(job.capsule) as Record<string, string>) : null;
+    if (!capsule) {
+      failLaunch(
+        "no job capsule was published when this job was admitted; an admin publishes one (PUT /v1/capsule)",
+      );
+      return null;
+    }
+    const secret = this.env.SF_JWT_SECRET;
+    if (!secret) {
+      failLaunch("the control plane has no SF_JWT_SECRET to sign the run's ingest token");
+      return null;
+    }
+    const spec = JSON.parse(job.spec) as JobSpec;
+    const placement = JSON.parse(run.placement) as Placement[];
+    const request: LaunchRequest = {
+      api_version: LAUNCH_API_VERSION,
+      job_id: job.id,
+      run_id: run.id,
+      attempt: run.attempt,
+      epoch: run.epoch,
+      fleet_id: fleetId,
+      user_id: job.user_id,
+      spec,
+      placement,
+      world_size: placement.length,
+      workspace: { manifest: spec.source.workspace },
+      capsule: { files: capsule },
+      ingest: {
+        endpoint: `${this.env.SF_PUBLIC_URL.replace(/\/+$/, "")}/v1/ingest`,
+        token: await mintIngestToken(secret, { sub: run.id, job: job.id, fleet: fleetId, epoch: run.epoch }),
+      },
+      env: {},
+    };
+    return { v: AGENT_PROTOCOL_VERSION, type: "launch", id: cmd.id, rank: cmd.rank, request };
   }
 
   /**
@@ -139,7 +461,6 @@ export class FleetDO extends DurableObject<AppEnv> {
         const delay = Math.min(base * 2 ** attempts, MAX_RETRY_MS);
         console.error(`fleet outbox flush failed (attempt ${attempts + 1}); retrying in ${delay} ms`, err);
         this.store.setTimer(OUTBOX_TIMER, Date.now() + delay, attempts + 1);
-        await this.armAlarm();
       } finally {
         this.flushing = null;
       }

@@ -6,6 +6,7 @@ import { authenticate, type Env } from "./auth/middleware.js";
 import { AppError } from "./errors.js";
 import { agentsRoutes } from "./routes/agents.routes.js";
 import { blobsRoutes } from "./routes/blobs.routes.js";
+import { capsuleRoutes } from "./routes/capsule.routes.js";
 import { catalogRoutes } from "./routes/catalog.routes.js";
 import { fleetsRoutes } from "./routes/fleets.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
@@ -34,6 +35,7 @@ export function createApp(): Hono<Env> {
   app.route("/v1", jobsRoutes);
   app.route("/v1", blobsRoutes);
   app.route("/v1", usageRoutes);
+  app.route("/v1", capsuleRoutes);
 
   app.notFound((c) => {
     const body: ErrorBody = {

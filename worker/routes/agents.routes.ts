@@ -3,13 +3,13 @@ import { Hono } from "hono";
 import { EnrollBody } from "../../contract/api.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
 import { signAgentCredential } from "../auth/agent-credential.js";
-import type { Env } from "../auth/middleware.js";
+import { type Env, requireAgent } from "../auth/middleware.js";
 import { hashSecret } from "../auth/secrets.js";
 import { db, schema } from "../db/client.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
-import { fleetByRef } from "../services/fleets.service.js";
+import { fleetByRef, fleetStub } from "../services/fleets.service.js";
 
 export const agentsRoutes = new Hono<Env>()
   /** Public: the enrollment token in the body is the credential. It works once. */
@@ -44,4 +44,19 @@ export const agentsRoutes = new Hono<Env>()
     const fleet = await fleetByRef(d, consumed.fleetId);
     const credential = await signAgentCredential(secret, nodeId, fleet.id);
     return c.json({ node_id: nodeId, fleet_id: fleet.id, fleet: fleet.name, credential }, 201);
+  })
+  /**
+   * The agent's one outbound connection: a WebSocket upgrade, authenticated by its node credential, handed
+   * to the fleet's Durable Object (which owns the socket from then on, hibernating between frames).
+   */
+  .get("/agents/connect", requireAgent(), async (c) => {
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      throw new AppError("BAD_REQUEST", "this endpoint takes a WebSocket upgrade (Upgrade: websocket)");
+    }
+    const p = c.get("principal");
+    if (p.kind !== "agent") throw new AppError("FORBIDDEN", "this route is for agents");
+    await fleetByRef(db(c.env.DB), p.fleetId);
+    const headers = new Headers(c.req.raw.headers);
+    headers.set("x-sf-node-id", p.nodeId);
+    return fleetStub(c.env, p.fleetId).fetch(new Request("https://fleet.internal/agent", { headers }));
   });

@@ -19,6 +19,7 @@ import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 import { parseValue } from "../http.js";
 import { readProfiles } from "../routes/profiles.routes.js";
+import { currentCapsule } from "./capsule.service.js";
 import { type FleetRow, fleetByRef } from "./fleets.service.js";
 import type { HubClient } from "./hf-hub.js";
 import { imageAllowed } from "./image-allowlist.js";
@@ -96,6 +97,7 @@ export async function admit(
       quota,
       priority: Math.min(spec.lifecycle.priority ?? quota.priority, quota.priority),
       blobDigests,
+      capsule: await currentCapsule(env.DB),
     },
   };
 }

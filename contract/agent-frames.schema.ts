@@ -1,0 +1,136 @@
+/**
+ * The agent protocol: versioned JSON frames over one outbound WebSocket (forgelet → /v1/agents/connect).
+ * One discriminated union per direction, shared by the Fleet DO and forgelet.
+ *
+ * Rules (docs/agent-protocol.md): every server→agent command carries an `id` and is re-sent until the
+ * agent acks it; every agent→server report carries the run id and lease epoch and is re-sent until the
+ * server acks it; launch is idempotent by run id; a report with a stale epoch is refused (fencing).
+ * Heartbeats are the text frame "ping", answered "pong" by the Durable Object's auto-response without
+ * waking it.
+ */
+import { z } from "zod";
+import { LaunchRequest } from "./launch-request.schema.js";
+
+export const AGENT_PROTOCOL_VERSION = 1;
+export const HEARTBEAT_PING = "ping";
+export const HEARTBEAT_PONG = "pong";
+
+const FrameId = z.string().min(1).max(64);
+const v = z.literal(AGENT_PROTOCOL_VERSION);
+
+export const GpuInfo = z.object({
+  index: z.number().int().min(0),
+  uuid: z.string().max(128).optional(),
+  name: z.string().max(128),
+  memory_mb: z.number().int().min(0).optional(),
+  /** True when the GPU is declared (`--simulate-gpus`) rather than found by nvidia-smi. */
+  simulated: z.boolean().default(false),
+});
+export type GpuInfo = z.infer<typeof GpuInfo>;
+
+export const Inventory = z.object({
+  hostname: z.string().max(253),
+  runtime: z.enum(["process", "docker", "kuberay", "slurm"]),
+  gpu_series: z.string().min(1).max(63),
+  gpus: z.array(GpuInfo).max(64),
+  cpus: z.number().int().min(0),
+  memory_mb: z.number().int().min(0),
+  labels: z.record(z.string().max(63), z.string().max(200)).default({}),
+  agent_version: z.string().max(64),
+});
+export type Inventory = z.infer<typeof Inventory>;
+
+/** What the agent's journal says about a run it was given. */
+export const JournalEntry = z.object({
+  run_id: z.string(),
+  epoch: z.number().int().min(1),
+  rank: z.number().int().min(0),
+  state: z.enum(["accepted", "launched", "exited"]),
+  exit_code: z.number().int().nullable().default(null),
+  reason: z.string().max(2000).nullable().default(null),
+});
+export type JournalEntry = z.infer<typeof JournalEntry>;
+
+export const RUN_REPORT_EVENTS = ["accepted", "launched", "exited", "stopped", "launch_failed"] as const;
+
+export const AgentFrame = z.discriminatedUnion("type", [
+  z.object({ v, type: z.literal("hello"), id: FrameId, inventory: Inventory, journal: z.array(JournalEntry).max(1024) }),
+  z.object({ v, type: z.literal("ack"), id: FrameId, ref: FrameId }),
+  z.object({
+    v,
+    type: z.literal("report"),
+    id: FrameId,
+    run_id: z.string(),
+    epoch: z.number().int().min(1),
+    rank: z.number().int().min(0),
+    event: z.enum(RUN_REPORT_EVENTS),
+    exit_code: z.number().int().nullable().default(null),
+    /** Why it ended, in words (OOM-killed, signal, runtime error, digest mismatch…). */
+    reason: z.string().max(2000).nullable().default(null),
+    /** Infrastructure failure (node, runtime, OOM by the host) vs the workload's own exit. */
+    infra: z.boolean().default(false),
+    ts: z.string(),
+  }),
+  z.object({ v, type: z.literal("error"), id: FrameId, ref: FrameId.nullable(), code: z.string(), message: z.string().max(2000) }),
+]);
+export type AgentFrame = z.infer<typeof AgentFrame>;
+
+export const ServerFrame = z.discriminatedUnion("type", [
+  z.object({
+    v,
+    type: z.literal("welcome"),
+    id: FrameId,
+    node_id: z.string(),
+    fleet_id: z.string(),
+    /** Reconciliation: runs this node should have, and what to do with any other it still runs. */
+    expected: z.array(z.object({ run_id: z.string(), epoch: z.number().int(), rank: z.number().int() })),
+    stop: z.array(z.object({ run_id: z.string(), epoch: z.number().int() })),
+    heartbeat_seconds: z.number().int().min(1),
+  }),
+  z.object({ v, type: z.literal("launch"), id: FrameId, rank: z.number().int().min(0), request: LaunchRequest }),
+  z.object({
+    v,
+    type: z.literal("stop"),
+    id: FrameId,
+    run_id: z.string(),
+    epoch: z.number().int(),
+    grace_seconds: z.number().int().min(0),
+    reason: z.string().max(500),
+  }),
+  z.object({ v, type: z.literal("ack"), id: FrameId, ref: FrameId }),
+  z.object({ v, type: z.literal("error"), id: FrameId, ref: FrameId.nullable(), code: z.string(), message: z.string().max(2000) }),
+]);
+export type ServerFrame = z.infer<typeof ServerFrame>;
+
+/** Codes either side puts in an `error` frame when it refuses a frame. */
+export const FRAME_ERROR_CODES = ["MALFORMED_FRAME", "UNKNOWN_FRAME", "UNSUPPORTED_VERSION", "STALE_EPOCH", "UNKNOWN_RUN"] as const;
+
+/** Parses one text frame; never throws. */
+export function parseFrame<S extends z.ZodType>(
+  schema: S,
+  text: string,
+): { ok: true; frame: z.infer<S> } | { ok: false; code: (typeof FRAME_ERROR_CODES)[number]; message: string; ref: string | null } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, code: "MALFORMED_FRAME", message: "frame is not JSON", ref: null };
+  }
+  const obj = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
+  const ref = typeof obj.id === "string" ? obj.id : null;
+  if (obj.v !== AGENT_PROTOCOL_VERSION) {
+    return { ok: false, code: "UNSUPPORTED_VERSION", message: `protocol version ${String(obj.v)} is not ${AGENT_PROTOCOL_VERSION}`, ref };
+  }
+  const r = schema.safeParse(raw);
+  if (r.success) return { ok: true, frame: r.data };
+  const typeIssue = r.error.issues.some((i) => i.path.length === 1 && i.path[0] === "type");
+  return {
+    ok: false,
+    code: typeIssue ? "UNKNOWN_FRAME" : "MALFORMED_FRAME",
+    message: r.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+      .join("; "),
+    ref,
+  };
+}
