@@ -7,6 +7,7 @@ export const TEST_BINDINGS = {
   SF_JWT_SECRET: "test-jwt-secret-at-least-32-characters-long!!",
   SF_HF_ENDPOINT: "http://hf-hub.test",
   SF_OUTBOX_RETRY_SECONDS: "1",
+  SF_COMMAND_RESEND_SECONDS: "1",
   // Small, so the size limit is testable without gigabyte bodies.
   SF_MAX_BLOB_BYTES: "1048576",
 };

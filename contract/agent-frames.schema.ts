@@ -54,7 +54,13 @@ export type JournalEntry = z.infer<typeof JournalEntry>;
 export const RUN_REPORT_EVENTS = ["accepted", "launched", "exited", "stopped", "launch_failed"] as const;
 
 export const AgentFrame = z.discriminatedUnion("type", [
-  z.object({ v, type: z.literal("hello"), id: FrameId, inventory: Inventory, journal: z.array(JournalEntry).max(1024) }),
+  z.object({
+    v,
+    type: z.literal("hello"),
+    id: FrameId,
+    inventory: Inventory,
+    journal: z.array(JournalEntry).max(1024),
+  }),
   z.object({ v, type: z.literal("ack"), id: FrameId, ref: FrameId }),
   z.object({
     v,
@@ -71,7 +77,14 @@ export const AgentFrame = z.discriminatedUnion("type", [
     infra: z.boolean().default(false),
     ts: z.string(),
   }),
-  z.object({ v, type: z.literal("error"), id: FrameId, ref: FrameId.nullable(), code: z.string(), message: z.string().max(2000) }),
+  z.object({
+    v,
+    type: z.literal("error"),
+    id: FrameId,
+    ref: FrameId.nullable(),
+    code: z.string(),
+    message: z.string().max(2000),
+  }),
 ]);
 export type AgentFrame = z.infer<typeof AgentFrame>;
 
@@ -87,29 +100,51 @@ export const ServerFrame = z.discriminatedUnion("type", [
     stop: z.array(z.object({ run_id: z.string(), epoch: z.number().int() })),
     heartbeat_seconds: z.number().int().min(1),
   }),
-  z.object({ v, type: z.literal("launch"), id: FrameId, rank: z.number().int().min(0), request: LaunchRequest }),
+  z.object({
+    v,
+    type: z.literal("launch"),
+    id: FrameId,
+    rank: z.number().int().min(0),
+    request: LaunchRequest,
+  }),
   z.object({
     v,
     type: z.literal("stop"),
     id: FrameId,
     run_id: z.string(),
     epoch: z.number().int(),
+    rank: z.number().int().min(0),
     grace_seconds: z.number().int().min(0),
     reason: z.string().max(500),
   }),
   z.object({ v, type: z.literal("ack"), id: FrameId, ref: FrameId }),
-  z.object({ v, type: z.literal("error"), id: FrameId, ref: FrameId.nullable(), code: z.string(), message: z.string().max(2000) }),
+  z.object({
+    v,
+    type: z.literal("error"),
+    id: FrameId,
+    ref: FrameId.nullable(),
+    code: z.string(),
+    message: z.string().max(2000),
+  }),
 ]);
 export type ServerFrame = z.infer<typeof ServerFrame>;
 
 /** Codes either side puts in an `error` frame when it refuses a frame. */
-export const FRAME_ERROR_CODES = ["MALFORMED_FRAME", "UNKNOWN_FRAME", "UNSUPPORTED_VERSION", "STALE_EPOCH", "UNKNOWN_RUN"] as const;
+export const FRAME_ERROR_CODES = [
+  "MALFORMED_FRAME",
+  "UNKNOWN_FRAME",
+  "UNSUPPORTED_VERSION",
+  "STALE_EPOCH",
+  "UNKNOWN_RUN",
+] as const;
 
 /** Parses one text frame; never throws. */
 export function parseFrame<S extends z.ZodType>(
   schema: S,
   text: string,
-): { ok: true; frame: z.infer<S> } | { ok: false; code: (typeof FRAME_ERROR_CODES)[number]; message: string; ref: string | null } {
+):
+  | { ok: true; frame: z.infer<S> }
+  | { ok: false; code: (typeof FRAME_ERROR_CODES)[number]; message: string; ref: string | null } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -119,7 +154,12 @@ export function parseFrame<S extends z.ZodType>(
   const obj = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
   const ref = typeof obj.id === "string" ? obj.id : null;
   if (obj.v !== AGENT_PROTOCOL_VERSION) {
-    return { ok: false, code: "UNSUPPORTED_VERSION", message: `protocol version ${String(obj.v)} is not ${AGENT_PROTOCOL_VERSION}`, ref };
+    return {
+      ok: false,
+      code: "UNSUPPORTED_VERSION",
+      message: `protocol version ${String(obj.v)} is not ${AGENT_PROTOCOL_VERSION}`,
+      ref,
+    };
   }
   const r = schema.safeParse(raw);
   if (r.success) return { ok: true, frame: r.data };

@@ -48,6 +48,7 @@ export const FrameworkSupport = z.object({
 });
 export type FrameworkSupport = z.infer<typeof FrameworkSupport>;
 
+export type Entrypoint = z.infer<typeof Entrypoint>;
 export const Entrypoint = z.discriminatedUnion("kind", [
   /** Custom jobs: a script in the user's experiment, run with bash. */
   z.object({ kind: z.literal("script"), path: z.string().min(1) }),

@@ -3,6 +3,7 @@
  * control plane decided (placement, run identity, lease epoch, capsule and workspace digests, ingest).
  */
 import { z } from "zod";
+import { Entrypoint } from "./catalog.schema.js";
 import { Digest } from "./digest.js";
 import { JobSpec } from "./jobspec.schema.js";
 
@@ -27,6 +28,10 @@ export const LaunchRequest = z.object({
   fleet_id: z.string(),
   user_id: z.string(),
   spec: JobSpec,
+  /** How the runner starts the workload (from the catalog entry the job was admitted against). */
+  entrypoint: Entrypoint,
+  /** The image container runtimes run: the spec's, else the framework's default; null = none. */
+  image: z.string().nullable(),
   placement: z.array(Placement).min(1),
   world_size: z.number().int().min(1),
   workspace: z.object({ manifest: Digest.nullable() }),

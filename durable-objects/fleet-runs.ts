@@ -51,11 +51,12 @@ export class FleetRuns extends FleetScheduling {
       created_at: now,
       updated_at: now,
       capsule: input.capsule ? JSON.stringify(input.capsule) : null,
+      launch: JSON.stringify(input.launch),
     };
     this.store.sql.exec(
       `INSERT INTO jobs (id, user_id, name, status, priority, queue_seq, gpus, recipe, spec, pending_reasons,
-         current_run_id, attempt, version, event_seq, created_at, updated_at, capsule)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         current_run_id, attempt, version, event_seq, created_at, updated_at, capsule, launch)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ...Object.values(row),
     );
     const digests = [...input.blobDigests, ...Object.values(input.capsule ?? {})];

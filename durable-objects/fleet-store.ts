@@ -39,6 +39,7 @@ const MIGRATIONS: string[][] = [
     `ALTER TABLE nodes ADD COLUMN hostname TEXT`,
     `ALTER TABLE nodes ADD COLUMN lost_since INTEGER`,
     `ALTER TABLE jobs ADD COLUMN capsule TEXT`,
+    `ALTER TABLE jobs ADD COLUMN launch TEXT`,
     `CREATE TABLE run_ranks (
        run_id TEXT NOT NULL, rank INTEGER NOT NULL, node_id TEXT NOT NULL, pool TEXT NOT NULL,
        gpu_indices TEXT NOT NULL, state TEXT NOT NULL, exit_code INTEGER, reason TEXT,
@@ -73,6 +74,7 @@ export interface JobRow {
   created_at: number;
   updated_at: number;
   capsule: string | null;
+  launch: string | null;
 }
 
 export interface RunRow {

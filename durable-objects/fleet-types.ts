@@ -1,5 +1,6 @@
 /** Types the Fleet DO's RPC surface shares with the Worker. */
 import type { JobView, Quota, TimeWindow } from "../contract/api.schema.js";
+import type { Entrypoint } from "../contract/catalog.schema.js";
 import type { JobSpec } from "../contract/jobspec.schema.js";
 import type { Placement } from "../contract/launch-request.schema.js";
 import type { PendingReason } from "../contract/pending-reasons.schema.js";
@@ -23,6 +24,8 @@ export interface SubmitInput {
   blobDigests: string[];
   /** The job capsule (file name → digest) current at admission, recorded with the job; null if none. */
   capsule: Record<string, string> | null;
+  /** Resolved at admission from the catalog: how to start it and which image runs it. */
+  launch: { entrypoint: Entrypoint; image: string | null };
 }
 
 export type JobAction = "stop" | "pause" | "resume";

@@ -235,6 +235,7 @@ export class FleetDO extends DurableObject<AppEnv> {
             id: newId("frm"),
             run_id: frame.run_id,
             epoch: frame.epoch,
+            rank: frame.rank,
             grace_seconds: 10,
             reason: "this run is over on the control plane",
           });
@@ -383,6 +384,7 @@ export class FleetDO extends DurableObject<AppEnv> {
         type: "stop",
         id: cmd.id,
         run_id: cmd.run_id,
+        rank: cmd.rank,
         epoch: p.epoch,
         grace_seconds: p.grace_seconds,
         reason: p.reason,
@@ -424,6 +426,11 @@ export class FleetDO extends DurableObject<AppEnv> {
     }
     const spec = JSON.parse(job.spec) as JobSpec;
     const placement = JSON.parse(run.placement) as Placement[];
+    const launch = JSON.parse(job.launch ?? "null") as SubmitInput["launch"] | null;
+    if (!launch) {
+      failLaunch("this job was admitted without a resolved entrypoint; resubmit it");
+      return null;
+    }
     const request: LaunchRequest = {
       api_version: LAUNCH_API_VERSION,
       job_id: job.id,
@@ -433,6 +440,8 @@ export class FleetDO extends DurableObject<AppEnv> {
       fleet_id: fleetId,
       user_id: job.user_id,
       spec,
+      entrypoint: launch.entrypoint,
+      image: launch.image,
       placement,
       world_size: placement.length,
       workspace: { manifest: spec.source.workspace },

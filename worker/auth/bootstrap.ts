@@ -39,7 +39,7 @@ async function bootstrap(env: AppEnv): Promise<void> {
         .prepare(
           `INSERT OR IGNORE INTO tokens (id, user_id, name, hash, prefix) SELECT ?, ?, 'bootstrap', ?, ? WHERE ${guard}`,
         )
-        .bind(BOOTSTRAP_TOKEN_ID, BOOTSTRAP_USER_ID, await hashSecret(token), token.slice(0, 6)),
+        .bind(BOOTSTRAP_TOKEN_ID, BOOTSTRAP_USER_ID, await hashSecret(token), token.slice(0, 10)),
     );
   }
   for (const p of INITIAL_PROFILES) {

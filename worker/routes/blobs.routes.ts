@@ -115,6 +115,7 @@ export const blobsRoutes = new Hono<Env>()
         throw new AppError(
           "BLOB_DIGEST_MISMATCH",
           `the uploaded bytes hash to ${got}, not ${digest}; nothing was stored`,
+          { expected: digest, actual: got },
         );
       }
       throw err;

@@ -75,15 +75,13 @@ export const fleetsRoutes = new Hono<Env>()
     checkWindows(body.windows);
     const d = db(c.env.DB);
     const f = await fleetByRef(d, c.req.param("fleet"));
-    await d
-      .update(schema.fleets)
-      .set({
-        ...(body.description !== undefined ? { description: body.description } : {}),
-        ...(body.image_allowlist ? { imageAllowlist: JSON.stringify(body.image_allowlist) } : {}),
-        ...(body.windows ? { windows: JSON.stringify(body.windows) } : {}),
-      })
-      .where(eq(schema.fleets.id, f.id))
-      .run();
+    const changes = {
+      ...(body.description !== undefined ? { description: body.description } : {}),
+      ...(body.image_allowlist ? { imageAllowlist: JSON.stringify(body.image_allowlist) } : {}),
+      ...(body.windows ? { windows: JSON.stringify(body.windows) } : {}),
+    };
+    if (Object.keys(changes).length === 0) return c.json({ fleet: fleetView(f) });
+    await d.update(schema.fleets).set(changes).where(eq(schema.fleets.id, f.id)).run();
     const updated = await fleetByRef(d, f.id);
     await fleetStub(c.env, f.id).configure(fleetConfig(updated));
     return c.json({ fleet: fleetView(updated) });

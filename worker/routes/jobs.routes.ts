@@ -4,7 +4,7 @@ import { z } from "zod";
 import { JobActionBody } from "../../contract/api.schema.js";
 import { canonicalJson, sha256Hex } from "../../contract/digest.js";
 import { newId } from "../../contract/ids.js";
-import { JOB_STATES } from "../../contract/job-states.js";
+import { ACTION_TARGETS, JOB_STATES, type JobState } from "../../contract/job-states.js";
 import type { JobAction, JobDetail } from "../../durable-objects/fleet-engine.js";
 import { type Ctx, currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { db, schema } from "../db/client.js";
@@ -88,9 +88,13 @@ async function answerTakenKey(c: Ctx, prior: AdmissionRow, requestHash: string):
       },
     );
   }
-  const job = await awaitKeyedJob(c, prior);
+  // A stale reservation's job never reached its fleet: no point waiting for it.
+  const stale =
+    prior.state === "reserved" && Date.parse(prior.created_at) < Date.now() - STALE_RESERVATION_MS;
+  const job = stale
+    ? await fleetStub(c.env, prior.fleet_id).getJob(prior.job_id)
+    : await awaitKeyedJob(c, prior);
   if (job) return job;
-  const stale = Date.parse(prior.created_at) < Date.now() - STALE_RESERVATION_MS;
   if (!stale)
     throw new AppError(
       "CONFLICT",
@@ -122,7 +126,8 @@ async function act(c: Ctx, action: JobAction) {
   const job = await readableJob(d, me, c.req.param("id")!);
   // Resuming makes the job active again: it takes one of its owner's job slots, atomically.
   let tookSlot = false;
-  if (action === "resume") {
+  // Only a resumable job takes a slot; anything else gets the DO's INVALID_TRANSITION.
+  if (action === "resume" && ACTION_TARGETS.resume[job.status as JobState]) {
     const max = (await quotaOf(d, job.userId)).max_jobs;
     tookSlot = await reserveResume(c.env.DB, job.id, job.userId, max);
     if (!tookSlot && (await admissionOf(c.env.DB, job.id))?.state === "released") {
@@ -147,18 +152,18 @@ export const jobsRoutes = new Hono<Env>()
     const me = currentUser(c);
     const raw = await readBody(c, "INVALID_SPEC");
     const d = db(c.env.DB);
-    const target = await resolveTarget(c.env, d, raw);
     const keyHeader = c.req.header("idempotency-key");
     const key = keyHeader === undefined ? null : parseValue(IdempotencyKey, keyHeader);
     const requestHash = key ? await sha256Hex(canonicalJson(raw)) : null;
 
-    // A retry of a finished submit is answered before admission runs again: the job exists, whatever
-    // the hub or the quota say now.
+    // A retry of a finished submit is answered before any check runs again: the job exists, whatever
+    // the fleet, the hub or the quota say now.
     const prior = key ? await keyedAdmission(c.env.DB, me.userId, key) : null;
     if (prior && requestHash) {
       const job = await answerTakenKey(c, prior, requestHash);
       if (job) return replayed(c, job);
     }
+    const target = await resolveTarget(c.env, d, raw);
 
     const cfg = config(c.env);
     const admitted = await admit(c.env, d, httpHubClient(cfg.hfEndpoint, cfg.hfToken), me, target);

@@ -45,14 +45,13 @@ export const usersRoutes = new Hono<Env>()
     if (u.id === currentUser(c).userId && (body.disabled || (body.role && body.role !== "admin"))) {
       throw new AppError("CONFLICT", "you cannot disable or demote yourself; ask another admin");
     }
-    await d
-      .update(schema.users)
-      .set({
-        ...(body.role ? { role: body.role } : {}),
-        ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
-      })
-      .where(eq(schema.users.id, u.id))
-      .run();
+    const changes = {
+      ...(body.role ? { role: body.role } : {}),
+      ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
+    };
+    // An empty PATCH changes nothing and answers with the user as it is.
+    if (Object.keys(changes).length > 0)
+      await d.update(schema.users).set(changes).where(eq(schema.users.id, u.id)).run();
     return c.json({ user: userView(await userByName(d, u.name)) });
   })
   .get("/users/:name/quota", requireRole("viewer"), async (c) => {

@@ -98,6 +98,7 @@ export async function admit(
       priority: Math.min(spec.lifecycle.priority ?? quota.priority, quota.priority),
       blobDigests,
       capsule: await currentCapsule(env.DB),
+      launch: { entrypoint: recipe.entrypoint, image: effectiveImage(spec, recipe) },
     },
   };
 }
@@ -222,9 +223,14 @@ export async function gpuHoursToday(d: Db, userId: string, now: number = Date.no
   return ((done?.s ?? 0) + live) / 3600;
 }
 
+/** The image a job runs: its own, else the catalog framework's default. */
+function effectiveImage(spec: JobSpec, recipe: RecipeVersion): string | null {
+  return spec.framework.image ?? recipe.frameworks.find((f) => f.kind === spec.framework.kind)?.image ?? null;
+}
+
 function checkImage(spec: JobSpec, recipe: RecipeVersion, fleet: FleetRow): void {
   const fw = recipe.frameworks.find((f) => f.kind === spec.framework.kind);
-  const image = spec.framework.image ?? fw?.image ?? null;
+  const image = effectiveImage(spec, recipe);
   if (!image) {
     if (recipe.requires_image && CONTAINER_FLEETS.has(fleet.kind)) {
       throw new AppError(

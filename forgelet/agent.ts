@@ -1,0 +1,364 @@
+/**
+ * forgelet's brain: turns server frames into runtime actions and runtime outcomes into reports.
+ *
+ * - Launch is idempotent by (run, rank): a repeated launch re-reports what the journal says.
+ * - Every report is re-sent until the server acks it (or refuses it with an error naming it).
+ * - After a restart the journal is replayed: live workloads are watched again (reattached), and the
+ *   hello tells the server what this node has, so both sides reconcile.
+ * - Frames it does not understand are refused with a coded error; the agent stays up.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  AGENT_PROTOCOL_VERSION,
+  type AgentFrame,
+  HEARTBEAT_PONG,
+  type Inventory,
+  parseFrame,
+  ServerFrame,
+} from "../contract/agent-frames.schema.js";
+import { newId } from "../contract/ids.js";
+import { BlobCache, BlobFetchError, DigestMismatchError } from "./blob-cache.js";
+import { Connection } from "./connection.js";
+import { writeFileAtomic } from "./files.js";
+import { Journal, type JournalRecord } from "./journal.js";
+import { materialize } from "./materialize.js";
+import { LaunchError, type RunExit, type Runtime, type RunSpec } from "./runtime.js";
+
+type Report = Extract<AgentFrame, { type: "report" }>;
+type Launch = Extract<ServerFrame, { type: "launch" }>;
+type Stop = Extract<ServerFrame, { type: "stop" }>;
+
+export interface AgentOptions {
+  server: string;
+  credential: string;
+  stateDir: string;
+  runsDir: string;
+  runtime: Runtime;
+  inventory: Inventory;
+  log: (msg: string) => void;
+  resendMs?: number;
+  backoffMaxMs?: number;
+  /** Where the run directory appears inside the workload (containers mount it); default: same path. */
+  runRootInside?: string;
+}
+
+export class Agent {
+  readonly journal: Journal;
+  private readonly blobs: BlobCache;
+  private readonly conn: Connection;
+  private readonly pending = new Map<string, Report>();
+  private readonly watching = new Set<string>();
+  private readonly specs = new Map<string, RunSpec>();
+  private resendTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly o: AgentOptions) {
+    this.journal = new Journal(o.stateDir);
+    this.blobs = new BlobCache(o.stateDir, o.server, o.credential);
+    const url = `${o.server.replace(/^http/, "ws")}/v1/agents/connect`;
+    this.conn = new Connection({
+      url,
+      credential: o.credential,
+      log: o.log,
+      backoffMaxMs: o.backoffMaxMs,
+      onOpen: () => this.hello(),
+      onText: (t) => void this.onText(t),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.o.runtime.preflight();
+    // Reattach: anything the journal says was launched and is still alive is watched again.
+    for (const r of this.journal.all()) {
+      if (r.state === "launched" && r.ref) this.watch(r);
+      if (r.state === "exited" && !r.final_acked) this.reportFinal(r);
+      if (r.state === "accepted") void this.resumeAccepted(r);
+    }
+    this.conn.start();
+    this.resendTimer = setInterval(() => this.resend(), this.o.resendMs ?? 3000);
+    this.resendTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.resendTimer) clearInterval(this.resendTimer);
+    this.conn.stop();
+  }
+
+  /** Simulates a network drop (tests, `kill -USR1`): the socket closes and the agent reconnects. */
+  dropConnection(): void {
+    this.conn.drop();
+  }
+
+  // frames ----------------------------------------------------------------------
+
+  private hello(): void {
+    this.send({ v: AGENT_PROTOCOL_VERSION, type: "hello", id: newId("frm"), inventory: this.o.inventory, journal: this.journal.entries() });
+    this.resend();
+  }
+
+  private async onText(text: string): Promise<void> {
+    if (text === HEARTBEAT_PONG) return;
+    const parsed = parseFrame(ServerFrame, text);
+    if (!parsed.ok) {
+      this.o.log(`refusing a frame: ${parsed.code}: ${parsed.message}`);
+      this.send({ v: AGENT_PROTOCOL_VERSION, type: "error", id: newId("frm"), ref: parsed.ref, code: parsed.code, message: parsed.message });
+      return;
+    }
+    const f = parsed.frame;
+    try {
+      switch (f.type) {
+        case "welcome":
+          this.conn.setHeartbeat(f.heartbeat_seconds);
+          for (const s of f.stop) for (const r of this.journal.byRun(s.run_id)) await this.stopRank(r, 10_000, "not expected by the control plane");
+          break;
+        case "launch":
+          this.ack(f.id);
+          await this.launch(f);
+          break;
+        case "stop":
+          this.ack(f.id);
+          await this.onStop(f);
+          break;
+        case "ack":
+          this.onAck(f.ref);
+          break;
+        case "error":
+          this.onError(f.ref, f.code, f.message);
+          break;
+      }
+    } catch (err) {
+      this.o.log(`handling ${f.type} failed: ${err instanceof Error ? err.stack : String(err)}`);
+    }
+  }
+
+  private ack(ref: string): void {
+    this.send({ v: AGENT_PROTOCOL_VERSION, type: "ack", id: newId("frm"), ref });
+  }
+
+  private send(frame: AgentFrame): boolean {
+    return this.conn.send(JSON.stringify(frame));
+  }
+
+  // launch ------------------------------------------------------------------------
+
+  private async launch(f: Launch): Promise<void> {
+    const req = f.request;
+    const known = this.journal.get(req.run_id, f.rank);
+    if (known) {
+      // Idempotent: the same launch again (a re-send) only re-reports where it stands.
+      if (known.state === "exited") this.reportFinal(known);
+      else this.report(known, known.state === "launched" ? "launched" : "accepted");
+      return;
+    }
+    const runDir = join(this.o.runsDir, `${req.run_id}-r${f.rank}`);
+    const rec: JournalRecord = {
+      run_id: req.run_id,
+      job_id: req.job_id,
+      epoch: req.epoch,
+      rank: f.rank,
+      state: "accepted",
+      exit_code: null,
+      reason: null,
+      infra: false,
+      run_dir: runDir,
+      ref: null,
+      stop_requested: false,
+      final_acked: false,
+    };
+    this.journal.put(rec);
+    // Kept (0600, it holds the run's token) so a restart while preparing can finish the launch.
+    writeFileAtomic(join(runDir, ".starforge", "launch.json"), JSON.stringify(f), 0o600);
+    this.report(rec, "accepted");
+    await this.prepareAndStart(rec, f);
+  }
+
+  /** The agent restarted between accepting a launch and starting it: finish what it began. */
+  private async resumeAccepted(rec: JournalRecord): Promise<void> {
+    const file = join(rec.run_dir, ".starforge", "launch.json");
+    if (!existsSync(file)) {
+      return this.finish(rec, "launch_failed", null, "the agent restarted while preparing this run; nothing was started", true);
+    }
+    const parsed = parseFrame(ServerFrame, readFileSync(file, "utf8"));
+    if (!parsed.ok || parsed.frame.type !== "launch") {
+      return this.finish(rec, "launch_failed", null, "the saved launch request is unreadable; nothing was started", true);
+    }
+    await this.prepareAndStart(rec, parsed.frame);
+  }
+
+  private async prepareAndStart(rec: JournalRecord, f: Launch): Promise<void> {
+    const req = f.request;
+    const runDir = rec.run_dir;
+    let spec: RunSpec;
+    try {
+      spec = await materialize(req, f.rank, runDir, this.blobs, { runRootInside: this.o.runRootInside });
+    } catch (err) {
+      const reason =
+        err instanceof DigestMismatchError || err instanceof BlobFetchError
+          ? `${err.message}; nothing was run`
+          : `preparing the run failed: ${err instanceof Error ? err.message : String(err)}`;
+      return this.finish(rec, "launch_failed", null, reason, true);
+    }
+    this.specs.set(keyOf(rec), spec);
+    if (this.journal.get(rec.run_id, rec.rank)?.stop_requested) {
+      return this.finish(rec, "stopped", null, "stopped before it started", false);
+    }
+    try {
+      const ref = await this.o.runtime.launch(spec);
+      const launched = this.journal.update(rec.run_id, rec.rank, { state: "launched", ref })!;
+      this.report(launched, "launched");
+      this.watch(launched);
+    } catch (err) {
+      const infra = err instanceof LaunchError ? err.infra : true;
+      await this.finish(rec, "launch_failed", null, err instanceof Error ? err.message : String(err), infra);
+    }
+  }
+
+  /** Waits for a workload to end (also one started before this agent process) and reports it. */
+  private watch(rec: JournalRecord): void {
+    const k = keyOf(rec);
+    if (this.watching.has(k) || !rec.ref) return;
+    this.watching.add(k);
+    const ref = rec.ref;
+    void this.o.runtime
+      .wait(ref, this.specOf(rec))
+      .then(async (exit: RunExit) => {
+        const cur = this.journal.get(rec.run_id, rec.rank);
+        if (!cur) return;
+        const event = cur.stop_requested ? "stopped" : "exited";
+        await this.finish(cur, event, exit.exitCode, exit.reason, exit.infra);
+      })
+      .catch((err: unknown) => this.o.log(`watching ${k} failed: ${String(err)}`))
+      .finally(() => this.watching.delete(k));
+  }
+
+  private specOf(rec: JournalRecord): RunSpec {
+    return (
+      this.specs.get(keyOf(rec)) ?? {
+        runId: rec.run_id,
+        jobId: rec.job_id,
+        epoch: rec.epoch,
+        rank: rec.rank,
+        runDir: rec.run_dir,
+        env: {},
+        image: null,
+        gpuIndices: [],
+        resources: {},
+        labels: {},
+      }
+    );
+  }
+
+  private async finish(
+    rec: JournalRecord,
+    event: "exited" | "stopped" | "launch_failed",
+    exitCode: number | null,
+    reason: string,
+    infra: boolean,
+  ): Promise<void> {
+    const done = this.journal.update(rec.run_id, rec.rank, { state: "exited", exit_code: exitCode, reason, infra })!;
+    this.o.log(`run ${rec.run_id} rank ${rec.rank}: ${event} (${reason})`);
+    this.reportFinal(done, event);
+  }
+
+  // stop --------------------------------------------------------------------------
+
+  private async onStop(f: Stop): Promise<void> {
+    const rec = this.journal.get(f.run_id, f.rank);
+    if (!rec) {
+      // Nothing here for that run: say so, so the control plane can release its GPUs.
+      const ghost: JournalRecord = {
+        run_id: f.run_id,
+        job_id: "",
+        epoch: f.epoch,
+        rank: f.rank,
+        state: "exited",
+        exit_code: null,
+        reason: "not running on this node",
+        infra: false,
+        run_dir: "",
+        ref: null,
+        stop_requested: true,
+        final_acked: false,
+      };
+      this.report(ghost, "stopped");
+      return;
+    }
+    await this.stopRank(rec, f.grace_seconds * 1000, f.reason);
+  }
+
+  private async stopRank(rec: JournalRecord, graceMs: number, why: string): Promise<void> {
+    const cur = this.journal.update(rec.run_id, rec.rank, { stop_requested: true })!;
+    this.o.log(`stopping run ${rec.run_id} rank ${rec.rank}: ${why}`);
+    if (cur.state === "exited") return this.reportFinal(cur);
+    if (cur.state === "launched" && cur.ref) {
+      await this.o.runtime.stop(cur.ref, graceMs);
+      // The watcher reports `stopped` when the workload is gone.
+      if (!this.watching.has(keyOf(cur))) this.watch(cur);
+    }
+    // Still preparing (accepted): launch() sees stop_requested and reports `stopped` instead of starting.
+  }
+
+  // reports -----------------------------------------------------------------------
+
+  private report(rec: JournalRecord, event: Report["event"]): void {
+    const frame: Report = {
+      v: AGENT_PROTOCOL_VERSION,
+      type: "report",
+      id: newId("frm"),
+      run_id: rec.run_id,
+      epoch: rec.epoch,
+      rank: rec.rank,
+      event,
+      exit_code: rec.exit_code,
+      reason: rec.reason,
+      infra: rec.infra,
+      ts: new Date().toISOString(),
+    };
+    // A newer report about the same rank supersedes an older unacknowledged one.
+    for (const [id, p] of this.pending) if (p.run_id === rec.run_id && p.rank === rec.rank) this.pending.delete(id);
+    this.pending.set(frame.id, frame);
+    this.send(frame);
+  }
+
+  private reportFinal(rec: JournalRecord, event?: "exited" | "stopped" | "launch_failed"): void {
+    const ev = event ?? (rec.stop_requested ? "stopped" : rec.ref === null && rec.infra ? "launch_failed" : "exited");
+    this.report(rec, ev);
+  }
+
+  private resend(): void {
+    for (const f of this.pending.values()) this.send(f);
+  }
+
+  private onAck(ref: string): void {
+    const f = this.pending.get(ref);
+    if (!f) return;
+    this.pending.delete(ref);
+    if (f.event === "exited" || f.event === "stopped" || f.event === "launch_failed") void this.settle(f);
+  }
+
+  private onError(ref: string | null, code: string, message: string): void {
+    this.o.log(`control plane error ${code}${ref ? ` for ${ref}` : ""}: ${message}`);
+    if (!ref) return;
+    const f = this.pending.get(ref);
+    if (!f) return;
+    this.pending.delete(ref);
+    // A refused report (stale epoch, unknown run) means this workload is not ours to run: end it.
+    const rec = this.journal.get(f.run_id, f.rank);
+    if (rec && rec.state !== "exited") void this.stopRank(rec, 10_000, `${code}: ${message}`);
+    else void this.settle(f);
+  }
+
+  /** The final report was acknowledged: clean the run up and forget it. */
+  private async settle(f: Report): Promise<void> {
+    const rec = this.journal.get(f.run_id, f.rank);
+    if (!rec) return;
+    this.journal.update(rec.run_id, rec.rank, { final_acked: true });
+    await this.o.runtime.cleanup(rec.ref, this.specOf(rec)).catch((err: unknown) => this.o.log(`cleanup of ${f.run_id} failed: ${String(err)}`));
+    this.specs.delete(keyOf(rec));
+    this.journal.delete(rec.run_id, rec.rank);
+  }
+}
+
+function keyOf(r: { run_id: string; rank: number }): string {
+  return `${r.run_id}#${r.rank}`;
+}

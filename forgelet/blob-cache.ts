@@ -1,0 +1,73 @@
+/**
+ * Blobs fetched from the control plane by digest, cached on disk by digest. Every download is hashed
+ * as it streams and only lands in the cache if it matches; a cached file is trusted (it was verified).
+ */
+import { createHash } from "node:crypto";
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { DIGEST_RE } from "../contract/digest.js";
+
+export class DigestMismatchError extends Error {
+  constructor(
+    readonly digest: string,
+    readonly actual: string,
+  ) {
+    super(`blob ${digest} arrived with digest ${actual}; refusing to use it`);
+    this.name = "DigestMismatchError";
+  }
+}
+
+export class BlobFetchError extends Error {
+  constructor(
+    readonly digest: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "BlobFetchError";
+  }
+}
+
+export class BlobCache {
+  private readonly dir: string;
+
+  constructor(
+    stateDir: string,
+    private readonly server: string,
+    private readonly credential: string,
+  ) {
+    this.dir = join(stateDir, "blobs", "sha256");
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  /** Local path of the verified blob, downloading it first if needed. */
+  async path(digest: string): Promise<string> {
+    if (!DIGEST_RE.test(digest)) throw new BlobFetchError(digest, 0, `"${digest}" is not a digest`);
+    const hex = digest.slice("sha256:".length);
+    const final = join(this.dir, hex);
+    if (existsSync(final)) return final;
+    const res = await fetch(`${this.server}/v1/blobs/${digest}`, { headers: { authorization: `Bearer ${this.credential}` } });
+    if (!res.ok || !res.body) {
+      throw new BlobFetchError(digest, res.status, `fetching blob ${digest} failed: HTTP ${res.status} ${await res.text()}`);
+    }
+    const tmp = `${final}.part-${process.pid}`;
+    const hash = createHash("sha256");
+    const body = Readable.fromWeb(res.body as import("node:stream/web").ReadableStream<Uint8Array>);
+    body.on("data", (chunk: Buffer) => hash.update(chunk));
+    try {
+      await pipeline(body, createWriteStream(tmp, { mode: 0o600 }));
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw new BlobFetchError(digest, 0, `fetching blob ${digest} was interrupted: ${String(err)}`);
+    }
+    const actual = `sha256:${hash.digest("hex")}`;
+    if (actual !== digest) {
+      rmSync(tmp, { force: true });
+      throw new DigestMismatchError(digest, actual);
+    }
+    renameSync(tmp, final);
+    return final;
+  }
+}

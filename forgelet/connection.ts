@@ -1,0 +1,118 @@
+/**
+ * The agent's one outbound connection. It dials, says hello (through `onOpen`), heartbeats with "ping",
+ * and on any loss reconnects with full-jitter exponential backoff. The control plane never dials in.
+ */
+import WebSocket from "ws";
+import { HEARTBEAT_PING } from "../contract/agent-frames.schema.js";
+
+export interface ConnectionOptions {
+  url: string;
+  credential: string;
+  onOpen: () => void;
+  onText: (text: string) => void;
+  log: (msg: string) => void;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+}
+
+export class Connection {
+  private ws: WebSocket | null = null;
+  private stopped = false;
+  private attempt = 0;
+  private heartbeatMs = 10_000;
+  private lastHeard = Date.now();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly o: ConnectionOptions) {}
+
+  start(): void {
+    this.dial();
+  }
+
+  /** Closes for good (agent shutdown). */
+  stop(): void {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.clearHeartbeat();
+    this.ws?.close(1000, "agent stopping");
+  }
+
+  get connected(): boolean {
+    return this.ws?.readyState === WebSocket.OPEN;
+  }
+
+  send(text: string): boolean {
+    if (!this.connected) return false;
+    this.ws!.send(text);
+    return true;
+  }
+
+  setHeartbeat(seconds: number): void {
+    this.heartbeatMs = seconds * 1000;
+    if (this.connected) this.startHeartbeat();
+  }
+
+  /** Drops the current socket as if the network failed (operations and tests); it reconnects. */
+  drop(): void {
+    this.ws?.terminate();
+  }
+
+  private dial(): void {
+    if (this.stopped) return;
+    const ws = new WebSocket(this.o.url, { headers: { authorization: `Bearer ${this.o.credential}` }, handshakeTimeout: 10_000 });
+    this.ws = ws;
+    ws.on("open", () => {
+      this.attempt = 0;
+      this.lastHeard = Date.now();
+      this.o.log(`connected to ${this.o.url}`);
+      this.startHeartbeat();
+      this.o.onOpen();
+    });
+    ws.on("message", (data, isBinary) => {
+      this.lastHeard = Date.now();
+      if (!isBinary) this.o.onText(data.toString());
+    });
+    ws.on("unexpected-response", (_req, res) => {
+      this.o.log(`the control plane refused the connection: HTTP ${res.statusCode}`);
+    });
+    ws.on("error", (err) => this.o.log(`connection error: ${err.message}`));
+    ws.on("close", (code, reason) => {
+      this.clearHeartbeat();
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.stopped) return;
+      const delay = this.backoff();
+      this.o.log(`disconnected (${code}${reason.length ? ` ${reason.toString()}` : ""}); reconnecting in ${delay} ms`);
+      this.reconnectTimer = setTimeout(() => this.dial(), delay);
+    });
+  }
+
+  /** Full jitter: uniform in [0, min(max, base·2^attempt)], so a fleet of agents does not reconnect in lockstep. */
+  private backoff(): number {
+    const base = this.o.backoffBaseMs ?? 500;
+    const max = this.o.backoffMaxMs ?? 30_000;
+    const ceiling = Math.min(max, base * 2 ** this.attempt++);
+    return Math.round(base / 2 + Math.random() * ceiling);
+  }
+
+  private startHeartbeat(): void {
+    this.clearHeartbeat();
+    this.heartbeat = setInterval(() => {
+      if (!this.connected) return;
+      // Silent for three intervals (no pong, no frame): the link is dead even if TCP has not noticed.
+      if (Date.now() - this.lastHeard > 3 * this.heartbeatMs) {
+        this.o.log("no answer to heartbeats; reconnecting");
+        this.ws?.terminate();
+        return;
+      }
+      this.ws!.send(HEARTBEAT_PING);
+    }, this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private clearHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Turns a LaunchRequest into a run directory on this host: the capsule files and the user's workspace,
+ * each fetched by digest (verified), and capsule.json naming every one of them by digest so
+ * bootstrap.sh and the runner can check them again inside the container.
+ */
+import { chmodSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { CAPSULE_VERSION, type CapsuleManifest } from "../contract/capsule.schema.js";
+import { type LaunchRequest, rankEnv } from "../contract/launch-request.schema.js";
+import { WorkspaceManifest } from "../contract/workspace-manifest.schema.js";
+import type { BlobCache } from "./blob-cache.js";
+import { writeFileAtomic } from "./files.js";
+import { runLabels, type RunSpec } from "./runtime.js";
+
+export const CAPSULE_DIR = ".starforge/capsule";
+
+function place(src: string, runDir: string, rel: string, mode: number): void {
+  const dest = resolve(runDir, rel);
+  // Manifest paths are relative and free of "..", but never trust a path to stay inside the run.
+  if (!dest.startsWith(`${resolve(runDir)}/`)) throw new Error(`path ${rel} escapes the run directory`);
+  mkdirSync(dirname(dest), { recursive: true });
+  copyFileSync(src, dest);
+  chmodSync(dest, mode);
+}
+
+/** Builds the run directory; throws DigestMismatchError / BlobFetchError when a blob is bad or missing. */
+export async function materialize(
+  req: LaunchRequest,
+  rank: number,
+  runDir: string,
+  blobs: BlobCache,
+  opts: { runRootInside?: string } = {},
+): Promise<RunSpec> {
+  mkdirSync(join(runDir, "out"), { recursive: true });
+  mkdirSync(join(runDir, "workspace"), { recursive: true });
+  const files: Record<string, string> = {};
+
+  for (const [name, digest] of Object.entries(req.capsule.files)) {
+    const rel = `${CAPSULE_DIR}/${name}`;
+    place(await blobs.path(digest), runDir, rel, name.endsWith(".sh") ? 0o755 : 0o644);
+    files[rel] = digest;
+  }
+  if (req.workspace.manifest) {
+    const manifest = WorkspaceManifest.parse(JSON.parse(readFileSync(await blobs.path(req.workspace.manifest), "utf8")));
+    for (const f of manifest.files) {
+      const rel = `workspace/${f.path}`;
+      place(await blobs.path(f.digest), runDir, rel, f.mode);
+      files[rel] = f.digest;
+    }
+  }
+
+  const capsule: CapsuleManifest = {
+    capsule_version: CAPSULE_VERSION,
+    run_id: req.run_id,
+    job_id: req.job_id,
+    attempt: req.attempt,
+    rank,
+    world_size: req.world_size,
+    recipe: { name: req.spec.recipe.name, version: req.spec.recipe.version, entrypoint: req.entrypoint },
+    requires: { python: "3.8", framework: req.spec.framework },
+    hyperparams: req.spec.hyperparams,
+    experiment_dir: req.spec.source.experiment_dir,
+    files,
+    ingest: { endpoint: req.ingest.endpoint },
+  };
+  writeFileAtomic(join(runDir, CAPSULE_DIR, "capsule.json"), JSON.stringify(capsule, null, 2));
+
+  const placement = req.placement.find((p) => p.rank === rank);
+  const root = opts.runRootInside ?? runDir;
+  return {
+    runId: req.run_id,
+    jobId: req.job_id,
+    epoch: req.epoch,
+    rank,
+    runDir,
+    env: { ...rankEnv(req, rank), FORGE_RUN_ROOT: root },
+    image: req.image,
+    gpuIndices: placement?.gpu_indices ?? [],
+    resources: {},
+    labels: runLabels({ runId: req.run_id, jobId: req.job_id, rank, epoch: req.epoch }),
+  };
+}
