@@ -3,11 +3,13 @@
 //   1. creates local secrets once (.sf-local/dev.vars, 0600): bootstrap admin token, JWT key
 //   2. applies D1 migrations to the persisted local state
 //   3. runs `wrangler dev` on 127.0.0.1 in its own process group (stopped as a group on exit)
-//   4. creates the default `local` fleet through the API (idempotent) and prints what to do next
-// Options (flags or env): --port/SF_PORT (8787), --state-dir/SF_STATE_DIR (.sf-local), --quiet.
+//   4. creates the default `local` fleet through the API (idempotent), uploads and publishes the job
+//      capsule from dist/capsule (built by `npm run build`, which `prestart` runs)
+//   5. enrolls and starts a local forgelet (process runtime, 8 simulated H200s) in the local fleet
+// Options (flags or env): --port/SF_PORT (8787), --state-dir/SF_STATE_DIR (.sf-local), --no-agent, --quiet.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +21,7 @@ const { values: opts } = parseArgs({
     port: { type: "string", default: process.env.SF_PORT ?? "8787" },
     "state-dir": { type: "string", default: process.env.SF_STATE_DIR ?? join(root, ".sf-local") },
     quiet: { type: "boolean", default: false },
+    "no-agent": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -26,7 +29,8 @@ if (opts.help) {
   console.log(`usage: npm start [-- --port N] [--state-dir DIR] [--quiet]
 
 Starts the StarForge control plane on http://127.0.0.1:<port> with persisted local state in
-<state-dir> (default .sf-local/). Stop it with Ctrl-C. Environment: SF_PORT, SF_STATE_DIR.`);
+<state-dir> (default .sf-local/), with a local forgelet agent (process runtime, 8 simulated H200
+GPUs) in the "local" fleet unless --no-agent. Stop it with Ctrl-C. Environment: SF_PORT, SF_STATE_DIR.`);
   process.exit(0);
 }
 
@@ -98,19 +102,27 @@ const child = spawn(
   { cwd: root, env, detached: true, stdio: ["ignore", "inherit", "inherit"] },
 );
 let stopping = false;
+const groups = [child.pid];
 const stop = (code) => {
   if (stopping) return;
   stopping = true;
-  try {
-    process.kill(-child.pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-  setTimeout(() => {
+  // Workloads outlive an agent restart by design (they are reattached); `npm start` ending means the
+  // whole local system ends, so the local agent's workloads are stopped too.
+  for (const g of localWorkloadGroups()) groups.push(g);
+  for (const g of groups) {
     try {
-      process.kill(-child.pid, "SIGKILL");
+      process.kill(-g, "SIGTERM");
     } catch {
       // already gone
+    }
+  }
+  setTimeout(() => {
+    for (const g of groups) {
+      try {
+        process.kill(-g, "SIGKILL");
+      } catch {
+        // already gone
+      }
     }
     process.exit(code);
   }, 1500).unref();
@@ -123,6 +135,15 @@ child.on("exit", (code) => {
     process.exit(code ?? 1);
   }
 });
+
+function localWorkloadGroups() {
+  try {
+    const journal = JSON.parse(readFileSync(join(stateDir, "forgelet", "journal.json"), "utf8"));
+    return journal.records.filter((r) => r.ref?.kind === "process").map((r) => Number(r.ref.id));
+  } catch {
+    return [];
+  }
+}
 
 await waitForHealth(`${publicUrl}/v1/health`, 60_000);
 
@@ -139,10 +160,94 @@ const res = await fetch(`${publicUrl}/v1/fleets`, {
 if (res.status !== 201 && res.status !== 409)
   fail(`could not create the local fleet: ${res.status} ${await res.text()}`);
 
+const api = async (method, path, body, headers = {}) => {
+  const raw = headers["content-length"] !== undefined;
+  const r = await fetch(`${publicUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${adminToken}`,
+      ...(body && !raw ? { "content-type": "application/json" } : {}),
+      ...headers,
+    },
+    body: body && !raw ? JSON.stringify(body) : body,
+  });
+  const text = await r.text();
+  if (!r.ok) fail(`${method} ${path}: ${r.status} ${text}`);
+  return text ? JSON.parse(text) : {};
+};
+
+// 4b. the job capsule: upload what the server lacks, then publish it for new jobs
+const capsuleDir = join(root, "dist", "capsule");
+if (existsSync(join(capsuleDir, "files.json"))) {
+  const files = JSON.parse(readFileSync(join(capsuleDir, "files.json"), "utf8"));
+  for (const [name, digest] of Object.entries(files)) {
+    const head = await fetch(`${publicUrl}/v1/blobs/${digest}`, {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
+    if (head.status === 200) continue;
+    const bytes = readFileSync(join(capsuleDir, name));
+    await api("PUT", `/v1/blobs/${digest}`, bytes, { "content-length": String(bytes.length) });
+  }
+  await api("PUT", "/v1/capsule", { files });
+} else {
+  console.warn("sf start: dist/capsule is missing (run `npm run build`); jobs cannot launch until a capsule is published");
+}
+
+// 5. a local forgelet: enrolled once, then started with the control plane and stopped with it
+let agentLog = null;
+if (!opts["no-agent"]) {
+  const agentState = join(stateDir, "forgelet");
+  const forgelet = join(root, "dist", "forgelet.mjs");
+  if (!existsSync(forgelet)) fail("dist/forgelet.mjs is missing; run `npm run build`");
+  if (!existsSync(join(agentState, "credential.json"))) {
+    const { token } = await api("POST", "/v1/fleets/local/enrollment-tokens", {});
+    const enrolled = spawnSync(
+      process.execPath,
+      [forgelet, "enroll", "--server", publicUrl, "--token", token, "--state-dir", agentState],
+      { encoding: "utf8" },
+    );
+    if (enrolled.status !== 0) fail(`forgelet enroll failed:\n${enrolled.stdout}${enrolled.stderr}`);
+  }
+  agentLog = join(stateDir, "forgelet.log");
+  const out = openSync(agentLog, "a");
+  const agent = spawn(
+    process.execPath,
+    [
+      forgelet,
+      "run",
+      "--runtime",
+      "process",
+      "--simulate-gpus",
+      "8",
+      "--gpu-series",
+      "h200",
+      "--name",
+      "local-1",
+      "--state-dir",
+      agentState,
+    ],
+    { cwd: root, env: { ...process.env, FORGELET_BACKOFF_MAX_MS: "5000" }, detached: true, stdio: ["ignore", out, out] },
+  );
+  groups.push(agent.pid);
+  agent.on("exit", (code) => {
+    if (!stopping) console.error(`sf start: the local forgelet exited with ${code}; see ${agentLog}`);
+  });
+  // Wait until the agent has said hello, so a job submitted right after this line can run.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const fleet = await api("GET", "/v1/fleets/local");
+    if (fleet.nodes?.some((n) => n.agent && n.status === "ready")) break;
+    if (Date.now() > deadline) fail(`the local forgelet did not connect within 30 s; see ${agentLog}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 console.log(`
 StarForge control plane is up: ${publicUrl}
   state:        ${stateDir}
   admin token:  ${adminToken}   (kept in ${varsFile}, mode 0600)
+  local agent:  ${agentLog ? `forgelet in fleet "local" with 8 simulated H200s (log: ${agentLog})` : "not started (--no-agent)"}
 
 Next:
   curl ${publicUrl}/v1/health

@@ -32,20 +32,18 @@ export function freePort(): Promise<number> {
 }
 
 export async function startControlPlane(
-  opts: { stateDir?: string; port?: number } = {},
+  opts: { stateDir?: string; port?: number; agent?: boolean } = {},
 ): Promise<ControlPlane> {
   const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), "sf-cp-"));
   const port = opts.port ?? (await freePort());
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [join(ROOT, "scripts/start.mjs"), "--port", String(port), "--state-dir", stateDir],
-    {
-      cwd: ROOT,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, SF_BOOTSTRAP_ADMIN_TOKEN: "" },
-    },
-  );
+  const args = [join(ROOT, "scripts/start.mjs"), "--port", String(port), "--state-dir", stateDir];
+  if (opts.agent === false) args.push("--no-agent");
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, SF_BOOTSTRAP_ADMIN_TOKEN: "" },
+  });
   let out = "";
   child.stdout?.on("data", (d: Buffer) => {
     out += d.toString();
