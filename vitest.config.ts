@@ -36,6 +36,26 @@ export default defineConfig(async () => {
           },
         },
         {
+          test: {
+            name: "docker",
+            include: ["test/docker/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 120_000,
+            // beforeAll may install docker.io, start dockerd and build the minimal image on a fresh machine.
+            hookTimeout: 300_000,
+            fileParallelism: false,
+          },
+        },
+        {
+          test: {
+            name: "capsule",
+            include: ["test/capsule/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 120_000,
+            hookTimeout: 60_000,
+          },
+        },
+        {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },

@@ -9,14 +9,21 @@ import { type IngestClaims, IngestClaims as IngestClaimsSchema } from "./ingest.
 const ISSUER = "starforge";
 const AUDIENCE = "starforge-ingest";
 
-/** Generous: a run may train for weeks; the token dies with the secret or when the run is over. */
+/**
+ * Generous: a run may train for weeks, and late log drains after the end are still accepted. A token
+ * stays valid until it expires or the secret rotates; ending a run does not revoke it.
+ */
 export const INGEST_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 
 function key(secret: string): Uint8Array {
   return new TextEncoder().encode(secret);
 }
 
-export function mintIngestToken(secret: string, claims: Omit<IngestClaims, "scope">, ttlSeconds = INGEST_TOKEN_TTL_SECONDS) {
+export function mintIngestToken(
+  secret: string,
+  claims: Omit<IngestClaims, "scope">,
+  ttlSeconds = INGEST_TOKEN_TTL_SECONDS,
+) {
   return new SignJWT({ job: claims.job, fleet: claims.fleet, epoch: claims.epoch, scope: "ingest" })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setSubject(claims.sub)
@@ -28,10 +35,17 @@ export function mintIngestToken(secret: string, claims: Omit<IngestClaims, "scop
 }
 
 /** The claims of a valid ingest token, or null (bad signature, expired, another audience, malformed). */
-export async function verifyIngestToken(secret: string | undefined, token: string): Promise<IngestClaims | null> {
+export async function verifyIngestToken(
+  secret: string | undefined,
+  token: string,
+): Promise<IngestClaims | null> {
   if (!secret) return null;
   try {
-    const { payload } = await jwtVerify(token, key(secret), { issuer: ISSUER, audience: AUDIENCE, algorithms: ["HS256"] });
+    const { payload } = await jwtVerify(token, key(secret), {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      algorithms: ["HS256"],
+    });
     const parsed = IngestClaimsSchema.safeParse(payload);
     return parsed.success ? parsed.data : null;
   } catch {

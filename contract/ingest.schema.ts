@@ -16,7 +16,14 @@ export const MAX_LOG_LINE = 16 * 1024;
 export const MetricsBatch = z.object({
   run_id: z.string(),
   points: z
-    .array(z.object({ key: z.string().min(1).max(256), step: z.number().int().min(0), value: z.number(), ts: Timestamp.optional() }))
+    .array(
+      z.object({
+        key: z.string().min(1).max(256),
+        step: z.number().int().min(0),
+        value: z.number(),
+        ts: Timestamp.optional(),
+      }),
+    )
     .max(MAX_METRIC_POINTS),
 });
 export type MetricsBatch = z.infer<typeof MetricsBatch>;
@@ -44,7 +51,10 @@ export const LifecycleEvent = z.object({
 });
 export type LifecycleEvent = z.infer<typeof LifecycleEvent>;
 
-export const HparamsBody = z.object({ run_id: z.string(), params: z.record(z.string().max(256), z.unknown()) });
+export const HparamsBody = z.object({
+  run_id: z.string(),
+  params: z.record(z.string().max(256), z.unknown()),
+});
 
 export const HardwareBatch = z.object({
   run_id: z.string(),

@@ -54,7 +54,8 @@ export function planRelease(input: ReleaseInput, limits: LogHoldLimits = LOG_HOL
   const { held, now, force } = input;
   // oldestFrom[i]: the earliest arrival among held[i..], i.e. how long the stream has been stuck at i.
   const oldestFrom = new Array<number>(held.length + 1).fill(Number.POSITIVE_INFINITY);
-  for (let i = held.length - 1; i >= 0; i--) oldestFrom[i] = Math.min(held[i]!.receivedAt, oldestFrom[i + 1]!);
+  for (let i = held.length - 1; i >= 0; i--)
+    oldestFrom[i] = Math.min(held[i]!.receivedAt, oldestFrom[i + 1]!);
 
   let next = input.nextSeq;
   let remaining = input.heldTotal;
@@ -64,8 +65,7 @@ export function planRelease(input: ReleaseInput, limits: LogHoldLimits = LOG_HOL
     const h = held[i]!;
     if (h.seq < next) continue;
     if (h.seq > next) {
-      const giveUp =
-        force || remaining > limits.maxHeldLines || now - oldestFrom[i]! >= limits.maxWaitMs;
+      const giveUp = force || remaining > limits.maxHeldLines || now - oldestFrom[i]! >= limits.maxWaitMs;
       if (!giveUp) break;
       skipped.push({ from: next, to: h.seq });
       next = h.seq;
@@ -82,14 +82,17 @@ export function planRelease(input: ReleaseInput, limits: LogHoldLimits = LOG_HOL
  * seconds (Python's `time.time()`) when below 1e11 (year 5138 in seconds, 1973 in ms), else epoch ms.
  * Anything unreadable becomes the receive time: a batch is never refused for its clock.
  */
+/** The largest time a JavaScript Date can hold. */
+const MAX_DATE_MS = 8.64e15;
+
 export function normalizeTs(ts: string | number | undefined, receivedAt: number): number {
   if (ts === undefined) return receivedAt;
   if (typeof ts === "number") {
-    if (!Number.isFinite(ts) || ts < 0) return receivedAt;
-    return Math.round(ts < 1e11 ? ts * 1000 : ts);
+    const ms = Math.round(ts < 1e11 ? ts * 1000 : ts);
+    return Number.isFinite(ms) && ms >= 0 && ms <= MAX_DATE_MS ? ms : receivedAt;
   }
   const ms = Date.parse(ts);
-  return Number.isFinite(ms) ? ms : receivedAt;
+  return Number.isFinite(ms) && ms >= 0 ? ms : receivedAt;
 }
 
 const ACTIVE_RUN: ReadonlySet<string> = new Set(["SUBMITTED", "PENDING", "RUNNING"]);

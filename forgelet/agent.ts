@@ -23,7 +23,7 @@ import { Connection } from "./connection.js";
 import { writeFileAtomic } from "./files.js";
 import { Journal, type JournalRecord } from "./journal.js";
 import { materialize } from "./materialize.js";
-import { LaunchError, type RunExit, type Runtime, type RunSpec } from "./runtime.js";
+import { LaunchError, type RunExit, type RunSpec, type Runtime } from "./runtime.js";
 
 type Report = Extract<AgentFrame, { type: "report" }>;
 type Launch = Extract<ServerFrame, { type: "launch" }>;
@@ -92,7 +92,13 @@ export class Agent {
   // frames ----------------------------------------------------------------------
 
   private hello(): void {
-    this.send({ v: AGENT_PROTOCOL_VERSION, type: "hello", id: newId("frm"), inventory: this.o.inventory, journal: this.journal.entries() });
+    this.send({
+      v: AGENT_PROTOCOL_VERSION,
+      type: "hello",
+      id: newId("frm"),
+      inventory: this.o.inventory,
+      journal: this.journal.entries(),
+    });
     this.resend();
   }
 
@@ -101,7 +107,14 @@ export class Agent {
     const parsed = parseFrame(ServerFrame, text);
     if (!parsed.ok) {
       this.o.log(`refusing a frame: ${parsed.code}: ${parsed.message}`);
-      this.send({ v: AGENT_PROTOCOL_VERSION, type: "error", id: newId("frm"), ref: parsed.ref, code: parsed.code, message: parsed.message });
+      this.send({
+        v: AGENT_PROTOCOL_VERSION,
+        type: "error",
+        id: newId("frm"),
+        ref: parsed.ref,
+        code: parsed.code,
+        message: parsed.message,
+      });
       return;
     }
     const f = parsed.frame;
@@ -109,7 +122,9 @@ export class Agent {
       switch (f.type) {
         case "welcome":
           this.conn.setHeartbeat(f.heartbeat_seconds);
-          for (const s of f.stop) for (const r of this.journal.byRun(s.run_id)) await this.stopRank(r, 10_000, "not expected by the control plane");
+          for (const s of f.stop)
+            for (const r of this.journal.byRun(s.run_id))
+              await this.stopRank(r, 10_000, "not expected by the control plane");
           break;
         case "launch":
           this.ack(f.id);
@@ -176,11 +191,23 @@ export class Agent {
   private async resumeAccepted(rec: JournalRecord): Promise<void> {
     const file = join(rec.run_dir, ".starforge", "launch.json");
     if (!existsSync(file)) {
-      return this.finish(rec, "launch_failed", null, "the agent restarted while preparing this run; nothing was started", true);
+      return this.finish(
+        rec,
+        "launch_failed",
+        null,
+        "the agent restarted while preparing this run; nothing was started",
+        true,
+      );
     }
     const parsed = parseFrame(ServerFrame, readFileSync(file, "utf8"));
     if (!parsed.ok || parsed.frame.type !== "launch") {
-      return this.finish(rec, "launch_failed", null, "the saved launch request is unreadable; nothing was started", true);
+      return this.finish(
+        rec,
+        "launch_failed",
+        null,
+        "the saved launch request is unreadable; nothing was started",
+        true,
+      );
     }
     await this.prepareAndStart(rec, parsed.frame);
   }
@@ -255,7 +282,12 @@ export class Agent {
     reason: string,
     infra: boolean,
   ): Promise<void> {
-    const done = this.journal.update(rec.run_id, rec.rank, { state: "exited", exit_code: exitCode, reason, infra })!;
+    const done = this.journal.update(rec.run_id, rec.rank, {
+      state: "exited",
+      exit_code: exitCode,
+      reason,
+      infra,
+    })!;
     this.o.log(`run ${rec.run_id} rank ${rec.rank}: ${event} (${reason})`);
     this.reportFinal(done, event);
   }
@@ -315,13 +347,15 @@ export class Agent {
       ts: new Date().toISOString(),
     };
     // A newer report about the same rank supersedes an older unacknowledged one.
-    for (const [id, p] of this.pending) if (p.run_id === rec.run_id && p.rank === rec.rank) this.pending.delete(id);
+    for (const [id, p] of this.pending)
+      if (p.run_id === rec.run_id && p.rank === rec.rank) this.pending.delete(id);
     this.pending.set(frame.id, frame);
     this.send(frame);
   }
 
   private reportFinal(rec: JournalRecord, event?: "exited" | "stopped" | "launch_failed"): void {
-    const ev = event ?? (rec.stop_requested ? "stopped" : rec.ref === null && rec.infra ? "launch_failed" : "exited");
+    const ev =
+      event ?? (rec.stop_requested ? "stopped" : rec.ref === null && rec.infra ? "launch_failed" : "exited");
     this.report(rec, ev);
   }
 
@@ -353,7 +387,9 @@ export class Agent {
     const rec = this.journal.get(f.run_id, f.rank);
     if (!rec) return;
     this.journal.update(rec.run_id, rec.rank, { final_acked: true });
-    await this.o.runtime.cleanup(rec.ref, this.specOf(rec)).catch((err: unknown) => this.o.log(`cleanup of ${f.run_id} failed: ${String(err)}`));
+    await this.o.runtime
+      .cleanup(rec.ref, this.specOf(rec))
+      .catch((err: unknown) => this.o.log(`cleanup of ${f.run_id} failed: ${String(err)}`));
     this.specs.delete(keyOf(rec));
     this.journal.delete(rec.run_id, rec.rank);
   }

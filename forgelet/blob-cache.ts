@@ -48,9 +48,15 @@ export class BlobCache {
     const hex = digest.slice("sha256:".length);
     const final = join(this.dir, hex);
     if (existsSync(final)) return final;
-    const res = await fetch(`${this.server}/v1/blobs/${digest}`, { headers: { authorization: `Bearer ${this.credential}` } });
+    const res = await fetch(`${this.server}/v1/blobs/${digest}`, {
+      headers: { authorization: `Bearer ${this.credential}` },
+    });
     if (!res.ok || !res.body) {
-      throw new BlobFetchError(digest, res.status, `fetching blob ${digest} failed: HTTP ${res.status} ${await res.text()}`);
+      throw new BlobFetchError(
+        digest,
+        res.status,
+        `fetching blob ${digest} failed: HTTP ${res.status} ${await res.text()}`,
+      );
     }
     const tmp = `${final}.part-${process.pid}`;
     const hash = createHash("sha256");

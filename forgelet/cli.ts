@@ -33,6 +33,7 @@ Usage:
         --work-dir DIR         where run directories go (default: <state-dir>/runs)
         --keep-runs            keep run directories after a run ends (debugging)
         --state-dir DIR        credential, journal and blob cache (default: $FORGELET_HOME or ~/.forgelet)
+        --server URL           use this control plane URL instead of the one saved at enrollment
 
 Environment:
   FORGELET_HOME                 default state directory
@@ -66,7 +67,8 @@ async function enroll(argv: string[]): Promise<void> {
     args: argv,
     options: { server: { type: "string" }, token: { type: "string" }, "state-dir": { type: "string" } },
   });
-  if (!values.server || !values.token) fail("enroll needs --server URL and --token TOKEN (see forgelet --help)");
+  if (!values.server || !values.token)
+    fail("enroll needs --server URL and --token TOKEN (see forgelet --help)");
   const server = values.server.replace(/\/+$/, "");
   const stateDir = stateDirOf(values["state-dir"]);
   let res: Response;
@@ -87,7 +89,9 @@ async function enroll(argv: string[]): Promise<void> {
   const cred = Credential.parse({ server, ...body });
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   writeFileAtomic(join(stateDir, "credential.json"), JSON.stringify(cred, null, 2), 0o600);
-  process.stdout.write(`enrolled node ${cred.node_id} in fleet ${cred.fleet}; credential saved to ${join(stateDir, "credential.json")}\nnext: forgelet run --runtime process|docker\n`);
+  process.stdout.write(
+    `enrolled node ${cred.node_id} in fleet ${cred.fleet}; credential saved to ${join(stateDir, "credential.json")}\nnext: forgelet run --runtime process|docker\n`,
+  );
 }
 
 async function runtimeFor(kind: string, runsDir: string, keepRuns: boolean): Promise<Runtime> {
@@ -111,13 +115,16 @@ async function run(argv: string[]): Promise<void> {
       "work-dir": { type: "string" },
       "keep-runs": { type: "boolean", default: false },
       "state-dir": { type: "string" },
+      server: { type: "string" },
     },
   });
   if (!values.runtime) fail("choose a runtime explicitly: --runtime process or --runtime docker");
   const stateDir = stateDirOf(values["state-dir"]);
   const credFile = join(stateDir, "credential.json");
-  if (!existsSync(credFile)) fail(`no credential in ${stateDir}; run \`forgelet enroll --server URL --token TOKEN\` first`);
-  const cred = Credential.parse(JSON.parse(readFileSync(credFile, "utf8")));
+  if (!existsSync(credFile))
+    fail(`no credential in ${stateDir}; run \`forgelet enroll --server URL --token TOKEN\` first`);
+  const saved = Credential.parse(JSON.parse(readFileSync(credFile, "utf8")));
+  const cred = values.server ? { ...saved, server: values.server.replace(/\/+$/, "") } : saved;
   const runsDir = resolve(values["work-dir"] ?? join(stateDir, "runs"));
   const labels = Object.fromEntries(
     (values.label ?? []).map((l) => {
@@ -154,9 +161,15 @@ async function run(argv: string[]): Promise<void> {
     runtime,
     inventory,
     log,
-    backoffMaxMs: process.env.FORGELET_BACKOFF_MAX_MS ? Number(process.env.FORGELET_BACKOFF_MAX_MS) : undefined,
+    backoffMaxMs: process.env.FORGELET_BACKOFF_MAX_MS
+      ? Number(process.env.FORGELET_BACKOFF_MAX_MS)
+      : undefined,
+    // Containers see the run directory at /sf; the process runtime uses the host path.
+    runRootInside: runtime.kind === "docker" ? "/sf" : undefined,
   });
-  log(`node ${cred.node_id} (${inventory.hostname}) in fleet ${cred.fleet}: ${inventory.gpus.length}× ${inventory.gpu_series}, runtime ${runtime.kind}`);
+  log(
+    `node ${cred.node_id} (${inventory.hostname}) in fleet ${cred.fleet}: ${inventory.gpus.length}× ${inventory.gpu_series}, runtime ${runtime.kind}`,
+  );
   await agent.start();
   // SIGUSR1 drops the connection as a network failure would (operations and resilience tests).
   process.on("SIGUSR1", () => agent.dropConnection());

@@ -60,7 +60,10 @@ export class Connection {
 
   private dial(): void {
     if (this.stopped) return;
-    const ws = new WebSocket(this.o.url, { headers: { authorization: `Bearer ${this.o.credential}` }, handshakeTimeout: 10_000 });
+    const ws = new WebSocket(this.o.url, {
+      headers: { authorization: `Bearer ${this.o.credential}` },
+      handshakeTimeout: 10_000,
+    });
     this.ws = ws;
     ws.on("open", () => {
       this.attempt = 0;
@@ -83,7 +86,9 @@ export class Connection {
       this.ws = null;
       if (this.stopped) return;
       const delay = this.backoff();
-      this.o.log(`disconnected (${code}${reason.length ? ` ${reason.toString()}` : ""}); reconnecting in ${delay} ms`);
+      this.o.log(
+        `disconnected (${code}${reason.length ? ` ${reason.toString()}` : ""}); reconnecting in ${delay} ms`,
+      );
       this.reconnectTimer = setTimeout(() => this.dial(), delay);
     });
   }

@@ -28,7 +28,13 @@ export function parseNvidiaSmi(csv: string): GpuInfo[] {
     .filter((l) => l.trim())
     .map((line) => {
       const [index, uuid, name, mem] = line.split(",").map((s) => s.trim());
-      return { index: Number(index), uuid, name: name ?? "gpu", memory_mb: Number(mem) || undefined, simulated: false };
+      return {
+        index: Number(index),
+        uuid,
+        name: name ?? "gpu",
+        memory_mb: Number(mem) || undefined,
+        simulated: false,
+      };
     });
 }
 
@@ -37,11 +43,17 @@ export async function detectInventory(o: InventoryOptions): Promise<Inventory> {
   let series = o.gpuSeries;
   if (o.simulateGpus !== undefined) {
     if (!series) throw new Error("--simulate-gpus needs --gpu-series (e.g. --gpu-series h200)");
-    gpus = Array.from({ length: o.simulateGpus }, (_, index) => ({ index, name: `simulated ${series}`, simulated: true }));
+    gpus = Array.from({ length: o.simulateGpus }, (_, index) => ({
+      index,
+      name: `simulated ${series}`,
+      simulated: true,
+    }));
   } else {
     let out: string;
     try {
-      out = (await run("nvidia-smi", ["--query-gpu=index,uuid,name,memory.total", "--format=csv,noheader,nounits"])).stdout;
+      out = (
+        await run("nvidia-smi", ["--query-gpu=index,uuid,name,memory.total", "--format=csv,noheader,nounits"])
+      ).stdout;
     } catch {
       throw new Error(
         "no GPUs found: nvidia-smi is not available here. On a machine without GPUs declare a simulated inventory with --simulate-gpus N --gpu-series SERIES",

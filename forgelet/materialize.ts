@@ -10,7 +10,7 @@ import { type LaunchRequest, rankEnv } from "../contract/launch-request.schema.j
 import { WorkspaceManifest } from "../contract/workspace-manifest.schema.js";
 import type { BlobCache } from "./blob-cache.js";
 import { writeFileAtomic } from "./files.js";
-import { runLabels, type RunSpec } from "./runtime.js";
+import { type RunSpec, runLabels } from "./runtime.js";
 
 export const CAPSULE_DIR = ".starforge/capsule";
 
@@ -41,7 +41,9 @@ export async function materialize(
     files[rel] = digest;
   }
   if (req.workspace.manifest) {
-    const manifest = WorkspaceManifest.parse(JSON.parse(readFileSync(await blobs.path(req.workspace.manifest), "utf8")));
+    const manifest = WorkspaceManifest.parse(
+      JSON.parse(readFileSync(await blobs.path(req.workspace.manifest), "utf8")),
+    );
     for (const f of manifest.files) {
       const rel = `workspace/${f.path}`;
       place(await blobs.path(f.digest), runDir, rel, f.mode);

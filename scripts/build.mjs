@@ -21,7 +21,9 @@ await build({
   target: "node20",
   // ws works without its optional native speed-ups.
   external: ["bufferutil", "utf-8-validate"],
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+  },
   logLevel: "warning",
 });
 

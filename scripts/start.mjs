@@ -9,7 +9,7 @@
 // Options (flags or env): --port/SF_PORT (8787), --state-dir/SF_STATE_DIR (.sf-local), --no-agent, --quiet.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,9 +43,13 @@ const log = (msg) => {
   if (!opts.quiet) console.log(msg);
 };
 
+/** Set once child processes exist: a failed start then takes them down with it (no orphans). */
+let stopHook = null;
+
 function fail(msg) {
   console.error(`sf start: ${msg}`);
-  process.exit(1);
+  if (stopHook) stopHook(1);
+  else process.exit(1);
 }
 
 if (!existsSync(wrangler)) fail("dependencies are missing; run `npm ci` first");
@@ -103,36 +107,44 @@ const child = spawn(
 );
 let stopping = false;
 const groups = [child.pid];
-const stop = (code) => {
-  if (stopping) return;
-  stopping = true;
-  // Workloads outlive an agent restart by design (they are reattached); `npm start` ending means the
-  // whole local system ends, so the local agent's workloads are stopped too.
-  for (const g of localWorkloadGroups()) groups.push(g);
-  for (const g of groups) {
-    try {
-      process.kill(-g, "SIGTERM");
-    } catch {
-      // already gone
-    }
+const alive = (g) => {
+  try {
+    process.kill(-g, 0);
+    return true;
+  } catch {
+    return false;
   }
-  setTimeout(() => {
-    for (const g of groups) {
-      try {
-        process.kill(-g, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-    process.exit(code);
-  }, 1500).unref();
 };
+const signal = (g, sig) => {
+  try {
+    process.kill(-g, sig);
+  } catch {
+    // already gone
+  }
+};
+/**
+ * Stops every process group we started, synchronously (TERM, up to 5 s, then KILL), then exits. Never
+ * returns, so `fail()` can rely on it. Workloads outlive an agent restart by design (they are
+ * reattached); `npm start` ending means the whole local system ends, so the local agent's workloads go too.
+ */
+const stop = (code) => {
+  if (stopping) process.exit(code);
+  stopping = true;
+  for (const g of localWorkloadGroups()) groups.push(g);
+  for (const g of groups) signal(g, "SIGTERM");
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + 5000;
+  while (groups.some(alive) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 50);
+  for (const g of groups) signal(g, "SIGKILL");
+  process.exit(code);
+};
+stopHook = stop;
 process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 child.on("exit", (code) => {
   if (!stopping) {
     console.error(`sf start: wrangler dev exited with ${code}`);
-    process.exit(code ?? 1);
+    stop(code ?? 1);
   }
 });
 
@@ -191,7 +203,9 @@ if (existsSync(join(capsuleDir, "files.json"))) {
   }
   await api("PUT", "/v1/capsule", { files });
 } else {
-  console.warn("sf start: dist/capsule is missing (run `npm run build`); jobs cannot launch until a capsule is published");
+  console.warn(
+    "sf start: dist/capsule is missing (run `npm run build`); jobs cannot launch until a capsule is published",
+  );
 }
 
 // 5. a local forgelet: enrolled once, then started with the control plane and stopped with it
@@ -210,6 +224,7 @@ if (!opts["no-agent"]) {
     if (enrolled.status !== 0) fail(`forgelet enroll failed:\n${enrolled.stdout}${enrolled.stderr}`);
   }
   agentLog = join(stateDir, "forgelet.log");
+  const logStart = existsSync(agentLog) ? statSync(agentLog).size : 0;
   const out = openSync(agentLog, "a");
   const agent = spawn(
     process.execPath,
@@ -226,18 +241,28 @@ if (!opts["no-agent"]) {
       "local-1",
       "--state-dir",
       agentState,
+      // The port may differ from the one the agent enrolled against.
+      "--server",
+      publicUrl,
     ],
-    { cwd: root, env: { ...process.env, FORGELET_BACKOFF_MAX_MS: "5000" }, detached: true, stdio: ["ignore", out, out] },
+    {
+      cwd: root,
+      env: { ...process.env, FORGELET_BACKOFF_MAX_MS: "5000" },
+      detached: true,
+      stdio: ["ignore", out, out],
+    },
   );
   groups.push(agent.pid);
   agent.on("exit", (code) => {
     if (!stopping) console.error(`sf start: the local forgelet exited with ${code}; see ${agentLog}`);
   });
-  // Wait until the agent has said hello, so a job submitted right after this line can run.
+  // Wait until this agent process has connected and its node is ready, so a job submitted right after
+  // this line can run. (The node may still look ready from a previous run; the log tells this run.)
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const fleet = await api("GET", "/v1/fleets/local");
-    if (fleet.nodes?.some((n) => n.agent && n.status === "ready")) break;
+    const connected = readFileSync(agentLog, "utf8").slice(logStart).includes("connected to");
+    const fleet = connected ? await api("GET", "/v1/fleets/local") : null;
+    if (fleet?.nodes?.some((n) => n.agent && n.status === "ready")) break;
     if (Date.now() > deadline) fail(`the local forgelet did not connect within 30 s; see ${agentLog}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -269,7 +294,6 @@ async function waitForHealth(url, timeoutMs) {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  stop(1);
   fail(`the control plane did not become healthy in ${timeoutMs / 1000}s (${last})`);
 }
 

@@ -10,8 +10,10 @@ import { capsuleRoutes } from "./routes/capsule.routes.js";
 import { catalogRoutes } from "./routes/catalog.routes.js";
 import { fleetsRoutes } from "./routes/fleets.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
+import { ingestRoutes } from "./routes/ingest.routes.js";
 import { jobsRoutes } from "./routes/jobs.routes.js";
 import { profilesRoutes } from "./routes/profiles.routes.js";
+import { readbackRoutes } from "./routes/readback.routes.js";
 import { tokensRoutes } from "./routes/tokens.routes.js";
 import { usageRoutes } from "./routes/usage.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
@@ -36,6 +38,8 @@ export function createApp(): Hono<Env> {
   app.route("/v1", blobsRoutes);
   app.route("/v1", usageRoutes);
   app.route("/v1", capsuleRoutes);
+  app.route("/v1", readbackRoutes);
+  app.route("/v1/ingest", ingestRoutes);
 
   app.notFound((c) => {
     const body: ErrorBody = {

@@ -4,15 +4,45 @@
  */
 import { z } from "zod";
 import type { FleetDO } from "../durable-objects/fleet.do.js";
+import type { RunDO } from "../durable-objects/run.do.js";
 
-export interface AppEnv extends Omit<Cloudflare.Env, "FLEET"> {
+export interface AppEnv extends Omit<Cloudflare.Env, "FLEET" | "RUN"> {
   FLEET: DurableObjectNamespace<FleetDO>;
+  RUN: DurableObjectNamespace<RunDO>;
   /** Token of the admin created on first start (CI, `npm start`); optional afterwards. */
   SF_BOOTSTRAP_ADMIN_TOKEN?: string;
   /** HMAC key for agent credentials and run-scoped ingest tokens. */
   SF_JWT_SECRET?: string;
   /** Server-side HuggingFace token for preflight of gated or private repos. */
   HF_TOKEN?: string;
+  /**
+   * R2's S3 API, for presigned artifact uploads straight from training jobs (docs/ingest.md). All four
+   * or none: without them artifact bytes go through the Worker. R2_BUCKET must name the bucket bound as
+   * BLOBS, because downloads read artifacts through that binding.
+   */
+  R2_ACCOUNT_ID?: string;
+  R2_ACCESS_KEY_ID?: string;
+  R2_SECRET_ACCESS_KEY?: string;
+  R2_BUCKET?: string;
+}
+
+const R2S3Config = z.object({
+  accountId: z.string().regex(/^[0-9a-f]{32}$/, "R2_ACCOUNT_ID must be a 32-character hex account id"),
+  accessKeyId: z.string().min(1),
+  secretAccessKey: z.string().min(1),
+  bucket: z.string().min(3).max(63),
+});
+export type R2S3Config = z.infer<typeof R2S3Config>;
+
+/** All four R2 S3 secrets, none (null), or a configuration error naming what is missing. */
+function r2Config(env: AppEnv): unknown {
+  const given = {
+    accountId: env.R2_ACCOUNT_ID || undefined,
+    accessKeyId: env.R2_ACCESS_KEY_ID || undefined,
+    secretAccessKey: env.R2_SECRET_ACCESS_KEY || undefined,
+    bucket: env.R2_BUCKET || undefined,
+  };
+  return Object.values(given).every((v) => v === undefined) ? null : given;
 }
 
 const Config = z.object({
@@ -27,6 +57,7 @@ const Config = z.object({
     .min(16, "SF_BOOTSTRAP_ADMIN_TOKEN must be at least 16 characters")
     .optional(),
   jwtSecret: z.string().min(32, "SF_JWT_SECRET must be at least 32 characters").optional(),
+  r2: R2S3Config.nullable(),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -44,6 +75,7 @@ export function config(env: AppEnv): Config {
       outboxRetrySeconds: env.SF_OUTBOX_RETRY_SECONDS,
       bootstrapAdminToken: env.SF_BOOTSTRAP_ADMIN_TOKEN || undefined,
       jwtSecret: env.SF_JWT_SECRET || undefined,
+      r2: r2Config(env),
     });
     cache.set(env, c);
   }

@@ -3,6 +3,7 @@ import { createApp } from "./app.js";
 import type { AppEnv } from "./env.js";
 
 export { FleetDO } from "../durable-objects/fleet.do.js";
+export { RunDO } from "../durable-objects/run.do.js";
 
 const app = createApp();
 

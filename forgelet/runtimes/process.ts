@@ -5,7 +5,16 @@
  * parents ended.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef } from "../runtime.js";
 
@@ -93,7 +102,11 @@ export class ProcessRuntime implements Runtime {
     while (groupAlive(pgid)) await sleep(this.opts.pollMs ?? 250);
     const exitFile = join(spec.runDir, ".starforge", "exit_code");
     if (!existsSync(exitFile)) {
-      return { exitCode: null, reason: "the process group ended without an exit status (killed from outside)", infra: true };
+      return {
+        exitCode: null,
+        reason: "the process group ended without an exit status (killed from outside)",
+        infra: true,
+      };
     }
     const code = Number(readFileSync(exitFile, "utf8"));
     return { exitCode: code, reason: describe(code), infra: false };

@@ -25,7 +25,8 @@ afterEach(async () => {
   if (agent) {
     // The runner reports the end just before its process exits; the agent then cleans up. Bounded wait.
     const deadline = Date.now() + 15_000;
-    while (agent.liveWorkloads().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (agent.liveWorkloads().length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(agent.liveWorkloads(), "workload processes left behind").toEqual([]);
     await agent.dispose();
   }

@@ -3,7 +3,7 @@
  * on a free loopback port with a throwaway state directory, and stops it as a process group.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -64,7 +64,11 @@ export async function startControlPlane(
     child.on("exit", (code) => {
       clearInterval(check);
       clearTimeout(timer);
-      ko(new Error(`start.mjs exited with ${code}:\n${out}`));
+      const agentLog = join(stateDir, "forgelet.log");
+      const tail = existsSync(agentLog)
+        ? readFileSync(agentLog, "utf8").split("\n").slice(-30).join("\n")
+        : "(no agent log)";
+      ko(new Error(`start.mjs exited with ${code}:\n${out}\n--- forgelet.log (tail) ---\n${tail}`));
     });
   });
   const vars = readFileSync(join(stateDir, "dev.vars"), "utf8");

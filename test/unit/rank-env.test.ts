@@ -40,6 +40,8 @@ const req: LaunchRequest = LaunchRequest.parse({
   fleet_id: "flt_1",
   user_id: "usr_1",
   spec,
+  entrypoint: { kind: "script", path: "train.sh" },
+  image: "ghcr.io/acme/train:1.0",
   placement,
   world_size: 3,
   workspace: { manifest: null },

@@ -26,8 +26,12 @@ export function bearer(c: Ctx): string | null {
   return m[1]!;
 }
 
+/** Job-side ingest authenticates with the run's own token instead (auth/ingest-auth.ts), never a user's. */
+const INGEST_PREFIX = "/v1/ingest/";
+
 export const authenticate: MiddlewareHandler<Env> = async (c, next) => {
   if (PUBLIC_ROUTES.has(`${c.req.method} ${c.req.path}`)) return next();
+  if (c.req.path.startsWith(INGEST_PREFIX)) return next();
   const token = bearer(c);
   if (!token) throw new AppError("UNAUTHENTICATED", "missing bearer token; log in with `sf login`");
   c.set("principal", await resolvePrincipal(c, token));

@@ -1,6 +1,6 @@
 /**
  * Content-addressed blobs in R2 under `blobs/sha256/<hex>`. Writes are verified by R2 against the
- * digest in the URL (the `sha256` put option), write-once (an existing digest is never rewritten) and
+ * digest in the URL (services/verified-put.ts), write-once (an existing digest is never rewritten) and
  * size-limited; bodies stream through with a fixed length and are never buffered whole.
  */
 import { and, eq } from "drizzle-orm";
@@ -12,6 +12,7 @@ import { type Db, db, schema } from "../db/client.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
 import { blobKey } from "../services/admission.js";
+import { declaredLength, putVerified } from "../services/verified-put.js";
 
 function digestParam(c: Ctx): string {
   const d = c.req.param("digest") ?? "";
@@ -52,19 +53,7 @@ async function mayRead(d: Db, p: Principal, digest: string): Promise<boolean> {
 export const blobsRoutes = new Hono<Env>()
   .put("/blobs/:digest", requireRole("operator"), async (c) => {
     const digest = digestParam(c);
-    const lengthHeader = c.req.header("content-length");
-    const length = lengthHeader === undefined ? Number.NaN : Number(lengthHeader);
-    if (!Number.isInteger(length) || length < 0) {
-      throw new AppError(
-        "LENGTH_REQUIRED",
-        "PUT /v1/blobs needs a Content-Length (bodies are streamed, not buffered)",
-      );
-    }
-    const max = config(c.env).maxBlobBytes;
-    if (length > max) {
-      await c.req.raw.body?.cancel();
-      throw new AppError("BLOB_TOO_LARGE", `blob is ${length} bytes; the limit is ${max}`, { limit: max });
-    }
+    const length = await declaredLength(c.req.raw, config(c.env).maxBlobBytes, "PUT /v1/blobs");
     const key = blobKey(digest);
     const d = db(c.env.DB);
     const createdBy = currentUser(c).userId;
@@ -79,48 +68,7 @@ export const blobsRoutes = new Hono<Env>()
         .run();
       return c.json({ digest, size: existing.size, created: false });
     }
-    // The body streams to R2 through a hashing pass: R2 refuses the write unless the sha256 matches
-    // (so nothing wrong is ever stored), and our own count and hash say why a refused write failed.
-    const hasher = new crypto.DigestStream("SHA-256");
-    const hashWriter = hasher.getWriter();
-    let seen = 0;
-    const tap = new TransformStream<Uint8Array, Uint8Array>({
-      async transform(chunk, ctl) {
-        seen += chunk.byteLength;
-        await hashWriter.write(chunk);
-        ctl.enqueue(chunk);
-      },
-      async flush() {
-        await hashWriter.close();
-      },
-    });
-    const fixed = new FixedLengthStream(length);
-    const body = c.req.raw.body ?? new Response("").body!;
-    const piping = body
-      .pipeThrough(tap)
-      .pipeTo(fixed.writable)
-      .catch(() => undefined);
-    try {
-      await c.env.BLOBS.put(key, fixed.readable, { sha256: digest.slice("sha256:".length) });
-    } catch (err) {
-      await piping;
-      if (seen !== length) {
-        throw new AppError(
-          "BAD_REQUEST",
-          `the body had ${seen} bytes, not its Content-Length of ${length}; nothing was stored`,
-        );
-      }
-      const got = `sha256:${[...new Uint8Array(await hasher.digest)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
-      if (got !== digest) {
-        throw new AppError(
-          "BLOB_DIGEST_MISMATCH",
-          `the uploaded bytes hash to ${got}, not ${digest}; nothing was stored`,
-          { expected: digest, actual: got },
-        );
-      }
-      throw err;
-    }
-    await piping;
+    await putVerified(c.env.BLOBS, key, c.req.raw.body, length, digest);
     await d.insert(schema.blobs).values({ digest, size: length, createdBy }).onConflictDoNothing().run();
     return c.json({ digest, size: length, created: true }, 201);
   })

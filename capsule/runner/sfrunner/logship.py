@@ -8,7 +8,7 @@ reader sees every line once, in order, with no gaps.
 
 import threading
 
-FLUSH_INTERVAL_S = 0.5  # the brief's promise is "at least every second"; half leaves room for a slow POST
+FLUSH_INTERVAL_S = 0.5  # lines reach readers within a second; half of it leaves room for a slow POST
 MAX_LINES_PER_BATCH = 500  # contract MAX_LOG_CHUNKS is 1000
 MAX_BYTES_PER_BATCH = 512 * 1024
 # contract MAX_LOG_LINE is 16 KiB of UTF-16 code units: 8192 code points can never exceed that.
@@ -123,4 +123,6 @@ class LogShipper:
                 pass
         lost = {s: len(self._pending[s]) + self._dropped[s] for s in STREAMS}
         if any(lost.values()):
-            self.client._say("log lines not delivered: stdout %d, stderr %d" % (lost["stdout"], lost["stderr"]))
+            self.client._say(
+                "log lines not delivered: stdout %d, stderr %d" % (lost["stdout"], lost["stderr"])
+            )

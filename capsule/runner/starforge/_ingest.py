@@ -58,11 +58,12 @@ class Deadline:
 
 
 class IngestClient:
-    def __init__(self, endpoint, token, run_id, log_prefix="starforge"):
+    def __init__(self, endpoint, token, run_id, log_prefix="starforge", say=None):
         self.endpoint = (endpoint or "").rstrip("/")
         self.token = token
         self.run_id = run_id
         self._prefix = log_prefix
+        self._say_fn = say  # the runner passes its own, which keeps its output lines whole
         self._rng = random.Random()  # jitter only; never touches the training's global RNG
         self._warned = set()
 
@@ -71,6 +72,9 @@ class IngestClient:
         return bool(self.endpoint and self.token and self.run_id)
 
     def _say(self, message):
+        if self._say_fn is not None:
+            self._say_fn(message)
+            return
         try:
             sys.stderr.write("%s: %s\n" % (self._prefix, message))
             sys.stderr.flush()
@@ -88,13 +92,17 @@ class IngestClient:
             self._warned.discard(key)
             self._say("ingest %s is reachable again" % key)
 
-    def _attempt(self, method, url, data, headers):
+    def _attempt(self, method, url, data, headers, deadline=None):
         """One HTTP request. Returns (status, body_bytes); status 0 means it never got an answer."""
         req = urllib.request.Request(url, data=data, method=method)
         for k, v in headers.items():
             req.add_header(k, v)
+        timeout = REQUEST_TIMEOUT_S
+        if deadline is not None and deadline.at is not None:
+            # A server that accepts and never answers must not stretch the drain past its deadline.
+            timeout = max(1.0, min(timeout, deadline.at - time.monotonic()))
         try:
-            with urllib.request.urlopen(req, timeout=REQUEST_TIMEOUT_S) as resp:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
                 return resp.status, resp.read()
         except urllib.error.HTTPError as e:
             try:
@@ -118,7 +126,8 @@ class IngestClient:
             if not retryable:
                 self._warn(key + ":%d" % status, "ingest %s refused (HTTP %d): %s" % (key, status, detail))
                 return status, None
-            self._warn(key, "ingest %s failed (%s), retrying" % (key, "HTTP %d" % status if status else detail))
+            why = "HTTP %d" % status if status else detail
+            self._warn(key, "ingest %s failed (%s), retrying" % (key, why))
             if deadline is not None and deadline.expired():
                 return status, None
             if deadline is not None:
@@ -142,7 +151,9 @@ class IngestClient:
             "User-Agent": "starforge-capsule/1",
         }
         url = self.endpoint + path
-        status, answer = self._with_retries(path, deadline, lambda: self._attempt("POST", url, data, headers))
+        status, answer = self._with_retries(
+            path, deadline, lambda: self._attempt("POST", url, data, headers, deadline)
+        )
         if answer is None:
             return None
         if not answer.strip():
@@ -163,7 +174,7 @@ class IngestClient:
             try:
                 hdrs = dict(headers or {})
                 hdrs["Content-Length"] = str(size)
-                return self._attempt("PUT", url, f, hdrs)
+                return self._attempt("PUT", url, f, hdrs, deadline)
             finally:
                 f.close()
 

@@ -19,7 +19,6 @@ import atexit
 import math
 import os
 import threading
-import time
 
 from starforge._ingest import Deadline, IngestClient, now_iso
 
@@ -35,6 +34,9 @@ DEFAULT_FINISH_TIMEOUT_S = 10.0
 _lock = threading.Lock()
 _reporter = None
 _atexit_registered = False
+# After finish(), calls are no-ops until the next init(): a late log() must not quietly start a second
+# reporter that nobody will finish.
+_finished = False
 
 
 def _finish_timeout():
@@ -181,10 +183,11 @@ class _Reporter:
             self.client._say("%d metric points/hparams were not delivered" % lost)
 
 
-def _get(create=True):
+def _get():
+    """The current reporter; log() before init() starts one from the environment (never after finish())."""
     global _reporter, _atexit_registered
     with _lock:
-        if _reporter is None and create:
+        if _reporter is None and not _finished:
             _reporter = _Reporter(
                 os.environ.get("STARFORGE_RUN_ID"),
                 os.environ.get("STARFORGE_ENDPOINT"),
@@ -198,9 +201,10 @@ def _get(create=True):
 
 def init(run_id=None, endpoint=None, token=None):
     """Start reporting for a run; arguments default to STARFORGE_RUN_ID, _ENDPOINT and _TOKEN."""
-    global _reporter, _atexit_registered
+    global _reporter, _atexit_registered, _finished
     try:
-        old = _get(create=False)
+        with _lock:
+            old, _reporter = _reporter, None
         if old is not None:
             old.finish()
         rep = _Reporter(
@@ -209,7 +213,7 @@ def init(run_id=None, endpoint=None, token=None):
             token or os.environ.get("STARFORGE_TOKEN"),
         )
         with _lock:
-            _reporter = rep
+            _reporter, _finished = rep, False
             if not _atexit_registered:
                 atexit.register(finish)
                 _atexit_registered = True
@@ -220,7 +224,9 @@ def init(run_id=None, endpoint=None, token=None):
 def log(metrics, step=None):
     """Queue numeric metrics (nested dicts flatten with "/") at ``step`` (None: previous step + 1)."""
     try:
-        _get().log(metrics, step)
+        rep = _get()
+        if rep is not None:
+            rep.log(metrics, step)
     except Exception:
         pass
 
@@ -228,17 +234,19 @@ def log(metrics, step=None):
 def log_hparams(params):
     """Record the run's hyperparameters (a flat or nested dict of JSON values)."""
     try:
-        _get().log_hparams(params)
+        rep = _get()
+        if rep is not None:
+            rep.log_hparams(params)
     except Exception:
         pass
 
 
 def finish():
     """Flush what is queued (bounded by SF_REPORT_FLUSH_TIMEOUT seconds) and stop reporting."""
-    global _reporter
+    global _reporter, _finished
     try:
         with _lock:
-            rep, _reporter = _reporter, None
+            rep, _reporter, _finished = _reporter, None, True
         if rep is not None:
             rep.finish()
     except Exception:
@@ -247,8 +255,9 @@ def finish():
 
 def _after_fork_in_child():
     # A forked child (e.g. a data-loader worker) inherits the queue but not the thread: start afresh.
-    global _reporter
+    global _reporter, _lock
     _reporter = None
+    _lock = threading.Lock()  # the parent may have held it at the moment of the fork
 
 
 if hasattr(os, "register_at_fork"):

@@ -1,0 +1,307 @@
+"""``python3 runner.pyz run``: check the run directory, run the recipe, report what happens.
+
+Order of business: manifest -> digests -> Python/framework capability -> entrypoint. Only when all of
+them pass does the training start; the exit code says which check failed otherwise (sfrunner.codes).
+After the start, the runner's job is to stay out of the way: ingest problems are retried in background
+threads and never change what the training does or how it exits.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+import sfrunner
+from sfrunner import checks, manifest
+from sfrunner.codes import BAD_MANIFEST, NAMES, RUNNER_ERROR, CapsuleError
+from sfrunner.console import echo, say
+from sfrunner.events import CheckpointWatcher, EventPoster, lifecycle
+from sfrunner.logship import LogShipper
+from starforge._ingest import Deadline, IngestClient
+
+DEFAULT_DRAIN_S = 30.0  # after the child exits, how long to keep trying to deliver what is left
+DEFAULT_STOP_GRACE_S = 25.0  # after a forwarded SIGTERM, how long before the child's group gets SIGKILL
+LEFTOVER_GRACE_S = 2.0  # after the child exits, how long its orphans get before (and after) TERM
+# Signals the runner passes on to the training's process group. TERM/INT/HUP mean "stop"; USR1/USR2
+# are forwarded as is (Slurm and friends use them as "checkpoint now" warnings).
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+_FORWARDED = _STOP_SIGNALS + (signal.SIGUSR1, signal.SIGUSR2)
+
+
+def _env_float(name, default):
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def runner_path():
+    """runner.pyz itself (or the source folder when run unpacked): what goes first on PYTHONPATH."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(sfrunner.__file__)))
+
+
+def cli_value(v):
+    """A typed hyperparameter as a CLI value: JSON spelling for numbers/bools (true, 0.1), raw strings."""
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def child_env(root, m):
+    env = dict(os.environ)
+    exp = m["experiment_dir"]
+    work = os.path.join(root, "workspace")
+    out = os.path.join(root, "out")
+    os.makedirs(out, exist_ok=True)
+    exp_dir = work if exp in ("", ".") else os.path.join(work, exp)
+    # A catalog recipe may come with no workspace at all; it still runs in (an empty) FORGE_EXP_DIR.
+    os.makedirs(exp_dir, exist_ok=True)
+    env["FORGE_RUN_ROOT"] = root
+    env["FORGE_WORK_DIR"] = work
+    env["FORGE_EXP_DIR"] = exp_dir
+    env["FORGE_OUT_DIR"] = out
+    env["SF_HPARAMS"] = json.dumps(m["hyperparams"], sort_keys=True)
+    old = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = runner_path() + (os.pathsep + old if old else "")
+    # A Python child writing to a pipe buffers by blocks: without this its lines would reach the log
+    # tab minutes late, or not at all if it is killed.
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    # The agent sets these; the manifest is the fallback when the runner is started by hand.
+    env.setdefault("STARFORGE_RUN_ID", m["run_id"])
+    env.setdefault("FORGE_JOB_ID", m["job_id"])
+    env.setdefault("FORGE_RANK", str(m["rank"]))
+    env.setdefault("FORGE_WORLD_SIZE", str(m["world_size"]))
+    return env
+
+
+def command(m, exp_dir):
+    """The training command for the recipe's entrypoint; never a substitute for a missing one."""
+    ep = m["recipe"]["entrypoint"]
+    if ep["kind"] == "script":
+        script = os.path.join(exp_dir, ep["path"])
+        if not os.path.isfile(script):
+            raise CapsuleError(BAD_MANIFEST, "entrypoint script %s does not exist" % script)
+        return ["bash", script]
+    checks.check_module(ep["module"])
+    args = ["--%s=%s" % (k, cli_value(v)) for k, v in sorted(m["hyperparams"].items())]
+    return [sys.executable, "-m", ep["module"]] + args
+
+
+def _pump(pipe, stream, shipper):
+    """Copy the child's output line by line: echo it, and queue it for ingest."""
+    for raw in iter(lambda: pipe.readline(1 << 20), b""):
+        echo(stream, raw)
+        line = raw.decode("utf-8", "replace")
+        if line.endswith("\n"):
+            line = line[:-1]
+            if line.endswith("\r"):
+                line = line[:-1]
+        shipper.add(stream, line)
+    pipe.close()
+
+
+class _Signals:
+    """Forward stop signals to the training's process group; escalate to SIGKILL after a grace."""
+
+    def __init__(self):
+        self.proc = None
+        self.received = None
+        self.received_at = None
+        self.killed = False
+
+    def handler(self, signum, _frame):
+        if signum in _STOP_SIGNALS and self.received is None:
+            self.received, self.received_at = signum, time.monotonic()
+        self.forward(signum)
+
+    def forward(self, signum):
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def tick(self, grace):
+        if self.received is not None and not self.killed and time.monotonic() - self.received_at > grace:
+            say("the training ignored %s for %.0fs: killing it" % (signal.Signals(self.received).name, grace))
+            self.killed = True
+            self.forward(signal.SIGKILL)
+
+
+def _exit_status(returncode):
+    """Popen's -N (killed by signal N) as the shell's 128+N, which is what `docker wait` shows too."""
+    return returncode if returncode >= 0 else 128 - returncode
+
+
+def run():
+    root = os.path.abspath(os.environ.get("FORGE_RUN_ROOT", "/sf"))
+    m = manifest.load(os.path.join(root, ".starforge", "capsule", "capsule.json"))
+
+    run_id = os.environ.get("STARFORGE_RUN_ID") or m["run_id"]
+    endpoint = os.environ.get("STARFORGE_ENDPOINT") or m["ingest"]["endpoint"]
+    token = os.environ.get("STARFORGE_TOKEN") or ""
+    reporting = os.environ.get("STARFORGE_ENABLED") == "1" and bool(token)
+    client = IngestClient(endpoint, token if reporting else None, run_id, "starforge-runner", say=say)
+    try:
+        rank = int(os.environ.get("FORGE_RANK", m["rank"]))
+    except ValueError:
+        rank = m["rank"]
+
+    env = child_env(root, m)
+    try:
+        checks.verify_files(root, m["files"])
+        checks.check_python(m["requires"]["python"])
+        checks.check_framework(m["requires"]["framework"])
+        argv = command(m, env["FORGE_EXP_DIR"])
+    except CapsuleError as e:
+        # The agent sees the exit code; the reason is for the person reading the run page.
+        client.post(
+            "/lifecycle",
+            lifecycle(run_id, rank, "failed", e.code, "%s: %s" % (NAMES[e.code], e.message)),
+            Deadline(time.monotonic() + 10.0),
+        )
+        raise
+
+    say("run %s rank %d: %s %s (%s)" % (run_id, rank, m["recipe"]["name"], m["recipe"]["version"],
+                                         "reporting to " + endpoint if reporting else "ingest disabled"))
+    say("exec: %s (cwd %s)" % (" ".join(argv), env["FORGE_EXP_DIR"]))
+
+    deadline = Deadline()
+    poster = EventPoster(client, deadline)
+    shipper = LogShipper(client, run_id, rank, deadline)
+    poster.post("/lifecycle", lifecycle(run_id, rank, "started"))
+    if rank == 0:  # one copy of the hyperparameters per run, not one per rank
+        poster.post("/hparams", {"run_id": run_id, "params": m["hyperparams"]})
+
+    sigs = _Signals()
+    for s in _FORWARDED:
+        signal.signal(s, sigs.handler)
+    try:
+        # Its own session (so its own process group): a stop reaches every process the training
+        # started, and a terminal's Ctrl-C reaches it only through us.
+        proc = subprocess.Popen(
+            argv,
+            cwd=env["FORGE_EXP_DIR"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as e:
+        say("cannot start the training: %s" % e)
+        proc = None
+    readers = []
+    watcher = None
+    if proc is not None:
+        sigs.proc = proc
+        if sigs.received is not None:  # a stop that arrived while we were starting it
+            sigs.forward(sigs.received)
+        readers = [
+            threading.Thread(target=_pump, args=(proc.stdout, "stdout", shipper), daemon=True),
+            threading.Thread(target=_pump, args=(proc.stderr, "stderr", shipper), daemon=True),
+        ]
+        for t in readers:
+            t.start()
+        # Rank 0 alone uploads checkpoints: ranks that share a run directory (a shared file system)
+        # would otherwise upload and register every checkpoint once per rank.
+        if rank == 0:
+            watcher = CheckpointWatcher(env["FORGE_OUT_DIR"], run_id, poster)
+        grace = _env_float("SF_STOP_GRACE_SECONDS", DEFAULT_STOP_GRACE_S)
+        while True:
+            try:
+                proc.wait(timeout=0.25)
+                break
+            except subprocess.TimeoutExpired:
+                sigs.tick(grace)
+        code = _exit_status(proc.returncode)
+        _end_leftovers(proc, readers)
+    else:
+        code = 127
+
+    deadline.set_in(_env_float("SF_INGEST_DRAIN_SECONDS", DEFAULT_DRAIN_S))
+    if watcher is not None:
+        watcher.close()
+    shipper.close()  # every log line before the final lifecycle event
+    if code == 0:
+        poster.post("/lifecycle", lifecycle(run_id, rank, "succeeded", 0))
+    else:
+        if sigs.received is not None:
+            reason = "stopped: the runner received %s and forwarded it" % signal.Signals(sigs.received).name
+        elif proc is not None and proc.returncode < 0:
+            reason = "the training was killed by %s" % signal.Signals(-proc.returncode).name
+        elif proc is None:
+            reason = "the training could not be started"
+        else:
+            reason = "the training exited with code %d" % code
+        poster.post("/lifecycle", lifecycle(run_id, rank, "failed", code, reason))
+    poster.close()
+    say("training finished with exit code %d" % code)
+    return code
+
+
+def _group_alive(pgid):
+    """Does any process of the group still run? Zombies do not count: killpg() succeeds on them, and
+    they are gone as soon as their new parent reaps them (which is us when we are a container's PID 1,
+    hence the waitpid loop)."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+    if os.path.isdir("/proc/self"):
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % pid) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # exited while we looked
+            # After "pid (comm)": state, ppid, pgrp, ...
+            if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+                return True
+        return False
+    try:  # no /proc (not Linux): the signal-0 probe, zombies included
+        os.killpg(pgid, 0)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _end_leftovers(proc, readers):
+    """The child exited; what it left running in its process group is stopped (TERM, then KILL): the
+    run is over and nothing of it may outlive the runner. Orphans still writing get a moment first,
+    so their last lines are not cut off."""
+    until = time.monotonic() + LEFTOVER_GRACE_S
+    for t in readers:
+        t.join(max(0.0, until - time.monotonic()))
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if not _group_alive(proc.pid):
+            break
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        until = time.monotonic() + LEFTOVER_GRACE_S
+        while time.monotonic() < until and _group_alive(proc.pid):
+            time.sleep(0.05)
+    for t in readers:
+        t.join(1.0)  # a reader held open by a process outside the group must not hang the exit
+
+
+def main(argv):
+    if argv[:1] != ["run"]:
+        sys.stderr.write("usage: python3 runner.pyz run\n")
+        return 2
+    try:
+        return run()
+    except CapsuleError as e:
+        say("%s: %s" % (NAMES.get(e.code, e.code), e.message))
+        return e.code
+    except Exception:
+        traceback.print_exc()
+        say("%s: the runner failed; this is a bug in the capsule, not in the job" % NAMES[RUNNER_ERROR])
+        return RUNNER_ERROR

@@ -1,0 +1,1 @@
+"""tinylm: a tiny PyTorch character language model; see tinylm.train."""

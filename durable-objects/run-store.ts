@@ -1,0 +1,357 @@
+/**
+ * The Run DO's SQLite schema and typed row access. One object holds one run, so no table carries a run
+ * id. Times are epoch milliseconds here (ISO strings only in views). Every write is keyed so that a
+ * replayed request rewrites the same rows: log lines by (rank, stream, seq), metrics by (key, step),
+ * lifecycle events by (rank, event), hardware points by (key, node, gpu, ts), artifacts by path.
+ */
+
+/**
+ * Append-only schema steps: step N brings a store from version N-1 to N. Never edit a shipped step;
+ * add one. The version lives in meta.schema_version.
+ */
+const MIGRATIONS: string[][] = [
+  [
+    `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    // next_seq: every seq below it is released or skipped; high_seq: one past the highest seq stored
+    // (where a batch without seq continues); held: lines stored but not yet released.
+    `CREATE TABLE log_streams (
+       rank INTEGER NOT NULL, stream TEXT NOT NULL, next_seq INTEGER NOT NULL, high_seq INTEGER NOT NULL,
+       held INTEGER NOT NULL, eof_seq INTEGER, PRIMARY KEY (rank, stream))`,
+    // cursor is NULL while a line is held back; released lines number 0, 1, 2, … run-wide.
+    `CREATE TABLE log_lines (
+       rank INTEGER NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL, ts INTEGER NOT NULL,
+       line TEXT NOT NULL, cursor INTEGER UNIQUE, PRIMARY KEY (rank, stream, seq))`,
+    `CREATE TABLE metrics (
+       key TEXT NOT NULL, step INTEGER NOT NULL, value REAL NOT NULL, ts INTEGER NOT NULL,
+       PRIMARY KEY (key, step))`,
+    `CREATE TABLE events (
+       rank INTEGER NOT NULL, event TEXT NOT NULL, ts INTEGER NOT NULL, exit_code INTEGER, reason TEXT,
+       received_at INTEGER NOT NULL, PRIMARY KEY (rank, event))`,
+    `CREATE TABLE hparams (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL)`,
+    `CREATE TABLE hardware (
+       key TEXT NOT NULL, node_id TEXT NOT NULL, gpu_idx INTEGER NOT NULL, ts INTEGER NOT NULL,
+       value REAL NOT NULL, PRIMARY KEY (key, node_id, gpu_idx, ts))`,
+    `CREATE TABLE artifacts (
+       path TEXT PRIMARY KEY, kind TEXT NOT NULL, step INTEGER, size INTEGER, digest TEXT,
+       verified INTEGER NOT NULL, r2_key TEXT, metrics TEXT, registered_at INTEGER NOT NULL)`,
+  ],
+];
+
+export const RUN_SCHEMA_VERSION = MIGRATIONS.length;
+
+export type LogStreamName = "stdout" | "stderr";
+
+export interface StreamRow {
+  [k: string]: SqlStorageValue;
+  rank: number;
+  stream: LogStreamName;
+  next_seq: number;
+  high_seq: number;
+  held: number;
+  eof_seq: number | null;
+}
+
+export interface LineRow {
+  [k: string]: SqlStorageValue;
+  cursor: number;
+  rank: number;
+  stream: LogStreamName;
+  seq: number;
+  ts: number;
+  line: string;
+}
+
+export interface MetricRow {
+  [k: string]: SqlStorageValue;
+  key: string;
+  step: number;
+  value: number;
+  ts: number;
+}
+
+export interface EventRow {
+  [k: string]: SqlStorageValue;
+  rank: number;
+  event: string;
+  ts: number;
+  exit_code: number | null;
+  reason: string | null;
+  received_at: number;
+}
+
+export interface ArtifactRow {
+  [k: string]: SqlStorageValue;
+  path: string;
+  kind: string;
+  step: number | null;
+  size: number | null;
+  digest: string | null;
+  verified: number;
+  r2_key: string | null;
+  metrics: string | null;
+  registered_at: number;
+}
+
+export class RunStore {
+  private cursor: number | null = null;
+
+  constructor(readonly sql: SqlStorage) {}
+
+  migrate(): void {
+    const hasMeta =
+      this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray()
+        .length > 0;
+    let version = hasMeta ? Number(this.getMeta("schema_version") ?? "0") : 0;
+    for (; version < MIGRATIONS.length; version++) {
+      for (const stmt of MIGRATIONS[version]!) this.sql.exec(stmt);
+      this.setMeta("schema_version", String(version + 1));
+    }
+  }
+
+  getMeta(key: string): string | null {
+    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
+    return row?.value ?? null;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      key,
+      value,
+    );
+  }
+
+  /**
+   * Takes the next run-wide log cursor. Within one transaction the counter lives in memory and is
+   * written once by `endCursors`, rather than read and written back for every released line.
+   */
+  takeCursor(): number {
+    if (this.cursor === null) this.cursor = Number(this.getMeta("next_cursor") ?? "0");
+    const c = this.cursor;
+    this.cursor += 1;
+    return c;
+  }
+
+  /** Ends a transaction's use of cursors: stores the counter, or forgets it when the transaction rolled back. */
+  endCursors(commit: boolean): void {
+    if (commit && this.cursor !== null) this.setMeta("next_cursor", String(this.cursor));
+    this.cursor = null;
+  }
+
+  // logs ---------------------------------------------------------------------------
+
+  stream(rank: number, stream: LogStreamName): StreamRow {
+    const row = this.sql
+      .exec<StreamRow>("SELECT * FROM log_streams WHERE rank = ? AND stream = ?", rank, stream)
+      .toArray()[0];
+    return row ?? { rank, stream, next_seq: 0, high_seq: 0, held: 0, eof_seq: null };
+  }
+
+  streams(): StreamRow[] {
+    return this.sql.exec<StreamRow>("SELECT * FROM log_streams ORDER BY rank, stream").toArray();
+  }
+
+  streamsHolding(): StreamRow[] {
+    return this.sql.exec<StreamRow>("SELECT * FROM log_streams WHERE held > 0").toArray();
+  }
+
+  saveStream(s: StreamRow): void {
+    this.sql.exec(
+      `INSERT INTO log_streams (rank, stream, next_seq, high_seq, held, eof_seq) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (rank, stream) DO UPDATE SET next_seq = excluded.next_seq, high_seq = excluded.high_seq,
+         held = excluded.held, eof_seq = excluded.eof_seq`,
+      s.rank,
+      s.stream,
+      s.next_seq,
+      s.high_seq,
+      s.held,
+      s.eof_seq,
+    );
+  }
+
+  /** Stores a line unless its (rank, stream, seq) exists; true when it was new. The first copy wins. */
+  insertLine(s: StreamRow, seq: number, ts: number, line: string): boolean {
+    return (
+      this.sql.exec(
+        "INSERT INTO log_lines (rank, stream, seq, ts, line) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        s.rank,
+        s.stream,
+        seq,
+        ts,
+        line,
+      ).rowsWritten > 0
+    );
+  }
+
+  /** Held lines of a stream from `fromSeq` on, ascending. */
+  heldLines(s: StreamRow, fromSeq: number, limit: number): Array<{ seq: number; ts: number }> {
+    return this.sql
+      .exec<{ seq: number; ts: number }>(
+        `SELECT seq, ts FROM log_lines WHERE rank = ? AND stream = ? AND seq >= ? AND cursor IS NULL
+         ORDER BY seq LIMIT ?`,
+        s.rank,
+        s.stream,
+        fromSeq,
+        limit,
+      )
+      .toArray();
+  }
+
+  release(s: StreamRow, seq: number, cursor: number): void {
+    this.sql.exec(
+      "UPDATE log_lines SET cursor = ? WHERE rank = ? AND stream = ? AND seq = ?",
+      cursor,
+      s.rank,
+      s.stream,
+      seq,
+    );
+  }
+
+  /** When the longest-waiting held line arrived, or null when nothing is held. */
+  oldestHeld(): number | null {
+    const row = this.sql
+      .exec<{ t: number | null }>("SELECT MIN(ts) AS t FROM log_lines WHERE cursor IS NULL")
+      .toArray()[0];
+    return row?.t ?? null;
+  }
+
+  linesFrom(
+    cursor: number,
+    limit: number,
+    filter: { rank?: number; stream?: LogStreamName } = {},
+  ): LineRow[] {
+    const where = ["cursor >= ?"];
+    const args: Array<number | string> = [cursor];
+    if (filter.rank !== undefined) {
+      where.push("rank = ?");
+      args.push(filter.rank);
+    }
+    if (filter.stream !== undefined) {
+      where.push("stream = ?");
+      args.push(filter.stream);
+    }
+    return this.sql
+      .exec<LineRow>(
+        `SELECT cursor, rank, stream, seq, ts, line FROM log_lines WHERE ${where.join(" AND ")}
+         ORDER BY cursor LIMIT ?`,
+        ...args,
+        limit,
+      )
+      .toArray();
+  }
+
+  // metrics, events, hparams, hardware ------------------------------------------------
+
+  /** A retry or a rewrite of the same (key, step) replaces the point: the last write wins. */
+  upsertMetric(m: MetricRow): void {
+    this.sql.exec(
+      `INSERT INTO metrics (key, step, value, ts) VALUES (?, ?, ?, ?)
+       ON CONFLICT (key, step) DO UPDATE SET value = excluded.value, ts = excluded.ts`,
+      m.key,
+      m.step,
+      m.value,
+      m.ts,
+    );
+  }
+
+  metricPoints(key: string, afterStep: number, limit: number): MetricRow[] {
+    return this.sql
+      .exec<MetricRow>(
+        "SELECT key, step, value, ts FROM metrics WHERE key = ? AND step > ? ORDER BY step LIMIT ?",
+        key,
+        afterStep,
+        limit,
+      )
+      .toArray();
+  }
+
+  /** Each key with its point count and its point at the highest step. */
+  metricKeys(): Array<MetricRow & { count: number }> {
+    return this.sql
+      .exec<MetricRow & { count: number }>(
+        `SELECT m.key, m.step, m.value, m.ts, k.count FROM metrics m
+         JOIN (SELECT key, MAX(step) AS step, COUNT(*) AS count FROM metrics GROUP BY key) k
+           ON k.key = m.key AND k.step = m.step
+         ORDER BY m.key`,
+      )
+      .toArray();
+  }
+
+  /** The first report of an event for a rank is kept; a retry of it changes nothing. */
+  insertEvent(e: EventRow): boolean {
+    return (
+      this.sql.exec(
+        `INSERT INTO events (rank, event, ts, exit_code, reason, received_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
+        e.rank,
+        e.event,
+        e.ts,
+        e.exit_code,
+        e.reason,
+        e.received_at,
+      ).rowsWritten > 0
+    );
+  }
+
+  events(): EventRow[] {
+    return this.sql.exec<EventRow>("SELECT * FROM events ORDER BY received_at, rank").toArray();
+  }
+
+  setHparam(key: string, valueJson: string, now: number): void {
+    this.sql.exec(
+      `INSERT INTO hparams (key, value, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      key,
+      valueJson,
+      now,
+    );
+  }
+
+  hparams(): Array<{ key: string; value: string }> {
+    return this.sql
+      .exec<{ key: string; value: string }>("SELECT key, value FROM hparams ORDER BY key")
+      .toArray();
+  }
+
+  upsertHardware(p: { key: string; node_id: string; gpu_idx: number; ts: number; value: number }): void {
+    this.sql.exec(
+      `INSERT INTO hardware (key, node_id, gpu_idx, ts, value) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (key, node_id, gpu_idx, ts) DO UPDATE SET value = excluded.value`,
+      p.key,
+      p.node_id,
+      p.gpu_idx,
+      p.ts,
+      p.value,
+    );
+  }
+
+  // artifacts ----------------------------------------------------------------------
+
+  /** Registering a path again (a rewritten checkpoint) replaces its record. */
+  upsertArtifact(a: ArtifactRow): void {
+    this.sql.exec(
+      `INSERT INTO artifacts (path, kind, step, size, digest, verified, r2_key, metrics, registered_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (path) DO UPDATE SET kind = excluded.kind, step = excluded.step, size = excluded.size,
+         digest = excluded.digest, verified = excluded.verified, r2_key = excluded.r2_key,
+         metrics = excluded.metrics, registered_at = excluded.registered_at`,
+      a.path,
+      a.kind,
+      a.step,
+      a.size,
+      a.digest,
+      a.verified,
+      a.r2_key,
+      a.metrics,
+      a.registered_at,
+    );
+  }
+
+  artifacts(): ArtifactRow[] {
+    return this.sql.exec<ArtifactRow>("SELECT * FROM artifacts ORDER BY step IS NULL, step, path").toArray();
+  }
+
+  artifact(path: string): ArtifactRow | null {
+    return this.sql.exec<ArtifactRow>("SELECT * FROM artifacts WHERE path = ?", path).toArray()[0] ?? null;
+  }
+}

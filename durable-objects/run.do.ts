@@ -1,0 +1,398 @@
+/**
+ * Run Durable Object: one per run (`idFromName(run_id)`), the single writer of that run's logs, metrics,
+ * lifecycle events, hyperparameters, hardware samples and artifact records, and the fan-out point of its
+ * live log tails. Ingest scales with the number of runs because each run has its own object and SQLite.
+ * The ordering rules are pure functions (run-policy.ts); this class translates RPC calls, the tail
+ * `fetch` and the alarm into synchronous SQL blocks. Order: constructor → RPC → fetch → alarm → helpers.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { z } from "zod";
+import { nowIso } from "../contract/ids.js";
+import type {
+  HardwareBatch as HardwareBatchSchema,
+  LogsBatch,
+  MetricsBatch,
+} from "../contract/ingest.schema.js";
+import type { AppEnv } from "../worker/env.js";
+import { LOG_HOLD_LIMITS, normalizeTs, planRelease, runIsOver } from "./run-policy.js";
+import { type ArtifactRow, type LineRow, type LogStreamName, RunStore, type StreamRow } from "./run-store.js";
+import { LogTail } from "./run-tail.js";
+import type {
+  ArtifactRecord,
+  ArtifactView,
+  LifecycleRecord,
+  LogLineView,
+  LogsAccepted,
+  LogsPage,
+  LogsQuery,
+  MetricKeyView,
+  MetricSeries,
+} from "./run-types.js";
+import { SSE_HEADERS } from "./sse-frames.js";
+
+type HardwareBatch = z.infer<typeof HardwareBatchSchema>;
+
+/** Live tails get a comment this often, and an idle tail re-checks whether its run is over. */
+export const KEEPALIVE_MS = 15_000;
+
+export class RunDO extends DurableObject<AppEnv> {
+  private readonly store: RunStore;
+  private readonly tails = new Set<LogTail>();
+  private ended = false;
+  /** When live tails next get a keep-alive (null while none is open). In memory: tails are too. */
+  private keepAliveDue: number | null = null;
+
+  constructor(ctx: DurableObjectState, env: AppEnv) {
+    super(ctx, env);
+    this.store = new RunStore(ctx.storage.sql);
+    void ctx.blockConcurrencyWhile(async () => {
+      this.store.migrate();
+      this.ended = this.store.getMeta("ended_at") !== null;
+      await this.armAlarm();
+    });
+  }
+
+  // RPC: ingest ------------------------------------------------------------------------
+
+  /**
+   * Stores a batch of log lines. With `seq`, line i has seq `seq + i` and a replay is a no-op; without
+   * it (the original client) the lines continue after the highest seq stored, so a retried batch is
+   * stored twice: at-least-once, as the original promised.
+   */
+  async ingestLogs(runId: string, batch: LogsBatch): Promise<LogsAccepted> {
+    const now = Date.now();
+    const result = this.tx(() => {
+      this.bind(runId);
+      const s = this.store.stream(batch.rank, batch.stream);
+      const first = batch.seq ?? s.high_seq;
+      let accepted = 0;
+      batch.chunks.forEach((line, i) => {
+        const seq = first + i;
+        if (!this.store.insertLine(s, seq, now, line)) return;
+        accepted += 1;
+        // A line below next_seq arrived after its hole was given up on: shown now rather than lost.
+        if (seq < s.next_seq) this.store.release(s, seq, this.store.takeCursor());
+        else s.held += 1;
+      });
+      const end = first + batch.chunks.length;
+      s.high_seq = Math.max(s.high_seq, end);
+      if (batch.eof) s.eof_seq = end;
+      this.releaseStream(s, now, this.ended);
+      this.store.saveStream(s);
+      return {
+        accepted,
+        duplicates: batch.chunks.length - accepted,
+        first_seq: first,
+        released_to: s.next_seq,
+        held: s.held,
+      };
+    });
+    this.notifyTails();
+    await this.armAlarm();
+    return result;
+  }
+
+  async ingestMetrics(runId: string, batch: MetricsBatch): Promise<{ accepted: number }> {
+    const now = Date.now();
+    this.tx(() => {
+      this.bind(runId);
+      for (const p of batch.points) {
+        this.store.upsertMetric({ key: p.key, step: p.step, value: p.value, ts: normalizeTs(p.ts, now) });
+      }
+    });
+    return { accepted: batch.points.length };
+  }
+
+  async ingestHardware(runId: string, batch: HardwareBatch): Promise<{ accepted: number }> {
+    const now = Date.now();
+    this.tx(() => {
+      this.bind(runId);
+      for (const p of batch.points) {
+        this.store.upsertHardware({
+          key: p.key,
+          node_id: p.node_id ?? "",
+          gpu_idx: p.gpu_idx ?? -1,
+          ts: normalizeTs(p.ts, now),
+          value: p.value,
+        });
+      }
+    });
+    return { accepted: batch.points.length };
+  }
+
+  async setHparams(runId: string, params: Record<string, unknown>): Promise<{ accepted: number }> {
+    const now = Date.now();
+    const entries = Object.entries(params);
+    this.tx(() => {
+      this.bind(runId);
+      for (const [k, v] of entries) this.store.setHparam(k, JSON.stringify(v ?? null), now);
+    });
+    return { accepted: entries.length };
+  }
+
+  /**
+   * Records a lifecycle report (the first of each event per rank is kept). `runOver` is the control
+   * plane's verdict after the Fleet DO applied the same report; once over, held log lines are released.
+   */
+  async recordLifecycle(
+    runId: string,
+    e: LifecycleRecord,
+    runOver: boolean,
+  ): Promise<{ recorded: boolean; ended: boolean }> {
+    const now = Date.now();
+    const recorded = this.tx(() => {
+      this.bind(runId);
+      const fresh = this.store.insertEvent({
+        rank: e.rank,
+        event: e.event,
+        ts: normalizeTs(e.ts, now),
+        exit_code: e.exitCode,
+        reason: e.reason,
+        received_at: now,
+      });
+      if (runOver) this.end(now);
+      return fresh;
+    });
+    this.notifyTails();
+    await this.armAlarm();
+    return { recorded, ended: this.ended };
+  }
+
+  /** The Worker saw in the ledger that this run is over (stopped, finished). Idempotent. */
+  async markOver(runId: string): Promise<void> {
+    this.tx(() => {
+      this.bind(runId);
+      this.end(Date.now());
+    });
+    this.notifyTails();
+    await this.armAlarm();
+  }
+
+  async registerArtifact(runId: string, a: ArtifactRecord): Promise<ArtifactView> {
+    const row: ArtifactRow = {
+      path: a.path,
+      kind: a.kind,
+      step: a.step ?? null,
+      size: a.size_bytes ?? null,
+      digest: a.digest ?? null,
+      verified: a.verified ? 1 : 0,
+      r2_key: a.r2Key,
+      metrics: a.metrics ? JSON.stringify(a.metrics) : null,
+      registered_at: Date.now(),
+    };
+    this.tx(() => {
+      this.bind(runId);
+      this.store.upsertArtifact(row);
+    });
+    return artifactView(row);
+  }
+
+  // RPC: readback ------------------------------------------------------------------------
+
+  async readLogs(q: LogsQuery): Promise<LogsPage> {
+    this.releaseDue();
+    const rows = this.store.linesFrom(q.offset, q.limit, { rank: q.rank, stream: q.stream });
+    const last = rows[rows.length - 1];
+    return {
+      lines: rows.map(lineView),
+      // Filtered reads skip other streams' cursors; the next page still starts after the last one seen.
+      next_offset: last ? last.cursor + 1 : Math.max(q.offset, 0),
+      ended: this.ended,
+      streams: this.store.streams().map((s) => ({
+        rank: s.rank,
+        stream: s.stream,
+        released_to: s.next_seq,
+        held: s.held,
+        eof_seq: s.eof_seq,
+      })),
+    };
+  }
+
+  async readMetric(key: string, after: number, limit: number): Promise<MetricSeries> {
+    const rows = this.store.metricPoints(key, after, limit + 1);
+    const page = rows.slice(0, limit);
+    return {
+      key,
+      points: page.map((m) => ({ step: m.step, value: m.value, ts: nowIso(m.ts) })),
+      next_after: rows.length > limit ? page[page.length - 1]!.step : null,
+    };
+  }
+
+  async metricKeys(): Promise<MetricKeyView[]> {
+    return this.store.metricKeys().map((m) => ({
+      key: m.key,
+      count: m.count,
+      last: { step: m.step, value: m.value, ts: nowIso(m.ts) },
+    }));
+  }
+
+  async artifacts(): Promise<ArtifactView[]> {
+    return this.store.artifacts().map(artifactView);
+  }
+
+  /** One artifact and where its bytes are (null when it was registered by path only). */
+  async artifact(path: string): Promise<{ view: ArtifactView; r2Key: string | null } | null> {
+    const row = this.store.artifact(path);
+    return row ? { view: artifactView(row), r2Key: row.r2_key } : null;
+  }
+
+  // fetch: only the SSE live tail, forwarded by the Worker after it checked the reader ------------
+
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const runId = url.searchParams.get("run");
+    const from = Number(url.searchParams.get("from") ?? "0");
+    if (url.pathname !== "/tail" || !runId || !Number.isSafeInteger(from) || from < 0) {
+      return new Response("expected /tail?run=<id>&from=<cursor>", { status: 400 });
+    }
+    const now = Date.now();
+    this.tx(() => {
+      this.bind(runId);
+      if (url.searchParams.get("over") === "1") this.end(now);
+      this.releaseAll(now, false);
+    });
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+    const tail = new LogTail(
+      writable.getWriter(),
+      from,
+      {
+        page: (cursor, limit) => this.store.linesFrom(cursor, limit).map(lineView),
+        ended: () => this.ended,
+      },
+      (t) => {
+        this.tails.delete(t);
+        if (this.tails.size === 0) this.keepAliveDue = null;
+      },
+    );
+    this.tails.add(tail);
+    this.keepAliveDue ??= now + KEEPALIVE_MS;
+    void tail.run();
+    await this.armAlarm();
+    return new Response(readable, { headers: SSE_HEADERS });
+  }
+
+  // alarm: gives up on overdue log holes, keeps tails alive, notices a run that ended elsewhere ----
+
+  override async alarm(): Promise<void> {
+    try {
+      this.releaseDue();
+      // Any alarm with tails open doubles as their keep-alive (an extra comment early is harmless).
+      if (this.tails.size > 0) {
+        if (!this.ended) await this.checkLedger();
+        for (const t of this.tails) t.keepAlive();
+        this.keepAliveDue = Date.now() + KEEPALIVE_MS;
+      }
+      this.notifyTails();
+    } finally {
+      await this.armAlarm();
+    }
+  }
+
+  // helpers ---------------------------------------------------------------------------
+
+  /** One synchronous SQL transaction; the cursor counter is saved with it (or dropped with a rollback). */
+  private tx<T>(fn: () => T): T {
+    try {
+      return this.ctx.storage.transactionSync(() => {
+        const result = fn();
+        this.store.endCursors(true);
+        return result;
+      });
+    } catch (err) {
+      this.store.endCursors(false);
+      throw err;
+    }
+  }
+
+  /** Remembers which run this object holds (the alarm needs it to read the ledger). */
+  private bind(runId: string): void {
+    if (this.store.getMeta("run_id") === null) this.store.setMeta("run_id", runId);
+  }
+
+  /** Releases what a stream may show now: its next lines in seq order, skipping holes per the policy. */
+  private releaseStream(s: StreamRow, now: number, force: boolean): boolean {
+    let released = false;
+    while (s.held > 0) {
+      const held = this.store
+        .heldLines(s, s.next_seq, LOG_HOLD_LIMITS.maxHeldLines + 1)
+        .map((h) => ({ seq: h.seq, receivedAt: h.ts }));
+      const plan = planRelease({ nextSeq: s.next_seq, held, heldTotal: s.held, now, force });
+      if (plan.release.length === 0) break;
+      for (const seq of plan.release) this.store.release(s, seq, this.store.takeCursor());
+      s.next_seq = plan.nextSeq;
+      s.held -= plan.release.length;
+      released = true;
+    }
+    return released;
+  }
+
+  private releaseAll(now: number, force: boolean): void {
+    for (const s of this.store.streamsHolding()) {
+      if (this.releaseStream(s, now, force)) this.store.saveStream(s);
+    }
+  }
+
+  /** Releases holes that waited too long; called before reads so a reader never waits on a dead hole. */
+  private releaseDue(): void {
+    if (this.store.oldestHeld() === null) return;
+    this.tx(() => this.releaseAll(Date.now(), this.ended));
+  }
+
+  /** The run is over: nothing more is worth waiting for, so every held line is released now. */
+  private end(now: number): void {
+    if (!this.ended) {
+      this.store.setMeta("ended_at", String(now));
+      this.ended = true;
+    }
+    this.releaseAll(now, true);
+  }
+
+  /** A run can also end without a runner report (a user stop, an agent-reported exit): ask the ledger. */
+  private async checkLedger(): Promise<void> {
+    const runId = this.store.getMeta("run_id");
+    if (!runId) return;
+    const row = await this.env.DB.prepare("SELECT status, ended_at FROM runs WHERE id = ?")
+      .bind(runId)
+      .first<{ status: string; ended_at: string | null }>();
+    if (row && runIsOver(row.status, row.ended_at)) this.tx(() => this.end(Date.now()));
+  }
+
+  private notifyTails(): void {
+    for (const t of this.tails) t.notify();
+  }
+
+  /** The alarm is a cursor over what is due next: the oldest hole's deadline, the next keep-alive. */
+  private async armAlarm(): Promise<void> {
+    const due: number[] = [];
+    const oldest = this.store.oldestHeld();
+    if (oldest !== null) due.push(oldest + LOG_HOLD_LIMITS.maxWaitMs);
+    if (this.tails.size > 0 && this.keepAliveDue !== null) due.push(this.keepAliveDue);
+    if (due.length === 0) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(Math.min(...due));
+  }
+}
+
+function lineView(l: LineRow): LogLineView {
+  return {
+    cursor: l.cursor,
+    rank: l.rank,
+    stream: l.stream as LogStreamName,
+    seq: l.seq,
+    ts: nowIso(l.ts),
+    line: l.line,
+  };
+}
+
+function artifactView(a: ArtifactRow): ArtifactView {
+  return {
+    path: a.path,
+    kind: a.kind,
+    step: a.step,
+    size_bytes: a.size,
+    digest: a.digest,
+    verified: a.verified === 1,
+    stored: a.r2_key !== null,
+    metrics: a.metrics ? (JSON.parse(a.metrics) as Record<string, number>) : null,
+    registered_at: nowIso(a.registered_at),
+  };
+}
