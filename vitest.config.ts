@@ -48,6 +48,16 @@ export default defineConfig(async () => {
         },
         {
           test: {
+            name: "e2e",
+            include: ["test/e2e/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 600_000,
+            hookTimeout: 300_000,
+            fileParallelism: false,
+          },
+        },
+        {
+          test: {
             name: "capsule",
             include: ["test/capsule/**/*.test.ts"],
             environment: "node",

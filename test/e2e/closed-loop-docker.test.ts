@@ -1,0 +1,190 @@
+/**
+ * Tier 4, the closed loop with containers (the seed's e2e): a real Worker (npm start), a real forgelet
+ * with the docker runtime, real dockerd and locally built images. Only GPU attach is simulated
+ * (FORGE_LOCAL_GPU_PASSTHROUGH=0). On failure it dumps the control plane's and the agent's logs and the
+ * containers' logs; SF_E2E_KEEP=1 (`npm run test:e2e -- --keep`) leaves the scene in place.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
+import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
+import { uploadWorkspace } from "../support/workspace.js";
+
+const KEEP = process.env.SF_E2E_KEEP === "1";
+const FLEET = "docker-local";
+let cp: ControlPlane;
+let agent: ForgeletProc;
+let op = "";
+
+const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "utf8" }).trim();
+const managed = () =>
+  docker("ps", "-aq", "--filter", "label=starforge.managed=true").split("\n").filter(Boolean);
+
+beforeAll(async () => {
+  cp = await startControlPlane({ agent: false });
+  op = String(
+    (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "e2e", role: "operator" })).body.token,
+  );
+  const f = await call(cp, cp.adminToken, "POST", "/v1/fleets", {
+    name: FLEET,
+    kind: "docker",
+    image_allowlist: ["starforge/*"],
+  });
+  expect(f.status).toBe(201);
+  agent = await enrollForgelet(cp, FLEET, {
+    runtime: "docker",
+    gpus: 4,
+    name: "dock-1",
+    env: { FORGE_LOCAL_GPU_PASSTHROUGH: "0" },
+  });
+});
+
+afterEach((ctx) => {
+  if (ctx.task.result?.state !== "fail") return;
+  console.error(`--- control plane (tail)\n${cp.output().split("\n").slice(-60).join("\n")}`);
+  console.error(`--- forgelet (tail)\n${agent.log().split("\n").slice(-60).join("\n")}`);
+  for (const id of managed()) console.error(`--- container ${id}\n${docker("logs", "--tail", "80", id)}`);
+  if (KEEP)
+    console.error(`kept: control plane ${cp.url} (state ${cp.stateDir}), agent state ${agent.stateDir}`);
+});
+
+afterAll(async () => {
+  if (KEEP) return;
+  await agent?.dispose();
+  await cp?.stop();
+  expect(managed(), "containers left behind").toEqual([]);
+});
+
+async function expectTrained(id: string, minSteps: number) {
+  const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED", "STOPPED"], 300_000);
+  expect(done.job.status, JSON.stringify(done.events)).toBe("SUCCEEDED");
+  expect(done.events.map((e) => e.to)).toEqual(["QUEUED", "SUBMITTED", "PENDING", "RUNNING", "SUCCEEDED"]);
+  const points = (await call(cp, op, "GET", `/v1/jobs/${id}/metrics?key=train/loss`)).body.points as Array<{
+    step: number;
+    value: number;
+  }>;
+  expect(points.length).toBeGreaterThanOrEqual(minSteps);
+  expect(points.at(-1)!.value).toBeLessThan(points[0]!.value);
+  const lines = (await call(cp, op, "GET", `/v1/jobs/${id}/logs?limit=5000`)).body.lines as Array<{
+    seq: number;
+    stream: string;
+  }>;
+  const stdout = lines.filter((l) => l.stream === "stdout");
+  expect(stdout.length).toBeGreaterThan(0);
+  expect(stdout.map((l) => l.seq)).toEqual(stdout.map((_, i) => i));
+  const arts = (await call(cp, op, "GET", `/v1/jobs/${id}/artifacts`)).body.artifacts as Array<{
+    kind: string;
+    path: string;
+    digest: string;
+  }>;
+  const ckpt = arts.find((a) => a.kind === "checkpoint");
+  expect(ckpt, JSON.stringify(arts)).toBeDefined();
+  const res = await fetch(
+    `${cp.url}/v1/jobs/${id}/artifacts/download?path=${encodeURIComponent(ckpt!.path)}`,
+    {
+      headers: { authorization: `Bearer ${op}` },
+    },
+  );
+  const bytes = Buffer.from(await res.arrayBuffer());
+  expect(`sha256:${createHash("sha256").update(bytes).digest("hex")}`).toBe(ckpt!.digest);
+  return done;
+}
+
+describe("closed loop with docker", () => {
+  it("runs a simulated workload (~10 s) in a container through to SUCCEEDED with metrics, logs and a checkpoint", async () => {
+    const trainPy = [
+      "import json, math, os, time",
+      "from starforge import report",
+      "report.init()",
+      "out = os.path.join(os.environ['FORGE_OUT_DIR'], 'checkpoints')",
+      "os.makedirs(out, exist_ok=True)",
+      "for step in range(1, 21):",
+      "    loss = 3.0 * math.exp(-step / 8)",
+      "    report.log({'train': {'loss': loss}}, step=step)",
+      "    print(f'step {step} loss {loss:.4f}', flush=True)",
+      "    time.sleep(0.5)",
+      "tmp = os.path.join(out, '.step-000020.json.tmp')",
+      "json.dump({'step': 20, 'loss': loss}, open(tmp, 'w'))",
+      "os.rename(tmp, os.path.join(out, 'step-000020.json'))",
+      "report.finish()",
+    ].join("\n");
+    const workspace = await uploadWorkspace(cp.url, op, [
+      {
+        path: "sim/train.sh",
+        content: "#!/usr/bin/env bash\nset -euo pipefail\nexec python3 train.py\n",
+        mode: 0o755,
+      },
+      { path: "sim/train.py", content: trainPy },
+    ]);
+    const spec = baseSpec({
+      name: "sim-docker",
+      fleet: FLEET,
+      recipe: {
+        name: "custom/custom",
+        version: "1.0.0",
+        digest: await recipeDigest(cp, op, "custom/custom"),
+      },
+      framework: { kind: "custom", version: "1", runtime_id: "bash", image: "starforge/python:bookworm" },
+      workspace,
+      experimentDir: "sim",
+      gpus: 2,
+    });
+    const sub = await call(cp, op, "POST", "/v1/jobs", spec);
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    await expectTrained((sub.body.job as { id: string }).id, 20);
+  });
+
+  it("trains torch/tinylm for real in the torch image: the loss falls and the checkpoint is downloadable", async () => {
+    const spec = baseSpec({
+      name: "tinylm-docker",
+      fleet: FLEET,
+      recipe: { name: "torch/tinylm", version: "1.0.0", digest: await recipeDigest(cp, op, "torch/tinylm") },
+      framework: { kind: "torch", version: "1.13", runtime_id: "torch-cpu", image: null },
+      hyperparams: { max_steps: 200, checkpoint_every: 100 },
+    });
+    const sub = await call(cp, op, "POST", "/v1/jobs", spec);
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    await expectTrained((sub.body.job as { id: string }).id, 5);
+  });
+
+  it("fails a run whose container is killed mid-run, in bounded time, with its reason; GPUs freed, no container left", async () => {
+    const workspace = await uploadWorkspace(cp.url, op, [
+      { path: "long/train.sh", content: "#!/usr/bin/env bash\necho started\nsleep 600\n", mode: 0o755 },
+    ]);
+    const spec = baseSpec({
+      name: "killed",
+      fleet: FLEET,
+      recipe: {
+        name: "custom/custom",
+        version: "1.0.0",
+        digest: await recipeDigest(cp, op, "custom/custom"),
+      },
+      framework: { kind: "custom", version: "1", runtime_id: "bash", image: "starforge/python:bookworm" },
+      workspace,
+      experimentDir: "long",
+      gpus: 4,
+    });
+    const id = ((await call(cp, op, "POST", "/v1/jobs", spec)).body.job as { id: string }).id;
+    const running = await waitForStatus(cp, op, id, ["RUNNING"], 120_000);
+    const runId = running.job.current_run_id!;
+    const [container] = docker("ps", "-q", "--filter", `label=starforge.run_id=${runId}`).split("\n");
+    expect(container).toBeTruthy();
+    const killedAt = Date.now();
+    docker("kill", container!);
+    const done = await waitForStatus(cp, op, id, ["FAILED", "SUCCEEDED"], 30_000);
+    expect(Date.now() - killedAt).toBeLessThan(30_000);
+    expect(done.job.status).toBe("FAILED");
+    expect(done.runs[0]!.reason).toMatch(/killed|signal 9|137/);
+    const totals = (await call(cp, cp.adminToken, "GET", `/v1/fleets/${FLEET}`)).body.totals as {
+      allocated: number;
+    };
+    expect(totals.allocated).toBe(0);
+    const deadline = Date.now() + 20_000;
+    while (docker("ps", "-aq", "--filter", `label=starforge.run_id=${runId}`) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(docker("ps", "-aq", "--filter", `label=starforge.run_id=${runId}`)).toBe("");
+  });
+});
