@@ -37,6 +37,17 @@ export default defineConfig(async () => {
         },
         {
           test: {
+            name: "cli",
+            include: ["test/cli/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 180_000,
+            hookTimeout: 120_000,
+            // Each file starts a real control plane; one at a time on a 2-core machine.
+            fileParallelism: false,
+          },
+        },
+        {
+          test: {
             name: "docker",
             include: ["test/docker/**/*.test.ts"],
             environment: "node",

@@ -27,6 +27,25 @@ await build({
   logLevel: "warning",
 });
 
+// sf: code-split so each command's implementation loads only when that command runs (`sf --help`
+// must start fast).
+if (existsSync(join(root, "cli/main.ts"))) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: [{ in: "cli/main.ts", out: "sf" }],
+    outdir: "dist",
+    outExtension: { ".js": ".mjs" },
+    chunkNames: "chunks/[name]-[hash]",
+    splitting: true,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    banner: { js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    logLevel: "warning",
+  });
+}
+
 if (existsSync(join(root, "capsule", "build.py"))) {
   const r = spawnSync("python3", [join(root, "capsule", "build.py")], { cwd: root, stdio: "inherit" });
   if (r.status !== 0) process.exit(r.status ?? 1);
