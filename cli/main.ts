@@ -1,54 +1,11 @@
 /**
- * sf: the command line a researcher lives in. This file only wires commander: global flags, the
- * command groups (each `commands/*.commands.ts` declares its commands and imports its implementation
- * lazily, so `sf --help` loads almost nothing), and one place that renders errors and exit codes.
+ * sf: the command line a researcher lives in. This entry builds the command tree (program.ts), runs it,
+ * and is the one place that renders errors and chooses exit codes.
  */
-import { Command, CommanderError } from "commander";
-import { register as admin } from "./commands/admin.commands.js";
-import { register as auth } from "./commands/auth.commands.js";
-import { register as completion } from "./commands/completion.commands.js";
-import { register as job } from "./commands/job.commands.js";
-import { register as project } from "./commands/project.commands.js";
-import { register as submit } from "./commands/submit.commands.js";
+import { CommanderError } from "commander";
 import { CliError, EXIT } from "./errors.js";
-import { c, configureOutput, isJson, printJson } from "./output.js";
-
-export const VERSION = "0.1.0";
-
-export function buildProgram(): Command {
-  const program = new Command("sf")
-    .description("StarForge: submit and follow ML training jobs on GPU fleets behind firewalls")
-    .version(VERSION, "-V, --version")
-    .option("--server <url>", "control plane URL (default: $SF_SERVER, then the one `sf login` saved)")
-    .option("--json", "print machine-readable JSON instead of tables")
-    .option("--no-color", "never use colour")
-    .showHelpAfterError("(add --help for usage)")
-    .configureHelp({ sortSubcommands: false, showGlobalOptions: true })
-    .addHelpText(
-      "after",
-      `
-Getting started:
-  sf login --server http://127.0.0.1:8787 --token <token>
-  sf init my-project && cd my-project
-  sf new exp1 --method python/charlm
-  sf submit exp1 --profile h200:1 --follow
-
-Exit codes: 0 ok, 1 failure, 2 usage, 3 not logged in / not allowed, 4 not found,
-5 refused (validation, admission, lock, dirty tree, secret file), 6 server unreachable,
-7 a followed job ended FAILED or STOPPED.`,
-    )
-    .hook("preAction", (thisCommand) => {
-      const o = thisCommand.optsWithGlobals() as { json?: boolean; color?: boolean };
-      configureOutput({ json: Boolean(o.json), ...(o.color === false ? { color: false } : {}) });
-    });
-  auth(program);
-  project(program);
-  submit(program);
-  job(program);
-  admin(program);
-  completion(program);
-  return program;
-}
+import { c, isJson, printJson } from "./output.js";
+import { buildProgram } from "./program.js";
 
 function render(err: CliError): never {
   if (isJson()) printJson({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } });

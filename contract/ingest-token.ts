@@ -3,10 +3,9 @@
  * "ingest". The Fleet DO mints one into each LaunchRequest; ingest routes accept a token only for the
  * run it names, and every other route refuses it (another audience than agent credentials).
  */
-import { jwtVerify, SignJWT } from "jose";
 import { type IngestClaims, IngestClaims as IngestClaimsSchema } from "./ingest.schema.js";
+import { signHs256, verifyHs256 } from "./jwt.js";
 
-const ISSUER = "starforge";
 const AUDIENCE = "starforge-ingest";
 
 /**
@@ -15,40 +14,20 @@ const AUDIENCE = "starforge-ingest";
  */
 export const INGEST_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 
-function key(secret: string): Uint8Array {
-  return new TextEncoder().encode(secret);
-}
-
 export function mintIngestToken(
   secret: string,
   claims: Omit<IngestClaims, "scope">,
   ttlSeconds = INGEST_TOKEN_TTL_SECONDS,
 ) {
-  return new SignJWT({ job: claims.job, fleet: claims.fleet, epoch: claims.epoch, scope: "ingest" })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setSubject(claims.sub)
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime(`${ttlSeconds}s`)
-    .sign(key(secret));
+  return signHs256(secret, {
+    audience: AUDIENCE,
+    subject: claims.sub,
+    claims: { job: claims.job, fleet: claims.fleet, epoch: claims.epoch, scope: "ingest" },
+    ttlSeconds,
+  });
 }
 
 /** The claims of a valid ingest token, or null (bad signature, expired, another audience, malformed). */
-export async function verifyIngestToken(
-  secret: string | undefined,
-  token: string,
-): Promise<IngestClaims | null> {
-  if (!secret) return null;
-  try {
-    const { payload } = await jwtVerify(token, key(secret), {
-      issuer: ISSUER,
-      audience: AUDIENCE,
-      algorithms: ["HS256"],
-    });
-    const parsed = IngestClaimsSchema.safeParse(payload);
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
+export function verifyIngestToken(secret: string | undefined, token: string): Promise<IngestClaims | null> {
+  return verifyHs256(secret, token, AUDIENCE, IngestClaimsSchema);
 }

@@ -3,6 +3,7 @@
  * only at the D1 boundary). `gpu_alloc`'s primary key (node, index) makes double booking impossible at
  * the storage level, whatever the policy decides.
  */
+import { SqlStore } from "./sql-store.js";
 
 /**
  * Append-only schema steps: step N brings a store from version N-1 to N. Never edit a shipped step;
@@ -147,32 +148,9 @@ export interface TimerRow {
   attempts: number;
 }
 
-export class FleetStore {
-  constructor(readonly sql: SqlStorage) {}
-
-  /** Applies the missing schema steps in order; call inside blockConcurrencyWhile. */
-  migrate(): void {
-    const hasMeta =
-      this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray()
-        .length > 0;
-    let version = hasMeta ? Number(this.getMeta("schema_version") ?? "0") : 0;
-    for (; version < MIGRATIONS.length; version++) {
-      for (const stmt of MIGRATIONS[version]!) this.sql.exec(stmt);
-      this.setMeta("schema_version", String(version + 1));
-    }
-  }
-
-  getMeta(key: string): string | null {
-    const rows = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray();
-    return rows[0]?.value ?? null;
-  }
-
-  setMeta(key: string, value: string): void {
-    this.sql.exec(
-      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-      key,
-      value,
-    );
+export class FleetStore extends SqlStore {
+  constructor(sql: SqlStorage) {
+    super(sql, MIGRATIONS);
   }
 
   /** Monotonic counters kept in meta (queue order, lease epochs). */

@@ -344,14 +344,19 @@ export class FleetDO extends DurableObject<AppEnv> {
     if (cmd.kind !== "launch") return;
     const run = this.store.run(cmd.run_id);
     if (!run) return;
+    this.launchFailed(run, cmd.rank, `agent refused the launch: ${code}: ${message}`, now);
+  }
+
+  /** A rank that could not be launched: an infrastructure failure of the run (call inside tx). */
+  private launchFailed(run: { id: string; epoch: number }, rank: number, reason: string, now: number): void {
     this.engine.runEvent(
       {
         runId: run.id,
         epoch: run.epoch,
-        rank: cmd.rank,
+        rank,
         event: "launch_failed",
         exitCode: null,
-        reason: `agent refused the launch: ${code}: ${message}`,
+        reason,
         infra: true,
         source: "agent",
       },
@@ -396,22 +401,7 @@ export class FleetDO extends DurableObject<AppEnv> {
       return null;
     }
     const { run, job, fleetId } = ctx;
-    const failLaunch = (reason: string) =>
-      this.tx(() =>
-        this.engine.runEvent(
-          {
-            runId: run.id,
-            epoch: run.epoch,
-            rank: cmd.rank,
-            event: "launch_failed",
-            exitCode: null,
-            reason,
-            infra: true,
-            source: "agent",
-          },
-          now,
-        ),
-      );
+    const failLaunch = (reason: string) => this.tx(() => this.launchFailed(run, cmd.rank, reason, now));
     const capsule = job.capsule ? (JSON.parse(job.capsule) as Record<string, string>) : null;
     if (!capsule) {
       failLaunch(

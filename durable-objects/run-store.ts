@@ -4,6 +4,7 @@
  * replayed request rewrites the same rows: log lines by (rank, stream, seq), metrics by (key, step),
  * lifecycle events by (rank, event), hardware points by (key, node, gpu, ts), artifacts by path.
  */
+import { SqlStore } from "./sql-store.js";
 
 /**
  * Append-only schema steps: step N brings a store from version N-1 to N. Never edit a shipped step;
@@ -92,33 +93,11 @@ export interface ArtifactRow {
   registered_at: number;
 }
 
-export class RunStore {
+export class RunStore extends SqlStore {
   private cursor: number | null = null;
 
-  constructor(readonly sql: SqlStorage) {}
-
-  migrate(): void {
-    const hasMeta =
-      this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray()
-        .length > 0;
-    let version = hasMeta ? Number(this.getMeta("schema_version") ?? "0") : 0;
-    for (; version < MIGRATIONS.length; version++) {
-      for (const stmt of MIGRATIONS[version]!) this.sql.exec(stmt);
-      this.setMeta("schema_version", String(version + 1));
-    }
-  }
-
-  getMeta(key: string): string | null {
-    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
-    return row?.value ?? null;
-  }
-
-  setMeta(key: string, value: string): void {
-    this.sql.exec(
-      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      key,
-      value,
-    );
+  constructor(sql: SqlStorage) {
+    super(sql, MIGRATIONS);
   }
 
   /**

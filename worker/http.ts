@@ -15,7 +15,7 @@ export function describeIssues(err: z.ZodError): string {
 }
 
 export async function parseJson<S extends z.ZodType>(
-  c: Ctx,
+  c: Pick<Ctx, "req">,
   schema: S,
   code: "BAD_REQUEST" | "INVALID_SPEC" = "BAD_REQUEST",
 ): Promise<z.infer<S>> {

@@ -20,7 +20,7 @@ import { authenticateRun, type IngestCtx, type IngestEnv, requireSameRun } from 
 import { db } from "../db/client.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
-import { parseValue } from "../http.js";
+import { parseJson } from "../http.js";
 import { artifactKey, artifactStoreFor, checkArtifactPath } from "../services/artifact-store.js";
 import { fleetStub } from "../services/fleets.service.js";
 import { ledgerRunOver, runStub } from "../services/runs.service.js";
@@ -31,13 +31,7 @@ async function runBody<S extends z.ZodType<{ run_id: string }>>(
   c: IngestCtx,
   schema: S,
 ): Promise<z.infer<S>> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    throw new AppError("BAD_REQUEST", "request body must be JSON");
-  }
-  const body = parseValue(schema, raw);
+  const body = await parseJson(c, schema);
   requireSameRun(c, body.run_id);
   return body;
 }

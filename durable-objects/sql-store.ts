@@ -1,0 +1,38 @@
+/**
+ * What every Durable Object store shares: a `meta` key/value table and append-only schema steps.
+ * Step N brings a store from version N-1 to N; never edit a shipped step, add one. The version lives
+ * in meta.schema_version; `migrate()` runs inside blockConcurrencyWhile.
+ */
+export class SqlStore {
+  constructor(
+    readonly sql: SqlStorage,
+    private readonly steps: readonly (readonly string[])[],
+  ) {}
+
+  /** Applies the missing schema steps in order. The first step must create `meta`. */
+  migrate(): void {
+    const hasMeta =
+      this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray()
+        .length > 0;
+    let version = hasMeta ? Number(this.getMeta("schema_version") ?? "0") : 0;
+    for (; version < this.steps.length; version++) {
+      for (const stmt of this.steps[version]!) this.sql.exec(stmt);
+      this.setMeta("schema_version", String(version + 1));
+    }
+  }
+
+  getMeta(key: string): string | null {
+    return (
+      this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]?.value ??
+      null
+    );
+  }
+
+  setMeta(key: string, value: string): void {
+    this.sql.exec(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      key,
+      value,
+    );
+  }
+}
