@@ -63,7 +63,7 @@ export class FleetDO extends DurableObject<AppEnv> {
       const now = Date.now();
       if (this.store.outboxSize() > 0) this.store.setTimer(OUTBOX_TIMER, now);
       if (this.store.hasOpenCommands()) this.store.setTimer(COMMANDS_TIMER, now);
-      if (ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.heartbeatMs());
+      if (ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
       await this.armAlarm();
     });
   }
@@ -147,7 +147,7 @@ export class FleetDO extends DurableObject<AppEnv> {
     const [client, server] = [pair[0], pair[1]];
     this.ctx.acceptWebSocket(server, [`agent:${nodeId}`]);
     server.serializeAttachment({ nodeId, lastSeen: Date.now() } satisfies SocketAttachment);
-    this.store.setTimer(LIVENESS_TIMER, Date.now() + this.heartbeatMs());
+    this.store.setTimer(LIVENESS_TIMER, Date.now() + this.livenessMs());
     await this.armAlarm();
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -299,6 +299,14 @@ export class FleetDO extends DurableObject<AppEnv> {
     return (Number(this.env.SF_AGENT_HEARTBEAT_SECONDS) || 10) * 1000;
   }
 
+  /**
+   * How often silent sockets are looked for: every three heartbeats, so the object (which the runtime's
+   * ping auto-response does not wake) wakes for liveness a third as often as agents ping.
+   */
+  private livenessMs(): number {
+    return 3 * this.heartbeatMs();
+  }
+
   private resendMs(): number {
     return (Number(this.env.SF_COMMAND_RESEND_SECONDS) || 5) * 1000;
   }
@@ -333,7 +341,7 @@ export class FleetDO extends DurableObject<AppEnv> {
         this.tx(() => this.engine.nodeLost(att.nodeId, now));
       }
     }
-    if (this.ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.heartbeatMs());
+    if (this.ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
   }
 
   /** The agent refused a command: a refused launch fails that rank as an infrastructure failure. */
