@@ -85,7 +85,7 @@ export class FleetLedger {
   protected closeRun(
     run: RunRow,
     status: string,
-    reason: string,
+    reason: string | null,
     exitCode: number | null,
     now: number,
   ): void {

@@ -89,7 +89,10 @@ export class FleetRuns extends FleetScheduling {
       );
     }
     const run = job.current_run_id ? this.store.run(job.current_run_id) : null;
-    if (run && run.ended_at === null) this.stopRun(run, to, `${action} by ${actor.name}`, now);
+    // Stop and pause end the current run. A resume never touches the previous run: if its agent has not
+    // confirmed the stop yet, that run keeps its status and GPUs until it does.
+    if (run && run.ended_at === null && action !== "resume")
+      this.stopRun(run, to, `${action} by ${actor.name}`, now);
     this.setStatus(job, to, `user:${actor.name}`, reason ? { reason } : {}, now);
     this.schedule(now);
     return ok(this.jobDetail(jobId)!);
@@ -172,7 +175,7 @@ export class FleetRuns extends FleetScheduling {
         if (job.status === "SUBMITTED") this.setStatus(job, "PENDING", actor, { rank: rank.rank }, now);
         if (job.status === "PENDING") {
           this.setStatus(job, "RUNNING", actor, { rank: rank.rank }, now);
-          this.closeRun(run, "RUNNING", "running", null, now);
+          this.closeRun(run, "RUNNING", null, null, now);
         }
       }
       return { kind: "applied", stopWorkload: !current };

@@ -253,4 +253,31 @@ describe("agent protocol (Fleet DO side)", () => {
     agentA.close();
     agentB.close();
   });
+
+  it("resuming a paused job before its agent confirmed the stop leaves the old run PAUSED and holding its GPUs", async () => {
+    await createFleet("ap-resume", { kind: "process" });
+    const { credential } = await enroll("ap-resume");
+    const agent = await ScriptedAgent.connect(credential);
+    agent.hello(inventory("box-p", 4));
+    await agent.next("welcome");
+    const sub = await api(op, "POST", "/v1/jobs", await customSpec({ fleet: "ap-resume", gpus: 2 }));
+    const first = await agent.next("launch");
+    agent.send({ v: 1, type: "ack", id: agent.id(), ref: first.id });
+    agent.report(first.request, "launched");
+    await agent.next("ack");
+    expect((await api(op, "POST", `/v1/jobs/${sub.body.job.id}/pause`)).body.job.status).toBe("PAUSED");
+    await agent.next("stop");
+    // The agent has not confirmed the stop; the user resumes right away.
+    const resumed = await api(op, "POST", `/v1/jobs/${sub.body.job.id}/resume`);
+    expect(resumed.body.job.status).toBe("SUBMITTED");
+    const runs = resumed.body.job.runs as Array<{ id: string; status: string; ended_at: string | null }>;
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).toMatchObject({ id: first.request.run_id, status: "PAUSED", ended_at: null });
+    expect((await fleetTotals("ap-resume")).allocated).toBe(4);
+    const fin = agent.report(first.request, "stopped", { exit_code: 143 });
+    await agent.next("ack", (f) => f.ref === fin);
+    expect((await fleetTotals("ap-resume")).allocated).toBe(2);
+    expect((await job(sub.body.job.id)).job.status).toBe("SUBMITTED");
+    agent.close();
+  });
 });
