@@ -1,0 +1,150 @@
+/**
+ * Following and inspecting jobs: `sf job …` and `sf status`. Each action imports its implementation
+ * only when it runs, so `sf --help` loads none of it.
+ */
+import type { Command } from "commander";
+
+const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}`;
+
+type Action = "stop" | "pause" | "resume";
+const ACTIONS: Array<[Action, string, string]> = [
+  [
+    "stop",
+    "stop a job (queued, launching, running or paused); its GPUs are released",
+    "sf job stop job_01jv6… --reason 'wrong learning rate'",
+  ],
+  [
+    "pause",
+    "pause a queued or running job; a running one checkpoints and releases its GPUs",
+    "sf job pause job_01jv6…",
+  ],
+  [
+    "resume",
+    "queue a paused, stopped or failed job again (from its last checkpoint)",
+    "sf job resume job_01jv6…",
+  ],
+];
+
+export function register(program: Command): void {
+  const job = program
+    .command("job")
+    .description("follow and inspect your jobs: list, status, logs, metrics, artifacts, stop/pause/resume")
+    .addHelpText(
+      "after",
+      examples(["sf job ls", "sf job logs -f", "sf job metrics job_01jv6… --key train/loss"]),
+    );
+
+  job
+    .command("ls")
+    .description("list your jobs, newest first")
+    .option("--all", "every user's jobs (admins only)")
+    .option("--status <states>", "only these states, comma-separated (e.g. queued,running)")
+    .option("--fleet <fleet>", "only jobs on this fleet (name or id)")
+    .option("--limit <n>", "show at most N jobs (default 30; pages are followed)")
+    .addHelpText(
+      "after",
+      examples([
+        "sf job ls",
+        "sf job ls --status queued,running --fleet local",
+        "sf job ls --all --limit 200 --json",
+      ]),
+    )
+    .action(async (o, cmd: Command) => (await import("../impl/job/list.js")).ls(cmd, o));
+
+  job
+    .command("status")
+    .argument("<id>", "the job id (job_…)")
+    .description(
+      "show a job: why it waits while queued, its runs (exit code, reason, placement) and recent events",
+    )
+    .option("--events <n>", "how many recent events to show (default 8)")
+    .addHelpText(
+      "after",
+      examples(["sf job status job_01jv6…", "sf job status job_01jv6… --json | jq '.job.pending_reasons'"]),
+    )
+    .action(async (id: string, o, cmd: Command) => (await import("../impl/job/show.js")).show(cmd, id, o));
+
+  job
+    .command("logs")
+    .argument("[id]", "the job id (default: your most recent job)")
+    .description("print a job's log lines, or follow them live until the job ends")
+    .option(
+      "-f, --follow",
+      "stream new lines until the job ends; resumes after a dropped connection without gaps or repeats",
+    )
+    .option("--tail <n>", "only the last N lines (with -f: then follow)")
+    .option("--run <run>", "a specific run (run_…) instead of the current one (not with -f)")
+    .option("-q, --quiet", "with -f: no waiting/reconnecting/final-status notes on stderr")
+    .addHelpText(
+      "after",
+      `${examples(["sf job logs                      # your most recent job", "sf job logs job_01jv6… --tail 50", "sf job logs job_01jv6… -f        # exits 0 on SUCCEEDED, 7 on FAILED/STOPPED"])}
+
+With --json, lines are printed as one JSON object per line (with -f, ending with the job's final status).`,
+    )
+    .action(async (id: string | undefined, o, cmd: Command) =>
+      (await import("../impl/job/logs.js")).logs(cmd, id, o),
+    );
+
+  job
+    .command("metrics")
+    .argument("<id>", "the job id")
+    .description(
+      "list a run's metric keys with their last value, or show one curve as a table and a sparkline",
+    )
+    .option("--key <key>", "the metric to show (e.g. train/loss)")
+    .option("--rows <n>", "table rows for --key, evenly spaced (default 20; 0 = every point)")
+    .option("--run <run>", "a specific run (run_…) instead of the current one")
+    .addHelpText(
+      "after",
+      examples([
+        "sf job metrics job_01jv6…",
+        "sf job metrics job_01jv6… --key train/loss",
+        "sf job metrics job_01jv6… --key train/loss --json",
+      ]),
+    )
+    .action(async (id: string, o, cmd: Command) =>
+      (await import("../impl/job/metrics.js")).metrics(cmd, id, o),
+    );
+
+  job
+    .command("artifacts")
+    .argument("<id>", "the job id")
+    .description("list a run's artifacts (checkpoints, …), or download them with their sha256 verified")
+    .option("--download [path]", "download one artifact (default: the latest checkpoint)")
+    .option("--all", "download every artifact whose bytes were uploaded (implies --download)")
+    .option("--out <dir>", "where to write (default: the current directory; artifact paths are kept)")
+    .option("--run <run>", "a specific run (run_…) instead of the current one")
+    .addHelpText(
+      "after",
+      examples([
+        "sf job artifacts job_01jv6…",
+        "sf job artifacts job_01jv6… --download                  # the latest checkpoint",
+        "sf job artifacts job_01jv6… --download checkpoints/step-100/model.pt --out ./ckpt",
+        "sf job artifacts job_01jv6… --download --all --out ./run1",
+      ]),
+    )
+    .action(async (id: string, o, cmd: Command) =>
+      (await import("../impl/job/artifacts.js")).artifacts(cmd, id, o),
+    );
+
+  for (const [action, description, example] of ACTIONS) {
+    job
+      .command(action)
+      .argument("<id>", "the job id")
+      .description(description)
+      .option("--reason <text>", "why (recorded in the job's events)")
+      .addHelpText(
+        "after",
+        `${examples([example])}\n\nA state that does not allow it exits 5 with INVALID_TRANSITION.`,
+      )
+      .action(async (id: string, o: { reason?: string }, cmd: Command) =>
+        (await import("../impl/job/actions.js")).act(cmd, action, id, o),
+      );
+  }
+
+  program
+    .command("status")
+    .description("my usage against my quota (jobs, GPUs, GPU-hours) and each fleet's GPU totals")
+    .addHelpText("after", examples(["sf status", "sf status --json | jq '.fleets[] | {name, free, queued}'"]))
+    .action(async (_o: unknown, cmd: Command) => (await import("../impl/job/usage.js")).statusCmd(cmd));
+}

@@ -1,0 +1,87 @@
+/** Submitting work: one job (`sf submit`) or a bounded grid of them (`sf sweep`). */
+import type { Command } from "commander";
+
+// No default value: commander would print "(default: [])" in --help. Absent means none.
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+export interface SubmitFlags {
+  profile?: string[];
+  set?: string[];
+  allowDirty?: boolean;
+  image?: string;
+  fleet?: string;
+  name?: string;
+  follow?: boolean;
+}
+
+export interface SweepFlags extends Omit<SubmitFlags, "follow"> {
+  setGrid?: string[];
+  max: string;
+}
+
+function submitOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "--profile <[role=]name[:gpus]>",
+      "GPUs to run on, e.g. h200, h200:4, h200:16 (repeatable with roles)",
+      collect,
+      [],
+    )
+    .option("--set <key=value>", "override a hyperparameter from config.yaml (repeatable)", collect)
+    .option(
+      "--allow-dirty",
+      "submit even if packed files differ from the last commit (recorded as git_dirty)",
+    )
+    .option("--image <image>", "container image (default: config.yaml's image, then the recipe's)")
+    .option(
+      "--fleet <fleet>",
+      "fleet to run on (default: config.yaml's, then starforge.yaml's, then the server's)",
+    );
+}
+
+export function register(program: Command): void {
+  submitOptions(
+    program
+      .command("submit")
+      .description("pack the experiment, upload what the server lacks and submit it as a job")
+      .argument("<experiment>", "experiment name (a directory under experiments/)"),
+  )
+    .option("--name <name>", "job name (default: the experiment's)")
+    .option("-f, --follow", "stream the job's logs until it ends (exit 7 if it ends FAILED or STOPPED)")
+    .addHelpText(
+      "after",
+      `
+Checks run before anything is uploaded: lock, hyperparameters (offline), profiles, the catalog handshake,
+secret files, a clean git tree. Only blobs the server lacks are uploaded.
+
+Examples:
+  sf submit exp1 --profile h200:1
+  sf submit exp1 --profile h200:16 --set learning_rate=0.05 --follow
+  sf submit exp1 --profile trainer=h200:8 --profile eval=l40s:1 --allow-dirty`,
+    )
+    .action(async (exp: string, o: SubmitFlags, cmd: Command) =>
+      (await import("../impl/submit/submit.js")).submit(cmd, exp, o),
+    );
+
+  submitOptions(
+    program
+      .command("sweep")
+      .description("submit the cartesian product of --set-grid values as jobs sharing one sweep id")
+      .argument("<experiment>", "experiment name (a directory under experiments/)"),
+  )
+    .option("--set-grid <key=v1,v2,...>", "values to sweep for one hyperparameter (repeatable)", collect)
+    .option("--max <n>", "refuse a sweep with more combinations than this", "32")
+    .option("--name <name>", "base job name (default: the experiment's); jobs are named <name>-s<index>")
+    .addHelpText(
+      "after",
+      `
+Every combination is validated before anything is uploaded (all or none); the workspace is packed and
+uploaded once.
+
+Examples:
+  sf sweep exp1 --profile h200:1 --set-grid learning_rate=0.05,0.1,0.2 --set-grid seed=1,2`,
+    )
+    .action(async (exp: string, o: SweepFlags, cmd: Command) =>
+      (await import("../impl/submit/sweep.js")).sweep(cmd, exp, o),
+    );
+}

@@ -1,0 +1,53 @@
+/** Posting a JobSpec safely: one Idempotency-Key per job, so a retry after a network blip replays, never duplicates. */
+import { randomUUID } from "node:crypto";
+import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import type { Api } from "../../api.js";
+import { CliError } from "../../errors.js";
+import { c, info, status } from "../../output.js";
+
+export interface JobDetail {
+  id: string;
+  name: string;
+  status: string;
+  gpus: number;
+  recipe: string;
+  pending_reasons: Array<{ code: string; message: string }>;
+  [key: string]: unknown;
+}
+
+/** A key for this invocation; sweeps append the job's index. */
+export function idempotencyKey(): string {
+  return `sf-${randomUUID()}`;
+}
+
+const RETRIES = 3;
+
+function retryable(err: unknown): boolean {
+  // UNREACHABLE: the request may or may not have arrived. CONFLICT: the first attempt is still in flight.
+  return err instanceof CliError && (err.code === "UNREACHABLE" || err.code === "CONFLICT");
+}
+
+export async function postJob(api: Api, spec: JobSpec, key: string): Promise<JobDetail> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const r = await api.post<{ job: JobDetail }>("/v1/jobs", spec, { headers: { "idempotency-key": key } });
+      return r.job;
+    } catch (err) {
+      if (attempt >= RETRIES || !retryable(err)) throw err;
+      info(
+        c.dim(
+          `submit did not complete (${err instanceof Error ? err.message : String(err)}); retrying with the same Idempotency-Key`,
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+    }
+  }
+}
+
+/** The pending reasons of a queued job, one line each, for people. */
+export function describeJob(job: JobDetail): string[] {
+  const lines = [`${c.bold(job.id)}  ${job.name}  ${status(job.status)}`];
+  if (job.status === "QUEUED")
+    for (const r of job.pending_reasons ?? []) lines.push(`  ${c.dim("waiting:")} ${r.message}`);
+  return lines;
+}

@@ -1,0 +1,70 @@
+/** Builds the JobSpec from what the earlier steps established, and checks it against the contract locally. */
+
+import type { ParamValue } from "../../../contract/hyperparams.js";
+import { JOB_API_VERSION, JobSpec, type JobSpecInput } from "../../../contract/jobspec.schema.js";
+import type { Pool } from "../../../contract/profile-grammar.js";
+import type { RecipeLock } from "../../../contract/recipe-lock.schema.js";
+import { CliError, EXIT } from "../../errors.js";
+import type { Experiment } from "../../project.js";
+
+/** A job name the server accepts (`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`): lowercase, `_`→`-`, ≤ `max` chars. */
+export function jobName(raw: string, max = 63): string {
+  const cut = (s: string) => s.slice(0, max).replace(/-+$/, "").replace(/^-+/, "");
+  const name = cut(
+    raw
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, "-")
+      .replace(/-{2,}/g, "-")
+      .replace(/^-+/, ""),
+  );
+  return name || "job";
+}
+
+export interface SpecParts {
+  exp: Experiment;
+  project: string;
+  lock: RecipeLock;
+  name: string;
+  image: string | undefined;
+  fleet: string | undefined;
+  pools: Pool[];
+  roles: Record<string, string>;
+  hyperparams: Record<string, ParamValue>;
+  workspace: string;
+  provenance: { git_commit: string | null; git_dirty: boolean; config_sha: string };
+  sweep?: { id: string; index: number; params: Record<string, ParamValue> };
+}
+
+export function buildSpec(p: SpecParts): JobSpec {
+  const { exp, lock } = p;
+  const lc = exp.config.lifecycle;
+  const input: JobSpecInput = {
+    api_version: JOB_API_VERSION,
+    metadata: {
+      name: p.name,
+      experiment: exp.name,
+      project: p.project,
+      labels: {},
+      ...(p.sweep ? { sweep: p.sweep } : {}),
+    },
+    recipe: { name: lock.recipe.name, version: lock.recipe.version, digest: lock.recipe.digest },
+    framework: { ...lock.framework, image: p.image ?? exp.config.image ?? null },
+    source: { workspace: p.workspace, experiment_dir: exp.relDir },
+    model: { ...exp.config.model },
+    data: { ...exp.config.data },
+    resources: { ...(p.fleet ? { fleet: p.fleet } : {}), pools: p.pools, roles: p.roles },
+    hyperparams: p.hyperparams,
+    ...(lc ? { lifecycle: lc } : {}),
+    provenance: p.provenance,
+  };
+  const r = JobSpec.safeParse(input);
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new CliError(`the job spec is invalid: ${issues}`, {
+      code: "INVALID_SPEC",
+      exit: EXIT.REJECTED,
+      hint: `check ${exp.relDir}/config.yaml`,
+    });
+  }
+  return r.data;
+}
