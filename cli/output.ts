@@ -48,12 +48,31 @@ export function emit(value: unknown, human: () => void): void {
   else human();
 }
 
-export function table(rows: Array<Record<string, string | number | null | undefined>>, columns: string[]): void {
+/** Visible width: colour codes take no room on screen. */
+function visible(s: string): number {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escapes is the point
+  return s.replace(/\x1b\[[0-9;]*m/g, "").length;
+}
+
+function pad(s: string, width: number): string {
+  return s + " ".repeat(Math.max(0, width - visible(s)));
+}
+
+export function table(
+  rows: Array<Record<string, string | number | null | undefined>>,
+  columns: string[],
+): void {
   if (rows.length === 0) return;
   const cell = (v: unknown) => (v === null || v === undefined ? "-" : String(v));
-  const widths = columns.map((col) => Math.max(col.length, ...rows.map((r) => cell(r[col]).length)));
-  print(c.dim(columns.map((col, i) => col.toUpperCase().padEnd(widths[i]!)).join("  ")).trimEnd());
-  for (const r of rows) print(columns.map((col, i) => cell(r[col]).padEnd(widths[i]!)).join("  ").trimEnd());
+  const widths = columns.map((col) => Math.max(col.length, ...rows.map((r) => visible(cell(r[col])))));
+  print(c.dim(columns.map((col, i) => pad(col.toUpperCase(), widths[i]!)).join("  ")).trimEnd());
+  for (const r of rows)
+    print(
+      columns
+        .map((col, i) => pad(cell(r[col]), widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    );
 }
 
 const STATUS_COLOR: Record<string, (s: string) => string> = {
@@ -83,13 +102,18 @@ export async function withSpinner<T>(label: string, work: () => Promise<T>): Pro
 }
 
 /** A byte progress bar on stderr (TTY only); `done()` prints a final line either way. */
-export function progress(label: string, total: number): { add: (n: number) => void; done: (summary: string) => void } {
+export function progress(
+  label: string,
+  total: number,
+): { add: (n: number) => void; done: (summary: string) => void } {
   let sent = 0;
   const tty = Boolean(process.stderr.isTTY) && !opts.json;
   const draw = () => {
     const width = 24;
     const filled = total === 0 ? width : Math.round((sent / total) * width);
-    process.stderr.write(`\r${label} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${humanBytes(sent)}/${humanBytes(total)}`);
+    process.stderr.write(
+      `\r${label} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${humanBytes(sent)}/${humanBytes(total)}`,
+    );
   };
   return {
     add(n) {
