@@ -23,7 +23,13 @@ export class Api {
       payload = JSON.stringify(body);
     }
     try {
-      return await fetch(`${this.server}${path}`, { method, headers, body: payload, signal: o.signal, duplex: "half" } as RequestInit);
+      return await fetch(`${this.server}${path}`, {
+        method,
+        headers,
+        body: payload,
+        signal: o.signal,
+        duplex: "half",
+      } as RequestInit);
     } catch (err) {
       if (o.signal?.aborted) throw err;
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
@@ -36,7 +42,12 @@ export class Api {
   }
 
   /** A JSON request; non-2xx answers become CliError with the server's code and message. */
-  async json<T = Record<string, unknown>>(method: string, path: string, body?: unknown, o: RequestOptions = {}): Promise<T> {
+  async json<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+    o: RequestOptions = {},
+  ): Promise<T> {
     const res = await this.fetch(method, path, body, o);
     return (await readJson(res)) as T;
   }
@@ -68,12 +79,20 @@ export async function readJson(res: Response): Promise<unknown> {
   try {
     body = text ? JSON.parse(text) : {};
   } catch {
-    if (!res.ok) throw new CliError(`HTTP ${res.status}: ${text.slice(0, 200)}`, { exit: res.status >= 500 ? EXIT.UNAVAILABLE : EXIT.FAILURE });
+    if (!res.ok)
+      throw new CliError(`HTTP ${res.status}: ${text.slice(0, 200)}`, {
+        exit: res.status >= 500 ? EXIT.UNAVAILABLE : EXIT.FAILURE,
+      });
     throw new CliError(`the server answered with something that is not JSON: ${text.slice(0, 200)}`);
   }
   if (!res.ok) {
     const e = (body as { error?: { code?: string; message?: string; details?: unknown } }).error;
-    throw fromServer(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? `HTTP ${res.status}`, e?.details);
+    throw fromServer(
+      res.status,
+      e?.code ?? `HTTP_${res.status}`,
+      e?.message ?? `HTTP ${res.status}`,
+      e?.details,
+    );
   }
   return body;
 }

@@ -33,9 +33,13 @@ export function normalizeServer(url: string): string {
   try {
     u = new URL(url);
   } catch {
-    throw new CliError(`"${url}" is not a URL`, { exit: EXIT.USAGE, hint: "e.g. --server http://127.0.0.1:8787" });
+    throw new CliError(`"${url}" is not a URL`, {
+      exit: EXIT.USAGE,
+      hint: "e.g. --server http://127.0.0.1:8787",
+    });
   }
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new CliError(`server must be http(s), got ${url}`, { exit: EXIT.USAGE });
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    throw new CliError(`server must be http(s), got ${url}`, { exit: EXIT.USAGE });
   return u.toString().replace(/\/+$/, "");
 }
 
@@ -43,7 +47,8 @@ export function readCredentials(): Credentials {
   const p = credentialsPath();
   if (!existsSync(p)) return { version: 1, default: null, servers: {} };
   const parsed = Credentials.safeParse(JSON.parse(readFileSync(p, "utf8")));
-  if (!parsed.success) throw new CliError(`${p} is corrupt`, { hint: "run `sf logout --all` and log in again" });
+  if (!parsed.success)
+    throw new CliError(`${p} is corrupt`, { hint: "run `sf logout --all` and log in again" });
   return parsed.data;
 }
 
@@ -59,7 +64,12 @@ export function removeCredentials(): void {
 /** The server to talk to, or a clear error; `--server` wins, then SF_SERVER, then the saved default. */
 export function resolveServer(flag: string | undefined): string {
   const s = flag || process.env.SF_SERVER || readCredentials().default;
-  if (!s) throw new CliError("no server configured", { code: "NO_SERVER", exit: EXIT.AUTH, hint: "run `sf login --server URL` (or pass --server / set SF_SERVER)" });
+  if (!s)
+    throw new CliError("no server configured", {
+      code: "NO_SERVER",
+      exit: EXIT.AUTH,
+      hint: "run `sf login --server URL` (or pass --server / set SF_SERVER)",
+    });
   return normalizeServer(s);
 }
 
@@ -68,7 +78,11 @@ export function resolveToken(server: string): string {
   if (process.env.SF_TOKEN) return process.env.SF_TOKEN;
   const saved = readCredentials().servers[server];
   if (!saved) {
-    throw new CliError(`not logged in to ${server}`, { code: "NOT_LOGGED_IN", exit: EXIT.AUTH, hint: `run \`sf login --server ${server}\`` });
+    throw new CliError(`not logged in to ${server}`, {
+      code: "NOT_LOGGED_IN",
+      exit: EXIT.AUTH,
+      hint: `run \`sf login --server ${server}\``,
+    });
   }
   return saved.token;
 }

@@ -8,16 +8,19 @@ import { c, isJson, printJson } from "./output.js";
 import { buildProgram } from "./program.js";
 
 function render(err: CliError): never {
-  if (isJson()) printJson({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } });
+  if (isJson())
+    printJson({ error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } });
   else {
-    process.stderr.write(`${c.red("error:")} ${err.message}${err.code !== "CLI_ERROR" ? c.dim(` [${err.code}]`) : ""}\n`);
+    process.stderr.write(
+      `${c.red("error:")} ${err.message}${err.code !== "CLI_ERROR" ? c.dim(` [${err.code}]`) : ""}\n`,
+    );
     if (err.hint) process.stderr.write(`${c.dim("hint:")} ${err.hint}\n`);
   }
   process.exit(err.exit);
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram().exitOverride();
+  const program = buildProgram();
   try {
     await program.parseAsync(argv);
   } catch (err) {

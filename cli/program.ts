@@ -14,7 +14,10 @@ import { configureOutput } from "./output.js";
 export const VERSION = "0.1.0";
 
 export function buildProgram(): Command {
+  // exitOverride before the groups: commander copies it to subcommands only when they are created,
+  // so every usage error anywhere reaches main() and exits 2.
   const program = new Command("sf")
+    .exitOverride()
     .description("StarForge: submit and follow ML training jobs on GPU fleets behind firewalls")
     .version(VERSION, "-V, --version")
     .option("--server <url>", "control plane URL (default: $SF_SERVER, then the one `sf login` saved)")
@@ -47,4 +50,3 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 not logged in / not allowed, 4 not found
   completion(program);
   return program;
 }
-

@@ -94,7 +94,9 @@ export function listExperiments(root: string): string[] {
 
 export function readExperiment(root: string, name: string): Experiment {
   if (!EXPERIMENT_NAME_RE.test(name)) {
-    throw new CliError(`"${name}" is not an experiment name (lowercase letters, digits, - and _)`, { exit: EXIT.USAGE });
+    throw new CliError(`"${name}" is not an experiment name (lowercase letters, digits, - and _)`, {
+      exit: EXIT.USAGE,
+    });
   }
   const dir = join(root, EXPERIMENTS_DIR, name);
   const configPath = join(dir, CONFIG_FILE);
@@ -103,12 +105,21 @@ export function readExperiment(root: string, name: string): Experiment {
     throw new CliError(`no experiment "${name}"`, {
       code: "EXPERIMENT_NOT_FOUND",
       exit: EXIT.NOT_FOUND,
-      hint: known.length ? `experiments: ${known.join(", ")}` : "create one with `sf new <name> --method <fw/method>`",
+      hint: known.length
+        ? `experiments: ${known.join(", ")}`
+        : "create one with `sf new <name> --method <fw/method>`",
     });
   }
   const configText = readFileSync(configPath, "utf8");
   const config = parseText(configText, ExperimentConfig, `${EXPERIMENTS_DIR}/${name}/${CONFIG_FILE}`);
-  return { name, dir, relDir: `${EXPERIMENTS_DIR}/${name}`, config, configText, lock: readLock(join(dir, LOCK_FILE)) };
+  return {
+    name,
+    dir,
+    relDir: `${EXPERIMENTS_DIR}/${name}`,
+    config,
+    configText,
+    lock: readLock(join(dir, LOCK_FILE)),
+  };
 }
 
 export function readLock(path: string): Experiment["lock"] {
@@ -120,7 +131,9 @@ export function readLock(path: string): Experiment["lock"] {
     return { ok: false, problem: `${LOCK_FILE} is not JSON` };
   }
   const r = RecipeLock.safeParse(raw);
-  return r.success ? { ok: true, value: r.data } : { ok: false, problem: r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
+  return r.success
+    ? { ok: true, value: r.data }
+    : { ok: false, problem: r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
 }
 
 function parseText<S extends z.ZodType>(text: string, schema: S, what: string): z.infer<S> {
@@ -128,7 +141,10 @@ function parseText<S extends z.ZodType>(text: string, schema: S, what: string): 
   try {
     raw = parseYaml(text);
   } catch (err) {
-    throw new CliError(`${what} is not valid YAML: ${err instanceof Error ? err.message : String(err)}`, { code: "BAD_CONFIG", exit: EXIT.REJECTED });
+    throw new CliError(`${what} is not valid YAML: ${err instanceof Error ? err.message : String(err)}`, {
+      code: "BAD_CONFIG",
+      exit: EXIT.REJECTED,
+    });
   }
   const r = schema.safeParse(raw);
   if (!r.success) {

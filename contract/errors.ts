@@ -45,6 +45,12 @@ export const ERROR_CODES = {
   BLOB_TOO_LARGE: 413,
   LENGTH_REQUIRED: 411,
   ENROLLMENT_TOKEN_INVALID: 401,
+  // device login (RFC 8628 §3.5 shapes: every poll answer that is not the token is a 400)
+  AUTHORIZATION_PENDING: 400,
+  SLOW_DOWN: 400,
+  ACCESS_DENIED: 400,
+  EXPIRED_TOKEN: 400,
+  INVALID_GRANT: 400,
   // server
   INTERNAL: 500,
   UNAVAILABLE: 503,

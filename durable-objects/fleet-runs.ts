@@ -171,13 +171,7 @@ export class FleetRuns extends FleetScheduling {
     if (running) {
       if (rank.state !== "launched") this.store.setRank(run.id, rank.rank, "launched", null, null, now);
       this.store.settleCommands(run.id, rank.rank, "launch", now);
-      if (current) {
-        if (job.status === "SUBMITTED") this.setStatus(job, "PENDING", actor, { rank: rank.rank }, now);
-        if (job.status === "PENDING") {
-          this.setStatus(job, "RUNNING", actor, { rank: rank.rank }, now);
-          this.closeRun(run, "RUNNING", null, null, now);
-        }
-      }
+      if (current) this.markStarted(job, run, actor, rank.rank, now);
       return { kind: "applied", stopWorkload: !current };
     }
 
@@ -188,18 +182,28 @@ export class FleetRuns extends FleetScheduling {
     this.store.settleCommands(run.id, rank.rank, "launch", now);
     this.store.settleCommands(run.id, rank.rank, "stop", now);
     if (current) {
+      // Reports may be applied out of order (frames are independent). Any end other than launch_failed
+      // means the workload ran, so the job passes through RUNNING first, whatever arrived before.
+      if (e.event !== "launch_failed") this.markStarted(job, run, actor, rank.rank, now);
       const failed =
         e.event === "failed" || e.event === "launch_failed" || e.event === "stopped" || code !== 0;
       if (failed) this.failRun(job, run, rank.rank, code, reason, e.infra, actor, now);
       else if (this.store.ranks(run.id).every((r) => r.state === "exited" && r.exit_code === 0)) {
         this.closeRun(run, "SUCCEEDED", "all ranks exited 0", 0, now);
-        if (job.status === "SUBMITTED") this.setStatus(job, "PENDING", actor, {}, now);
-        if (job.status === "PENDING") this.setStatus(job, "RUNNING", actor, {}, now);
         this.setStatus(job, "SUCCEEDED", actor, { exit_code: 0 }, now);
       }
     }
     this.releaseIfGone(run, now);
     return { kind: "applied", stopWorkload: false };
+  }
+
+  /** SUBMITTED/PENDING → RUNNING along the table's edges (ack, started); a no-op once RUNNING. */
+  private markStarted(job: JobRow, run: RunRow, actor: string, rank: number, now: number): void {
+    if (job.status === "SUBMITTED") this.setStatus(job, "PENDING", actor, { rank }, now);
+    if (job.status === "PENDING") {
+      this.setStatus(job, "RUNNING", actor, { rank }, now);
+      this.closeRun(run, "RUNNING", null, null, now);
+    }
   }
 
   /** One rank failed: the job fails, and every other rank of the gang is stopped. */

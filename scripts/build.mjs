@@ -41,7 +41,9 @@ if (existsSync(join(root, "cli/main.ts"))) {
     platform: "node",
     format: "esm",
     target: "node20",
-    banner: { js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
     logLevel: "warning",
   });
 }

@@ -8,6 +8,7 @@ import { agentsRoutes } from "./routes/agents.routes.js";
 import { blobsRoutes } from "./routes/blobs.routes.js";
 import { capsuleRoutes } from "./routes/capsule.routes.js";
 import { catalogRoutes } from "./routes/catalog.routes.js";
+import { deviceRoutes } from "./routes/device.routes.js";
 import { fleetsRoutes } from "./routes/fleets.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { ingestRoutes } from "./routes/ingest.routes.js";
@@ -40,6 +41,8 @@ export function createApp(): Hono<Env> {
   app.route("/v1", capsuleRoutes);
   app.route("/v1", readbackRoutes);
   app.route("/v1/ingest", ingestRoutes);
+  // Full paths inside: /v1/auth/device… (under the /v1 middleware) and the /device page.
+  app.route("/", deviceRoutes);
 
   app.notFound((c) => {
     const body: ErrorBody = {

@@ -7,7 +7,13 @@ import { c, emit, info, print } from "../output.js";
 
 interface Me {
   user: { name: string; role: string; email: string | null };
-  quota: { max_gpus: number; max_jobs: number; daily_gpu_hours: number; priority: number; allowed_profiles: string[] };
+  quota: {
+    max_gpus: number;
+    max_jobs: number;
+    daily_gpu_hours: number;
+    priority: number;
+    allowed_profiles: string[];
+  };
 }
 
 async function readStdin(): Promise<string> {
@@ -26,12 +32,20 @@ export async function login(cmd: Command, o: { token?: string; tokenStdin?: bool
   }
   const me = await new Api(server, token).get<Me>("/v1/me").catch((err: unknown) => {
     if (err instanceof CliError && err.exit === EXIT.AUTH) {
-      throw new CliError(`the server refused this token: ${err.message}`, { code: err.code, exit: EXIT.AUTH });
+      throw new CliError(`the server refused this token: ${err.message}`, {
+        code: err.code,
+        exit: EXIT.AUTH,
+      });
     }
     throw err;
   });
   const creds = readCredentials();
-  creds.servers[server] = { token, user: me.user.name, role: me.user.role, saved_at: new Date().toISOString() };
+  creds.servers[server] = {
+    token,
+    user: me.user.name,
+    role: me.user.role,
+    saved_at: new Date().toISOString(),
+  };
   creds.default = server;
   writeCredentials(creds);
   emit({ server, user: me.user.name, role: me.user.role }, () =>
@@ -47,7 +61,8 @@ export async function logout(cmd: Command, o: { all?: boolean }): Promise<void> 
   }
   const server = resolveServer(globals(cmd).server);
   const creds = readCredentials();
-  if (!creds.servers[server]) throw new CliError(`not logged in to ${server}`, { code: "NOT_LOGGED_IN", exit: EXIT.AUTH });
+  if (!creds.servers[server])
+    throw new CliError(`not logged in to ${server}`, { code: "NOT_LOGGED_IN", exit: EXIT.AUTH });
   delete creds.servers[server];
   if (creds.default === server) creds.default = Object.keys(creds.servers)[0] ?? null;
   writeCredentials(creds);

@@ -24,7 +24,10 @@ export function newSfHome(): string {
 }
 
 /** Runs `sf args…` in `cwd`; never throws on a non-zero exit (tests assert on it). */
-export function sf(args: string[], o: SfEnv & { cwd?: string; input?: string; timeoutMs?: number }): Promise<SfResult> {
+export function sf(
+  args: string[],
+  o: SfEnv & { cwd?: string; input?: string; timeoutMs?: number },
+): Promise<SfResult> {
   return new Promise((ok, ko) => {
     const child = spawn(process.execPath, [SF_BIN, ...args], {
       cwd: o.cwd ?? process.cwd(),
@@ -59,7 +62,10 @@ export function sf(args: string[], o: SfEnv & { cwd?: string; input?: string; ti
 }
 
 /** `sf … --json` parsed; fails the test with sf's stderr when the exit code is not 0. */
-export async function sfJson<T = Record<string, unknown>>(args: string[], o: SfEnv & { cwd?: string }): Promise<T> {
+export async function sfJson<T = Record<string, unknown>>(
+  args: string[],
+  o: SfEnv & { cwd?: string },
+): Promise<T> {
   const r = await sf([...args, "--json"], o);
   if (r.code !== 0) throw new Error(`sf ${args.join(" ")} exited ${r.code}\n${r.stderr}\n${r.stdout}`);
   return JSON.parse(r.stdout) as T;

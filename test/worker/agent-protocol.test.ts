@@ -98,7 +98,12 @@ describe("agent protocol (Fleet DO side)", () => {
     agent.report(first.request, "exited", { exit_code: 0 });
     const j = await job(first.request.job_id);
     expect(j.job.status).toBe("FAILED");
-    expect(j.events.filter((e: { to: string }) => e.to === "RUNNING")).toHaveLength(1);
+    expect(
+      j.events.filter((e: { to: string }) => e.to === "RUNNING"),
+      JSON.stringify(
+        agent.frames.map((f) => [f.type, f.id, "ref" in f ? f.ref : null, "code" in f ? f.code : null]),
+      ),
+    ).toHaveLength(1);
     expect(j.runs[0]).toMatchObject({ status: "FAILED", exit_code: 3 });
     agent.close();
   });
@@ -278,6 +283,34 @@ describe("agent protocol (Fleet DO side)", () => {
     await agent.next("ack", (f) => f.ref === fin);
     expect((await fleetTotals("ap-resume")).allocated).toBe(2);
     expect((await job(sub.body.job.id)).job.status).toBe("SUBMITTED");
+    agent.close();
+  });
+
+  it("records the same history when a rank's exit is applied before its launch report", async () => {
+    await createFleet("ap-order", { kind: "process" });
+    const { credential } = await enroll("ap-order");
+    const agent = await ScriptedAgent.connect(credential);
+    agent.hello(inventory("box-o", 2));
+    await agent.next("welcome");
+    const sub = await api(op, "POST", "/v1/jobs", await customSpec({ fleet: "ap-order", gpus: 1 }));
+    const launch = await agent.next("launch");
+    agent.send({ v: 1, type: "ack", id: agent.id(), ref: launch.id });
+    const exited = agent.report(launch.request, "exited", { exit_code: 0 });
+    await agent.next("ack", (f) => f.ref === exited);
+    const late = agent.report(launch.request, "launched");
+    await agent.next("ack", (f) => f.ref === late);
+    // The late "launched" is for a rank that is over: the agent is told to stop whatever still runs.
+    await agent.next("stop", (f) => f.run_id === launch.request.run_id);
+    const j = await job(sub.body.job.id);
+    expect(j.job.status).toBe("SUCCEEDED");
+    expect(j.events.map((e: { edge: string }) => e.edge)).toEqual([
+      "admitted",
+      "dispatch",
+      "ack",
+      "started",
+      "succeeded",
+    ]);
+    expect((await fleetTotals("ap-order")).allocated).toBe(0);
     agent.close();
   });
 });

@@ -16,7 +16,14 @@ import { hashSecret } from "./secrets.js";
 export type Env = { Bindings: AppEnv; Variables: AppVars };
 export type Ctx = Context<Env>;
 
-const PUBLIC_ROUTES = new Set(["GET /v1/health", "HEAD /v1/health", "POST /v1/agents/enroll"]);
+const PUBLIC_ROUTES = new Set([
+  "GET /v1/health",
+  "HEAD /v1/health",
+  "POST /v1/agents/enroll",
+  // The device login: the CLI has no token yet (worker/routes/device.routes.ts).
+  "POST /v1/auth/device",
+  "POST /v1/auth/device/token",
+]);
 
 export function bearer(c: Ctx): string | null {
   const h = c.req.header("authorization");

@@ -237,3 +237,34 @@ export const blobRefs = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.digest, t.jobId] }), index("blob_refs_job").on(t.jobId)],
 );
+
+/**
+ * Device logins in progress (`sf login` without a token; RFC 8628 shapes, docs/api.md). Only the sha256 of
+ * the device code is stored: the CLI holds the code itself. No token is ever stored here: approval records
+ * who approved, and the CLI's one successful poll mints the token and marks the row `consumed` in the same
+ * D1 batch. Rows live 10 minutes and are swept when new ones are created.
+ */
+export const deviceCodes = sqliteTable(
+  "device_codes",
+  {
+    deviceCodeHash: text("device_code_hash").primaryKey(),
+    /** 8 letters without the dash, from an alphabet with no vowels and no look-alikes. */
+    userCode: text("user_code").notNull(),
+    status: text("status", { enum: ["pending", "approved", "denied", "consumed"] })
+      .notNull()
+      .default("pending"),
+    /** Who approved or denied it. */
+    userId: text("user_id"),
+    /** The token minted when the CLI picked it up. */
+    tokenId: text("token_id"),
+    intervalSeconds: integer("interval_seconds").notNull(),
+    /** Epoch milliseconds of the last poll, for SLOW_DOWN. */
+    lastPolledAt: integer("last_polled_at"),
+    createdAt: text("created_at").notNull().default(now),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("device_codes_user_code").on(t.userCode),
+    index("device_codes_expires").on(t.expiresAt),
+  ],
+);

@@ -1,0 +1,262 @@
+/**
+ * `sf admin …`: users and quotas, fleets and their maintenance, profiles, recipes. Every route behind
+ * these needs the admin role; a non-admin gets exit 3. Implementations load only when a command runs.
+ */
+import { Argument, type Command, InvalidArgumentError, Option } from "commander";
+
+const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}`;
+
+const ROLES = ["viewer", "operator", "admin"];
+const KINDS = ["process", "docker", "kuberay", "slurm"];
+
+function int(name: string, min: number) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v) || Number(v) < min)
+      throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
+    return Number(v);
+  };
+}
+
+function nonNegative(v: string): number {
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError("must be a number ≥ 0");
+  return n;
+}
+
+function collect(v: string, prev: string[] | undefined): string[] {
+  return [...(prev ?? []), v];
+}
+
+const users = () => import("../impl/admin/users.js");
+const fleets = () => import("../impl/admin/fleets.js");
+const profiles = () => import("../impl/admin/profiles.js");
+const recipes = () => import("../impl/admin/recipes.js");
+
+export function register(program: Command): void {
+  const admin = program
+    .command("admin")
+    .description(
+      "administer the control plane: users, quotas, fleets, maintenance, profiles, recipes (admin role)",
+    )
+    .addHelpText(
+      "after",
+      examples(["sf admin users", "sf admin user-add ada --role operator", "sf admin fleet show local"]),
+    );
+
+  admin
+    .command("users")
+    .description("list users with their role and whether they are disabled")
+    .addHelpText("after", examples(["sf admin users", "sf admin users --json"]))
+    .action(async (_o: unknown, cmd: Command) => (await users()).listUsers(cmd));
+
+  admin
+    .command("user-add")
+    .argument("<name>", "lowercase user name (2–39 chars, starts with a letter)")
+    .description("create a user and print their first personal access token (shown once)")
+    .addOption(new Option("--role <role>", "the user's role").choices(ROLES).default("operator"))
+    .option("--email <email>", "the user's e-mail address")
+    .addHelpText(
+      "after",
+      examples(["sf admin user-add ada", "sf admin user-add bob --role viewer --email bob@example.org"]),
+    )
+    .action(async (name: string, o: { role: string; email?: string }, cmd: Command) =>
+      (await users()).addUser(cmd, name, o),
+    );
+
+  admin
+    .command("set-role")
+    .argument("<name>", "the user")
+    .addArgument(new Argument("<role>", "the new role").choices(ROLES))
+    .description("change a user's role")
+    .addHelpText("after", examples(["sf admin set-role ada admin", "sf admin set-role bob viewer"]))
+    .action(async (name: string, role: string, _o: unknown, cmd: Command) =>
+      (await users()).setRole(cmd, name, role),
+    );
+
+  admin
+    .command("disable")
+    .argument("<name>", "the user")
+    .description("disable a user: their tokens stop working until they are enabled again")
+    .addHelpText("after", examples(["sf admin disable bob"]))
+    .action(async (name: string, _o: unknown, cmd: Command) => (await users()).setDisabled(cmd, name, true));
+
+  admin
+    .command("enable")
+    .argument("<name>", "the user")
+    .description("enable a disabled user again")
+    .addHelpText("after", examples(["sf admin enable bob"]))
+    .action(async (name: string, _o: unknown, cmd: Command) => (await users()).setDisabled(cmd, name, false));
+
+  admin
+    .command("quota")
+    .argument("<user>", "the user")
+    .description("show a user's quota, or change the given fields (the others keep their current value)")
+    .option("--gpus <n>", "GPUs the user may hold at once", int("--gpus", 0))
+    .option("--jobs <n>", "active jobs the user may have at once", int("--jobs", 0))
+    .option("--daily-gpu-hours <h>", "GPU-hours the user may use per UTC day", nonNegative)
+    .option(
+      "--profiles <list>",
+      'profiles the user may submit to, comma-separated ("all" or "" allows every profile)',
+    )
+    .option("--priority <p>", "scheduling priority, 0–100 (higher goes first)", int("--priority", 0))
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin quota ada                                  # show",
+        "sf admin quota ada --gpus 32 --jobs 10",
+        "sf admin quota ada --daily-gpu-hours 200 --profiles h200,h100 --priority 20",
+        "sf admin quota ada --profiles all",
+      ]),
+    )
+    .action(async (user: string, o, cmd: Command) => (await users()).quota(cmd, user, o));
+
+  const fleet = admin
+    .command("fleet")
+    .description("create and inspect fleets, mint agent enrollment tokens")
+    .addHelpText("after", examples(["sf admin fleet ls", "sf admin fleet show local"]));
+
+  fleet
+    .command("create")
+    .argument("<name>", "lowercase fleet name (letters, digits, -)")
+    .description("create a fleet")
+    .addOption(new Option("--kind <kind>", "how its agents run jobs").choices(KINDS).makeOptionMandatory())
+    .option(
+      "--allow <image>",
+      "an image pattern jobs may run (registry/org/*, name:tag, name@sha256:…); repeatable",
+      collect,
+    )
+    .option("--description <text>", "what the fleet is")
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin fleet create lab --kind docker --allow 'ghcr.io/acme/*' --description 'the lab GPU boxes'",
+        "sf admin fleet create hpc --kind slurm",
+      ]),
+    )
+    .action(async (name: string, o, cmd: Command) => (await fleets()).createFleet(cmd, name, o));
+
+  fleet
+    .command("ls")
+    .description("list fleets")
+    .addHelpText("after", examples(["sf admin fleet ls", "sf admin fleet ls --json"]))
+    .action(async (_o: unknown, cmd: Command) => (await fleets()).listFleets(cmd));
+
+  fleet
+    .command("show")
+    .argument("<name>", "the fleet (name or id)")
+    .description(
+      "show a fleet live: nodes and their GPUs, allocations, totals and the queue with its reasons",
+    )
+    .addHelpText(
+      "after",
+      examples(["sf admin fleet show local", "sf admin fleet show local --json | jq .totals"]),
+    )
+    .action(async (name: string, _o: unknown, cmd: Command) => (await fleets()).showFleet(cmd, name));
+
+  fleet
+    .command("enroll-token")
+    .argument("<name>", "the fleet")
+    .description("mint a one-shot token an agent enrolls with (`forgelet enroll --token …`)")
+    .option("--ttl-minutes <m>", "minutes the token stays valid (default 60)", int("--ttl-minutes", 1))
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin fleet enroll-token lab",
+        "sf admin fleet enroll-token lab --ttl-minutes 15 --json",
+      ]),
+    )
+    .action(async (name: string, o: { ttlMinutes?: number }, cmd: Command) =>
+      (await fleets()).enrollToken(cmd, name, o),
+    );
+
+  const profile = admin
+    .command("profile")
+    .description("manage hardware profiles (name → GPU series and node shape)")
+    .addHelpText("after", examples(["sf admin profile ls"]));
+
+  profile
+    .command("ls")
+    .description("list profiles")
+    .addHelpText("after", examples(["sf admin profile ls", "sf admin profile ls --json"]))
+    .action(async (_o: unknown, cmd: Command) => (await profiles()).listProfiles(cmd));
+
+  profile
+    .command("set")
+    .argument("<name>", "lowercase profile name")
+    .description("create or replace a profile")
+    .requiredOption("--series <series>", "the GPU series it runs on (e.g. h200)")
+    .requiredOption("--gpus-per-node <n>", "GPUs per node of that series", int("--gpus-per-node", 1))
+    .option(
+      "--default-gpus <n>",
+      "GPUs a bare `--profile NAME` asks for (default: kept, or 1 for a new profile)",
+      int("--default-gpus", 1),
+    )
+    .option("--description <text>", "what it is (default: kept)")
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin profile set h200x4 --series h200 --gpus-per-node 8 --default-gpus 4 --description 'half an H200 node'",
+      ]),
+    )
+    .action(async (name: string, o, cmd: Command) => (await profiles()).setProfile(cmd, name, o));
+
+  profile
+    .command("rm")
+    .argument("<name>", "the profile")
+    .description("delete a profile")
+    .addHelpText("after", examples(["sf admin profile rm h200x4"]))
+    .action(async (name: string, _o: unknown, cmd: Command) => (await profiles()).removeProfile(cmd, name));
+
+  const recipe = admin.command("recipe").description("publish recipe versions to the catalog");
+
+  recipe
+    .command("publish")
+    .argument("<file>", "a recipe version as .json, .yaml or .yml")
+    .description(
+      "publish a recipe version (versions are immutable; republishing identical content is a no-op)",
+    )
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin recipe publish recipes/torch-sft-1.1.0.yaml",
+        "sf admin recipe publish recipe.json --json",
+      ]),
+    )
+    .action(async (file: string, _o: unknown, cmd: Command) => (await recipes()).publishRecipe(cmd, file));
+
+  const maintenance = admin
+    .command("maintenance")
+    .description("drain a fleet for maintenance (new submits refused, queued jobs wait) and resume it")
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin maintenance status local",
+        "sf admin maintenance drain local --note 'driver upgrade'",
+      ]),
+    );
+
+  maintenance
+    .command("status")
+    .argument("<fleet>", "the fleet")
+    .description("show whether a fleet is draining, with its note and running/queued counts")
+    .addHelpText("after", examples(["sf admin maintenance status local"]))
+    .action(async (f: string, _o: unknown, cmd: Command) => (await fleets()).maintenanceStatus(cmd, f));
+
+  maintenance
+    .command("drain")
+    .argument("<fleet>", "the fleet")
+    .description("start draining: new submits are refused with the note; running jobs keep running")
+    .option("--note <text>", "why, shown to people whose submits are refused", "maintenance")
+    .addHelpText(
+      "after",
+      examples(["sf admin maintenance drain local --note 'driver upgrade until 14:00 UTC'"]),
+    )
+    .action(async (f: string, o: { note: string }, cmd: Command) => (await fleets()).drain(cmd, f, o.note));
+
+  maintenance
+    .command("resume")
+    .argument("<fleet>", "the fleet")
+    .description("end maintenance: accept submits and schedule queued jobs again")
+    .addHelpText("after", examples(["sf admin maintenance resume local"]))
+    .action(async (f: string, _o: unknown, cmd: Command) => (await fleets()).resume(cmd, f));
+}

@@ -1,0 +1,183 @@
+/** `sf admin fleet create|ls|show|enroll-token` and `sf admin maintenance status|drain|resume`. */
+import type { Command } from "commander";
+import { authedApi } from "../../context.js";
+import { c, emit, info, print, table } from "../../output.js";
+
+interface Fleet {
+  id: string;
+  name: string;
+  kind: string;
+  description: string;
+  image_allowlist: string[];
+  windows: unknown[];
+  draining: boolean;
+  drain_note: string | null;
+  created_at: string;
+}
+
+interface NodeView {
+  id: string;
+  name: string;
+  series: string;
+  status: string;
+  agent: boolean;
+  lost_since: string | null;
+  runtime: string | null;
+  gpus: Array<{ index: number; run_id: string | null; job_id: string | null }>;
+}
+
+interface FleetLive {
+  fleet: Fleet;
+  draining: boolean;
+  drain_note: string | null;
+  nodes: NodeView[];
+  totals: { gpus: number; allocated: number; free: number; queued: number; running: number };
+  queue: Array<{
+    job_id: string;
+    user_id: string;
+    priority: number;
+    gpus: number;
+    pending_reasons: Array<{ code: string; message: string }>;
+  }>;
+}
+
+const enc = encodeURIComponent;
+
+export async function createFleet(
+  cmd: Command,
+  name: string,
+  o: { kind: string; allow?: string[]; description?: string },
+): Promise<void> {
+  const { fleet } = await authedApi(cmd).post<{ fleet: Fleet }>("/v1/fleets", {
+    name,
+    kind: o.kind,
+    image_allowlist: o.allow ?? [],
+    ...(o.description !== undefined ? { description: o.description } : {}),
+  });
+  emit({ fleet }, () => {
+    info(`${c.green("✓")} created fleet ${c.bold(fleet.name)} (${fleet.kind}, ${fleet.id})`);
+    info(c.dim(`next: sf admin fleet enroll-token ${fleet.name}   # then run forgelet enroll on a GPU host`));
+  });
+}
+
+export async function listFleets(cmd: Command): Promise<void> {
+  const { fleets } = await authedApi(cmd).get<{ fleets: Fleet[] }>("/v1/fleets");
+  emit({ fleets }, () =>
+    table(
+      fleets.map((f) => ({
+        name: f.name,
+        kind: f.kind,
+        state: f.draining ? "draining" : "open",
+        images: f.image_allowlist.length ? f.image_allowlist.join(", ") : null,
+        description: f.description || null,
+      })),
+      ["name", "kind", "state", "images", "description"],
+    ),
+  );
+}
+
+export async function showFleet(cmd: Command, name: string): Promise<void> {
+  const live = await authedApi(cmd).get<FleetLive>(`/v1/fleets/${enc(name)}`);
+  emit(live, () => {
+    const f = live.fleet;
+    const t = live.totals;
+    print(`${c.bold(f.name)} (${f.kind}, ${f.id})${f.description ? ` — ${f.description}` : ""}`);
+    print(`state:   ${live.draining ? c.yellow(`draining: ${live.drain_note ?? ""}`) : "open"}`);
+    print(`images:  ${f.image_allowlist.length ? f.image_allowlist.join(", ") : "(catalog defaults only)"}`);
+    print(`GPUs:    ${t.gpus} total, ${t.allocated} allocated, ${t.free} free`);
+    print(`jobs:    ${t.running} running, ${t.queued} queued`);
+
+    print();
+    print(c.bold("Nodes"));
+    if (live.nodes.length === 0)
+      print(c.dim("  none yet: `sf admin fleet enroll-token` and `forgelet enroll` add one"));
+    table(
+      live.nodes.map((n) => ({
+        name: n.name,
+        series: n.series,
+        status: n.status,
+        agent: n.agent ? "connected" : "-",
+        runtime: n.runtime,
+        gpus: `${n.gpus.filter((g) => g.run_id).length}/${n.gpus.length} used`,
+      })),
+      ["name", "series", "status", "agent", "runtime", "gpus"],
+    );
+
+    const allocations = live.nodes.flatMap((n) =>
+      n.gpus
+        .filter((g) => g.run_id)
+        .map((g) => ({ node: n.name, gpu: g.index, job: g.job_id, run: g.run_id })),
+    );
+    print();
+    print(c.bold("Allocations"));
+    if (allocations.length === 0) print(c.dim("  no GPU is allocated"));
+    table(allocations, ["node", "gpu", "job", "run"]);
+
+    print();
+    print(c.bold("Queue"));
+    if (live.queue.length === 0) print(c.dim("  nothing is waiting"));
+    table(
+      live.queue.map((q) => ({
+        job: q.job_id,
+        user: q.user_id,
+        gpus: q.gpus,
+        priority: q.priority,
+        "waiting for": q.pending_reasons.map((r) => r.message).join("; ") || null,
+      })),
+      ["job", "user", "gpus", "priority", "waiting for"],
+    );
+  });
+}
+
+export async function enrollToken(cmd: Command, name: string, o: { ttlMinutes?: number }): Promise<void> {
+  const api = authedApi(cmd);
+  const r = await api.post<{ token: string; fleet: string; expires_at: string; one_shot: boolean }>(
+    `/v1/fleets/${enc(name)}/enrollment-tokens`,
+    o.ttlMinutes === undefined ? {} : { ttl_minutes: o.ttlMinutes },
+  );
+  emit(r, () => {
+    info(`one-shot enrollment token for fleet ${c.bold(r.fleet)}, valid until ${r.expires_at}:`);
+    print(r.token);
+    info(c.dim(`on the GPU host: forgelet enroll --server ${api.server} --token <token>`));
+  });
+}
+
+interface Maintenance {
+  fleet: string;
+  draining: boolean;
+  note: string | null;
+  queued: number;
+  running: number;
+}
+
+function printMaintenance(m: Maintenance): void {
+  print(
+    `${c.bold(m.fleet)}: ${m.draining ? c.yellow("draining") : c.green("open")}${m.note ? ` (${m.note})` : ""}; ` +
+      `${m.running} running, ${m.queued} queued`,
+  );
+}
+
+export async function maintenanceStatus(cmd: Command, fleet: string): Promise<void> {
+  const m = await authedApi(cmd).get<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance`);
+  emit(m, () => printMaintenance(m));
+}
+
+export async function drain(cmd: Command, fleet: string, note: string): Promise<void> {
+  const api = authedApi(cmd);
+  await api.post(`/v1/fleets/${enc(fleet)}/maintenance/drain`, { note });
+  const m = await api.get<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance`);
+  emit(m, () => {
+    info(`${c.green("✓")} draining ${fleet}: new submits are refused; running jobs keep running`);
+    printMaintenance(m);
+  });
+}
+
+export async function resume(cmd: Command, fleet: string): Promise<void> {
+  const api = authedApi(cmd);
+  await api.post(`/v1/fleets/${enc(fleet)}/maintenance/resume`, {});
+  const m = await api.get<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance`);
+  emit(m, () => {
+    info(`${c.green("✓")} ${fleet} is open again`);
+    printMaintenance(m);
+  });
+}

@@ -1,0 +1,271 @@
+/**
+ * The device login (RFC 8628 shapes): `sf login` without a token asks for a code pair, a person approves
+ * the short user code on the `/device` page with one of their existing personal access tokens, and the
+ * CLI's next poll receives a brand-new token for that person, exactly once.
+ *
+ * Trade-off (docs/api.md): the token is minted by the successful poll, not by the approval, so no usable
+ * secret is ever at rest in D1 — not even for the minutes between approval and pickup. The insert of the
+ * token and the move of the row to `consumed` are one D1 batch (a transaction) guarded on `approved`, so
+ * two racing polls cannot both receive a token.
+ */
+import { eq, lt } from "drizzle-orm";
+import { nowIso } from "../../contract/ids.js";
+import { hashSecret } from "../auth/secrets.js";
+import { db, schema } from "../db/client.js";
+import type { AppEnv } from "../env.js";
+import { AppError } from "../errors.js";
+import { prepareToken } from "./tokens.service.js";
+
+export const DEVICE_CODE_TTL_SECONDS = 600;
+export const POLL_INTERVAL_SECONDS = 2;
+/** RFC 8628 §3.5: each SLOW_DOWN adds 5 s to the interval for this and all later polls. */
+const SLOW_DOWN_STEP_SECONDS = 5;
+/** A poll that comes this much early still counts as on time (timer and network jitter). */
+const POLL_TOLERANCE_MS = 250;
+/** Expired rows are kept this long, so a late poll still hears EXPIRED_TOKEN rather than INVALID_GRANT. */
+const SWEEP_AFTER_MS = 3_600_000;
+
+/** RFC 8628 §6.1: consonants only (no words), no look-alikes (no vowels, so no O/0 or I/1). 20^8 ≈ 2^34.6. */
+const USER_CODE_ALPHABET = "BCDFGHJKLMNPQRSTVWXZ";
+
+export type DeviceRow = typeof schema.deviceCodes.$inferSelect;
+
+function randomUserCode(): string {
+  let out = "";
+  while (out.length < 8) {
+    for (const b of crypto.getRandomValues(new Uint8Array(16))) {
+      // 240 = 12 × 20: rejecting the top bytes keeps every letter equally likely.
+      if (b < 240 && out.length < 8) out += USER_CODE_ALPHABET[b % 20];
+    }
+  }
+  return out;
+}
+
+/** `ABCDEFGH` → `ABCD-EFGH`, the form people read and type. */
+export function formatUserCode(code: string): string {
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+/** What a person typed (any case, with or without the dash or spaces) → the stored form, or null. */
+export function normalizeUserCode(input: string): string | null {
+  const code = input.toUpperCase().replace(/[\s-]/g, "");
+  if (code.length !== 8) return null;
+  for (const ch of code) if (!USER_CODE_ALPHABET.includes(ch)) return null;
+  return code;
+}
+
+function randomDeviceCode(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return `sfd_${btoa(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "")}`;
+}
+
+export interface DeviceAuthorization {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete: string;
+  expires_in: number;
+  interval: number;
+}
+
+export async function startDeviceLogin(
+  env: AppEnv,
+  publicUrl: string,
+  now = Date.now(),
+): Promise<DeviceAuthorization> {
+  const d = db(env.DB);
+  await d
+    .delete(schema.deviceCodes)
+    .where(lt(schema.deviceCodes.expiresAt, nowIso(now - SWEEP_AFTER_MS)))
+    .run();
+  const deviceCode = randomDeviceCode();
+  const deviceCodeHash = await hashSecret(deviceCode);
+  // A user code collides with a live one about once in 2^34 tries; retrying on the unique index is enough.
+  for (let attempt = 0; ; attempt++) {
+    const userCode = randomUserCode();
+    try {
+      await d
+        .insert(schema.deviceCodes)
+        .values({
+          deviceCodeHash,
+          userCode,
+          intervalSeconds: POLL_INTERVAL_SECONDS,
+          expiresAt: nowIso(now + DEVICE_CODE_TTL_SECONDS * 1000),
+        })
+        .run();
+      const base = publicUrl.replace(/\/+$/, "");
+      return {
+        device_code: deviceCode,
+        user_code: formatUserCode(userCode),
+        verification_uri: `${base}/device`,
+        verification_uri_complete: `${base}/device?user_code=${formatUserCode(userCode)}`,
+        expires_in: DEVICE_CODE_TTL_SECONDS,
+        interval: POLL_INTERVAL_SECONDS,
+      };
+    } catch (err) {
+      if (attempt >= 3 || !String(err).includes("UNIQUE")) throw err;
+    }
+  }
+}
+
+/** What a poll gets, decided from the row alone (pure; the caller writes `touch` and acts on `kind`). */
+export type PollDecision =
+  | { kind: "invalid" }
+  | { kind: "consumed" }
+  | { kind: "expired" }
+  | { kind: "denied" }
+  | { kind: "slow_down"; interval: number }
+  | { kind: "pending" }
+  | { kind: "approved" };
+
+export function decidePoll(row: DeviceRow | undefined, now: number): PollDecision {
+  if (!row) return { kind: "invalid" };
+  if (row.status === "consumed") return { kind: "consumed" };
+  if (Date.parse(row.expiresAt) <= now) return { kind: "expired" };
+  if (row.status === "denied") return { kind: "denied" };
+  if (row.lastPolledAt !== null && now - row.lastPolledAt < row.intervalSeconds * 1000 - POLL_TOLERANCE_MS) {
+    return { kind: "slow_down", interval: row.intervalSeconds + SLOW_DOWN_STEP_SECONDS };
+  }
+  return row.status === "approved" ? { kind: "approved" } : { kind: "pending" };
+}
+
+/** `POST /v1/auth/device/token`: the token exactly once, or the RFC 8628 error for where the login is. */
+export async function pollDeviceLogin(
+  env: AppEnv,
+  deviceCode: string,
+  now = Date.now(),
+): Promise<{ token: string; user: string; name: string }> {
+  const d = db(env.DB);
+  const hash = await hashSecret(deviceCode);
+  const row = await d
+    .select()
+    .from(schema.deviceCodes)
+    .where(eq(schema.deviceCodes.deviceCodeHash, hash))
+    .get();
+  const decision = decidePoll(row, now);
+  switch (decision.kind) {
+    case "invalid":
+      throw new AppError("INVALID_GRANT", "unknown device code; start again with `sf login`");
+    case "consumed":
+      throw new AppError("INVALID_GRANT", "this device code was already exchanged for a token");
+    case "expired":
+      throw new AppError(
+        "EXPIRED_TOKEN",
+        "the code expired before it was approved; start again with `sf login`",
+      );
+    case "denied":
+      throw new AppError("ACCESS_DENIED", "the login was denied on the device page");
+    case "slow_down":
+      await d
+        .update(schema.deviceCodes)
+        .set({ intervalSeconds: decision.interval, lastPolledAt: now })
+        .where(eq(schema.deviceCodes.deviceCodeHash, hash))
+        .run();
+      throw new AppError("SLOW_DOWN", `polled too often; wait ${decision.interval} s between polls`, {
+        interval: decision.interval,
+      });
+    case "pending":
+      await d
+        .update(schema.deviceCodes)
+        .set({ lastPolledAt: now })
+        .where(eq(schema.deviceCodes.deviceCodeHash, hash))
+        .run();
+      throw new AppError(
+        "AUTHORIZATION_PENDING",
+        "waiting for someone to approve the code on the device page",
+        {
+          interval: row!.intervalSeconds,
+        },
+      );
+    case "approved":
+      return mintForApproved(env, row!, now);
+  }
+}
+
+async function mintForApproved(env: AppEnv, row: DeviceRow, now: number) {
+  const userId = row.userId!;
+  const name = `sf device login ${nowIso(now).slice(0, 10)}`;
+  const { row: tok, secret } = await prepareToken(userId, name);
+  const at = nowIso(now);
+  // One transaction: the token exists only if this poll moved the row from approved to consumed, and only
+  // while its owner is still enabled.
+  const [inserted] = await env.DB.batch([
+    env.DB.prepare(
+      `INSERT INTO tokens (id, user_id, name, hash, prefix, created_at)
+       SELECT ?, d.user_id, ?, ?, ?, ? FROM device_codes d JOIN users u ON u.id = d.user_id
+       WHERE d.device_code_hash = ? AND d.status = 'approved' AND d.expires_at > ? AND u.disabled = 0`,
+    ).bind(tok.id, name, tok.hash, tok.prefix, at, row.deviceCodeHash, at),
+    env.DB.prepare(
+      `UPDATE device_codes SET status = 'consumed', token_id = ?, last_polled_at = ?
+       WHERE device_code_hash = ? AND status = 'approved' AND EXISTS (SELECT 1 FROM tokens WHERE id = ?)`,
+    ).bind(tok.id, now, row.deviceCodeHash, tok.id),
+  ]);
+  if (!inserted?.meta.changes) {
+    const user = await db(env.DB).select().from(schema.users).where(eq(schema.users.id, userId)).get();
+    if (user?.disabled) throw new AppError("ACCESS_DENIED", `user ${user.name} is disabled`);
+    throw new AppError("INVALID_GRANT", "this device code was already exchanged for a token");
+  }
+  const user = await db(env.DB).select().from(schema.users).where(eq(schema.users.id, userId)).get();
+  return { token: secret, user: user?.name ?? "", name };
+}
+
+/** Why an approval on the page failed; `status` is the HTTP status the page answers with. */
+export class DeviceApprovalError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The approver proves who they are with an existing personal access token: the same checks as the API's
+ * authentication (unknown, revoked, expired, disabled owner), with messages for a person.
+ */
+async function approverFor(env: AppEnv, token: string, now: number) {
+  const row = await db(env.DB)
+    .select({ token: schema.tokens, user: schema.users })
+    .from(schema.tokens)
+    .innerJoin(schema.users, eq(schema.users.id, schema.tokens.userId))
+    .where(eq(schema.tokens.hash, await hashSecret(token)))
+    .get();
+  if (!row) throw new DeviceApprovalError(401, "That token is not valid on this server.");
+  if (row.token.revokedAt || (row.token.expiresAt && row.token.expiresAt <= nowIso(now))) {
+    throw new DeviceApprovalError(401, "That token was revoked or has expired.");
+  }
+  if (row.user.disabled) throw new DeviceApprovalError(403, `User ${row.user.name} is disabled.`);
+  return row.user;
+}
+
+/** The `/device` form: approve or deny a user code. Checks the token first, so codes cannot be probed. */
+export async function decideDeviceLogin(
+  env: AppEnv,
+  input: { userCode: string; token: string; approve: boolean },
+  now = Date.now(),
+): Promise<{ user: string; userCode: string }> {
+  const token = input.token.trim();
+  if (!token) throw new DeviceApprovalError(400, "Paste one of your personal access tokens.");
+  const user = await approverFor(env, token, now);
+  const code = normalizeUserCode(input.userCode);
+  if (!code) throw new DeviceApprovalError(400, "A code is 8 letters, like BCDF-GHJK.");
+  const d = db(env.DB);
+  const row = await d.select().from(schema.deviceCodes).where(eq(schema.deviceCodes.userCode, code)).get();
+  if (!row || Date.parse(row.expiresAt) <= now) {
+    throw new DeviceApprovalError(
+      404,
+      "No login is waiting for that code (it may have expired). Run `sf login` again.",
+    );
+  }
+  if (row.status !== "pending")
+    throw new DeviceApprovalError(409, "That code was already approved or denied.");
+  const r = await env.DB.prepare(
+    "UPDATE device_codes SET status = ?, user_id = ? WHERE user_code = ? AND status = 'pending' AND expires_at > ?",
+  )
+    .bind(input.approve ? "approved" : "denied", user.id, code, nowIso(now))
+    .run();
+  if (!r.meta.changes) throw new DeviceApprovalError(409, "That code was already approved or denied.");
+  return { user: user.name, userCode: formatUserCode(code) };
+}
