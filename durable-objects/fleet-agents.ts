@@ -15,6 +15,8 @@ export interface Welcome {
 
 export class FleetAgents extends FleetRuns {
   hello(nodeId: string, inv: Inventory, journal: JournalEntry[], now: number): Welcome {
+    // Back within the grace period: its runs are not failed.
+    this.store.deleteTimer(lostTimer(nodeId));
     const existing = this.store.node(nodeId);
     const taken = this.store.nodeByName(inv.hostname);
     const name = taken && taken.id !== nodeId ? `${inv.hostname}-${nodeId.slice(-6)}` : inv.hostname;
@@ -85,8 +87,11 @@ export class FleetAgents extends FleetRuns {
     return true;
   }
 
-  /** The agent's socket closed or went silent: no new work goes there; its runs keep their GPUs. */
-  nodeLost(nodeId: string, now: number): void {
+  /**
+   * The agent's socket closed or went silent: no new work goes there; its runs keep RUNNING (with the
+   * node's lost_since) and their GPUs. If it is not back within `graceMs`, they fail (lostGraceOver).
+   */
+  nodeLost(nodeId: string, now: number, graceMs: number): void {
     const node = this.store.node(nodeId);
     if (!node || node.agent !== 1 || node.status === "lost") return;
     node.status = "lost";
@@ -94,6 +99,34 @@ export class FleetAgents extends FleetRuns {
     node.version += 1;
     node.updated_at = now;
     this.upsertNode(node, now);
+    this.store.setTimer(lostTimer(nodeId), now + graceMs);
+  }
+
+  /**
+   * The grace period of a lost node ran out: each rank still open there is gone, as an infrastructure
+   * failure (so the job fails, its gang is stopped, and auto-retry may requeue it). Should the agent
+   * come back later with such a workload, its hello gets that run in `stop`.
+   */
+  lostGraceOver(nodeId: string, graceMs: number, now: number): void {
+    const node = this.store.node(nodeId);
+    if (!node || node.status !== "lost") return;
+    for (const rank of this.store.openRanksOn(nodeId)) {
+      if (rank.state === "exited" || rank.state === "cancelled") continue;
+      const run = this.store.run(rank.run_id)!;
+      this.runEvent(
+        {
+          runId: run.id,
+          epoch: run.epoch,
+          rank: rank.rank,
+          event: "exited",
+          exitCode: null,
+          reason: `the agent on ${node.name} was silent for more than ${Math.round(graceMs / 1000)} s`,
+          infra: true,
+          source: "agent",
+        },
+        now,
+      );
+    }
   }
 
   openCommands(nodeId: string): CommandRow[] {
@@ -111,4 +144,9 @@ export class FleetAgents extends FleetRuns {
     if (!run || !job) return null;
     return { run, job, fleetId: this.fleetId() };
   }
+}
+
+/** The timer that fails a lost node's runs when its grace period ends. */
+export function lostTimer(nodeId: string): string {
+  return `lost:${nodeId}`;
 }

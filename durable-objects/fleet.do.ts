@@ -39,6 +39,7 @@ const OUTBOX_TIMER = "outbox";
 const SCHEDULE_TIMER = "schedule";
 const COMMANDS_TIMER = "commands";
 const LIVENESS_TIMER = "liveness";
+const LOST_PREFIX = "lost:";
 const MAX_RETRY_MS = 300_000;
 
 interface SocketAttachment {
@@ -274,6 +275,10 @@ export class FleetDO extends DurableObject<AppEnv> {
         if (t.id === SCHEDULE_TIMER) this.tx(() => this.engine.schedule(now));
         if (t.id === LIVENESS_TIMER) this.checkLiveness(now);
         if (t.id === OUTBOX_TIMER) await this.flush(t.attempts);
+        if (t.id.startsWith(LOST_PREFIX)) {
+          const nodeId = t.id.slice(LOST_PREFIX.length);
+          this.tx(() => this.engine.lostGraceOver(nodeId, this.lostGraceMs(), now));
+        }
       }
       await this.afterChange();
     } finally {
@@ -307,6 +312,11 @@ export class FleetDO extends DurableObject<AppEnv> {
     return 3 * this.heartbeatMs();
   }
 
+  /** How long a lost agent's runs keep RUNNING before they fail as infrastructure failures. */
+  private lostGraceMs(): number {
+    return (Number(this.env.SF_AGENT_LOST_GRACE_SECONDS) || 300) * 1000;
+  }
+
   private resendMs(): number {
     return (Number(this.env.SF_COMMAND_RESEND_SECONDS) || 5) * 1000;
   }
@@ -325,7 +335,7 @@ export class FleetDO extends DurableObject<AppEnv> {
     const others = this.ctx
       .getWebSockets(`agent:${att.nodeId}`)
       .filter((w) => w !== ws && w.readyState === WebSocket.OPEN);
-    if (others.length === 0) this.tx(() => this.engine.nodeLost(att.nodeId, Date.now()));
+    if (others.length === 0) this.tx(() => this.engine.nodeLost(att.nodeId, Date.now(), this.lostGraceMs()));
     void this.afterChange();
   }
 
@@ -338,7 +348,7 @@ export class FleetDO extends DurableObject<AppEnv> {
       const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
       if (now - Math.max(pinged, att.lastSeen) > 3 * this.heartbeatMs()) {
         ws.close(4001, "heartbeat timeout");
-        this.tx(() => this.engine.nodeLost(att.nodeId, now));
+        this.tx(() => this.engine.nodeLost(att.nodeId, now, this.lostGraceMs()));
       }
     }
     if (this.ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
