@@ -6,6 +6,7 @@
 import { fail, ok, type Result } from "../contract/errors.js";
 import { newId } from "../contract/ids.js";
 import { ACTION_TARGETS, type JobState } from "../contract/job-states.js";
+import type { JobSpec } from "../contract/jobspec.schema.js";
 import { FleetScheduling } from "./fleet-scheduling.js";
 import type { JobRow, RankRow, RunRow } from "./fleet-store.js";
 import type { Actor, JobAction, JobDetail, RunEventInput, SubmitInput } from "./fleet-types.js";
@@ -221,7 +222,43 @@ export class FleetRuns extends FleetScheduling {
     this.setStatus(job, "FAILED", actor, { rank, exit_code: code, reason, infra }, now);
     for (const r of this.store.ranks(run.id))
       if (r.rank !== rank) this.stopRank(run, r, `rank ${rank} failed`, now);
+    this.planRetry(job, infra, now);
   }
+
+  /**
+   * Auto-retry: an infrastructure failure (or any failure, if the spec asks) re-queues the job after a
+   * backoff, while its budget (`lifecycle.max_retries`) lasts. A timer row does it, so the retry survives
+   * a restart; each attempt is a new run with its own id, epoch and token.
+   */
+  private planRetry(job: JobRow, infra: boolean, now: number): void {
+    const lifecycle = (JSON.parse(job.spec) as JobSpec).lifecycle;
+    const retriesUsed = job.attempt - 1;
+    if (!(infra || lifecycle.retry_on_user_failure) || retriesUsed >= lifecycle.max_retries) return;
+    const delay = Math.min(this.retryBaseMs() * 2 ** retriesUsed, MAX_RETRY_BACKOFF_MS);
+    this.store.setMeta(retryTimer(job.id), String(job.attempt));
+    this.store.setTimer(retryTimer(job.id), now + delay);
+  }
+
+  /** The retry timer fired: re-queue (FAILED → QUEUED, edge `retry`) unless something else moved the job. */
+  retryDue(jobId: string, now: number): void {
+    const job = this.store.job(jobId);
+    const planned = this.store.getMeta(retryTimer(jobId));
+    if (!job || job.status !== "FAILED" || planned !== String(job.attempt)) return;
+    this.setStatus(job, "QUEUED", "system:retry", { attempt: job.attempt + 1 }, now);
+    this.schedule(now);
+  }
+
+  /** Base of the retry backoff; the DO adapter sets it from SF_RETRY_BACKOFF_SECONDS. */
+  retryBaseMs(): number {
+    return Number(this.store.getMeta("retry_base_ms") ?? "30000");
+  }
+}
+
+const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
+
+/** The timer (and its meta row) that re-queues a failed job for another attempt. */
+export function retryTimer(jobId: string): string {
+  return `retry:${jobId}`;
 }
 
 function describeExit(event: RunEventInput["event"], code: number | null): string {

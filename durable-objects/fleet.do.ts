@@ -40,6 +40,7 @@ const SCHEDULE_TIMER = "schedule";
 const COMMANDS_TIMER = "commands";
 const LIVENESS_TIMER = "liveness";
 const LOST_PREFIX = "lost:";
+const RETRY_PREFIX = "retry:";
 const MAX_RETRY_MS = 300_000;
 
 interface SocketAttachment {
@@ -60,6 +61,7 @@ export class FleetDO extends DurableObject<AppEnv> {
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     void ctx.blockConcurrencyWhile(async () => {
       this.store.migrate();
+      this.store.setMeta("retry_base_ms", String((Number(env.SF_RETRY_BACKOFF_SECONDS) || 30) * 1000));
       // After a restart, anything written but not yet flushed or sent is picked up by the alarm.
       const now = Date.now();
       if (this.store.outboxSize() > 0) this.store.setTimer(OUTBOX_TIMER, now);
@@ -275,6 +277,10 @@ export class FleetDO extends DurableObject<AppEnv> {
         if (t.id === SCHEDULE_TIMER) this.tx(() => this.engine.schedule(now));
         if (t.id === LIVENESS_TIMER) this.checkLiveness(now);
         if (t.id === OUTBOX_TIMER) await this.flush(t.attempts);
+        if (t.id.startsWith(RETRY_PREFIX)) {
+          const jobId = t.id.slice(RETRY_PREFIX.length);
+          this.tx(() => this.engine.retryDue(jobId, now));
+        }
         if (t.id.startsWith(LOST_PREFIX)) {
           const nodeId = t.id.slice(LOST_PREFIX.length);
           this.tx(() => this.engine.lostGraceOver(nodeId, this.lostGraceMs(), now));
