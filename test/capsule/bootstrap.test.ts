@@ -5,14 +5,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CAPSULE_EXIT } from "../../contract/capsule.schema.js";
-import { IngestServer } from "./support/ingest-server.js";
+import { ingestServerForFile, MARKER_SCRIPT } from "./support/file-server.js";
 import {
   BASH,
   CAPSULE_DIR,
-  cleanAll,
-  cleanTemps,
   type Finished,
   makeRunDir,
   PYTHON,
@@ -26,20 +24,7 @@ import {
 } from "./support/run-dir.js";
 
 const TOKEN = "tok-bootstrap-test";
-const MARKER_SCRIPT = '#!/usr/bin/env bash\ntouch "$FORGE_RUN_ROOT/ran"\necho trained\n';
-let server: IngestServer;
-
-beforeAll(async () => {
-  server = await new IngestServer(TOKEN).start();
-});
-afterAll(async () => {
-  await server.stop();
-  cleanAll();
-});
-afterEach(() => {
-  server.requests.length = 0;
-  cleanTemps();
-});
+const server = ingestServerForFile(TOKEN);
 
 function markerRun(extra: Partial<RunDirOptions> = {}): RunDir {
   return makeRunDir({ endpoint: server.endpoint, workspace: { "train.sh": MARKER_SCRIPT }, ...extra });

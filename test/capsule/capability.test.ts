@@ -5,12 +5,10 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CAPSULE_EXIT } from "../../contract/capsule.schema.js";
-import { IngestServer } from "./support/ingest-server.js";
+import { ingestServerForFile, MARKER_SCRIPT } from "./support/file-server.js";
 import {
-  cleanAll,
-  cleanTemps,
   type Finished,
   makeRunDir,
   PYTHON,
@@ -24,20 +22,7 @@ import {
 } from "./support/run-dir.js";
 
 const TOKEN = "tok-capability-test";
-const MARKER_SCRIPT = '#!/usr/bin/env bash\ntouch "$FORGE_RUN_ROOT/ran"\necho trained\n';
-let server: IngestServer;
-
-beforeAll(async () => {
-  server = await new IngestServer(TOKEN).start();
-});
-afterAll(async () => {
-  await server.stop();
-  cleanAll();
-});
-afterEach(() => {
-  server.requests.length = 0;
-  cleanTemps();
-});
+const server = ingestServerForFile(TOKEN);
 
 /** A directory to put on PYTHONPATH holding a package `torch` with the given __init__.py. */
 function fakeTorch(init: string): string {
