@@ -10,6 +10,7 @@ export const TEST_BINDINGS = {
   SF_COMMAND_RESEND_SECONDS: "1",
   SF_AGENT_LOST_GRACE_SECONDS: "2",
   SF_RETRY_BACKOFF_SECONDS: "1",
+  SF_WEBHOOK_RETRY_SECONDS: "1",
   // Small, so the size limit is testable without gigabyte bodies.
   SF_MAX_BLOB_BYTES: "1048576",
 };

@@ -54,6 +54,11 @@ export const JobSpec = z
         priority: z.number().int().min(0).max(100).optional(),
         max_retries: z.number().int().min(0).max(20).default(2),
         retry_on_user_failure: z.boolean().default(false),
+        /**
+         * Whether the job can stop (SIGTERM → checkpoint) and continue from SF_RESUME_FROM. Unset: catalog
+         * methods can, custom scripts cannot. Drain pauses only resumable jobs.
+         */
+        resumable: z.boolean().optional(),
         max_runtime_seconds: z.number().int().min(1).optional(),
       })
       .default({ max_retries: 2, retry_on_user_failure: false }),

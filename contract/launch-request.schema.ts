@@ -18,6 +18,19 @@ export const Placement = z.object({
 });
 export type Placement = z.infer<typeof Placement>;
 
+/**
+ * The checkpoint a run continues from: the newest stored checkpoint of an earlier run of the same job
+ * (pause/resume, stop/resume, retry). The agent fetches each file by digest from
+ * `GET /v1/agents/checkpoints/<run_id>/<path>`, places it under `resume/` in the run directory and sets
+ * SF_RESUME_FROM (the file, or the step's directory when the checkpoint has several files).
+ */
+export const ResumeFrom = z.object({
+  run_id: z.string(),
+  step: z.number().int().min(0).nullable(),
+  files: z.array(z.object({ path: z.string(), digest: Digest, size_bytes: z.number().int().min(0) })).min(1),
+});
+export type ResumeFrom = z.infer<typeof ResumeFrom>;
+
 export const LaunchRequest = z.object({
   api_version: z.literal(LAUNCH_API_VERSION),
   job_id: z.string(),
@@ -38,6 +51,7 @@ export const LaunchRequest = z.object({
   capsule: z.object({ files: z.record(z.string(), Digest) }),
   ingest: z.object({ endpoint: z.string().url(), token: z.string() }),
   env: z.record(z.string(), z.string()),
+  resume_from: ResumeFrom.nullable().default(null),
 });
 export type LaunchRequest = z.infer<typeof LaunchRequest>;
 

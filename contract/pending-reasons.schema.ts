@@ -12,10 +12,14 @@ export const PENDING_REASON_CODES = [
   "QUOTA_GPUS",
   /** The user's daily GPU-hours are used up. */
   "QUOTA_GPU_HOURS",
+  /** No node of the series has a runtime that can run it (an image needs containers, no image a process agent). */
+  "NO_AGENT_RUNTIME",
   /** A time window for this series is closed. */
   "WINDOW_CLOSED",
   /** The fleet is draining for maintenance. */
   "FLEET_DRAINING",
+  /** Its previous run is still stopping (checkpointing) on its node; the next run resumes from it. */
+  "PREVIOUS_RUN_STOPPING",
 ] as const;
 
 export const PendingReason = z.object({

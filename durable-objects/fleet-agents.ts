@@ -5,7 +5,7 @@
  * issue, a grace period ends).
  */
 import type { Inventory, JournalEntry } from "../contract/agent-frames.schema.js";
-import { FleetRuns } from "./fleet-runs.js";
+import { FleetLifecycle } from "./fleet-lifecycle.js";
 import type { CommandRow, NodeRow } from "./fleet-store.js";
 
 export interface Welcome {
@@ -13,7 +13,7 @@ export interface Welcome {
   stop: Array<{ run_id: string; epoch: number }>;
 }
 
-export class FleetAgents extends FleetRuns {
+export class FleetAgents extends FleetLifecycle {
   hello(nodeId: string, inv: Inventory, journal: JournalEntry[], now: number): Welcome {
     // Back within the grace period: its runs are not failed.
     this.store.deleteTimer(lostTimer(nodeId));
@@ -65,6 +65,12 @@ export class FleetAgents extends FleetRuns {
           },
           now,
         );
+      }
+      const live = run.ended_at === null && ["SUBMITTED", "PENDING", "RUNNING"].includes(run.status);
+      if (!j && rank.state === "pending" && live) {
+        // Acked but never accepted, and the agent does not know it: the launch was lost between the
+        // ack and the agent's journal. Send it again rather than leave the rank (and its GPUs) waiting.
+        this.store.reopenLaunch(run.id, rank.rank, nodeId);
       }
       const after = this.store.ranks(run.id).find((r) => r.rank === rank.rank);
       const open = this.store.run(run.id)!.ended_at === null;

@@ -9,5 +9,6 @@
 
 export type { Welcome } from "./fleet-agents.js";
 export { FleetAgents as FleetEngine } from "./fleet-agents.js";
+export { type DrainBlocker, type DrainReport, jobResumable, WINDOWS_TIMER } from "./fleet-lifecycle.js";
 export { type RunEventOutcome, STOP_GRACE_SECONDS } from "./fleet-runs.js";
 export type * from "./fleet-types.js";

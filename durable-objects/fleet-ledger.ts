@@ -76,7 +76,14 @@ export class FleetLedger {
       actor,
       detail: JSON.stringify(detail),
     };
-    this.emit({ kind: "event", event }, now);
+    // The job's owner and fleet ride along for webhook deliveries (webhook-fanout.ts).
+    const owner = {
+      user_id: job.user_id,
+      fleet_id: this.fleetId(),
+      name: job.name,
+      run_id: job.current_run_id,
+    };
+    this.emit({ kind: "event", event, job: owner }, now);
   }
 
   // runs ---------------------------------------------------------------------------

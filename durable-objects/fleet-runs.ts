@@ -94,6 +94,7 @@ export class FleetRuns extends FleetScheduling {
     // confirmed the stop yet, that run keeps its status and GPUs until it does.
     if (run && run.ended_at === null && action !== "resume")
       this.stopRun(run, to, `${action} by ${actor.name}`, now);
+    if (action === "resume") this.store.deleteMeta(retriesKey(job.id));
     this.setStatus(job, to, `user:${actor.name}`, reason ? { reason } : {}, now);
     this.schedule(now);
     return ok(this.jobDetail(jobId)!);
@@ -232,7 +233,8 @@ export class FleetRuns extends FleetScheduling {
    */
   private planRetry(job: JobRow, infra: boolean, now: number): void {
     const lifecycle = (JSON.parse(job.spec) as JobSpec).lifecycle;
-    const retriesUsed = job.attempt - 1;
+    // Only automatic retries count: runs started by resume, drain or windows do not use up the budget.
+    const retriesUsed = Number(this.store.getMeta(retriesKey(job.id)) ?? "0");
     if (!(infra || lifecycle.retry_on_user_failure) || retriesUsed >= lifecycle.max_retries) return;
     const delay = Math.min(this.retryBaseMs() * 2 ** retriesUsed, MAX_RETRY_BACKOFF_MS);
     this.store.setMeta(retryTimer(job.id), String(job.attempt));
@@ -244,7 +246,9 @@ export class FleetRuns extends FleetScheduling {
     const job = this.store.job(jobId);
     const planned = this.store.getMeta(retryTimer(jobId));
     if (!job || job.status !== "FAILED" || planned !== String(job.attempt)) return;
-    this.setStatus(job, "QUEUED", "system:retry", { attempt: job.attempt + 1 }, now);
+    const used = Number(this.store.getMeta(retriesKey(jobId)) ?? "0") + 1;
+    this.store.setMeta(retriesKey(jobId), String(used));
+    this.setStatus(job, "QUEUED", "system:retry", { attempt: job.attempt + 1, retry: used }, now);
     this.schedule(now);
   }
 
@@ -255,6 +259,11 @@ export class FleetRuns extends FleetScheduling {
 }
 
 const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
+
+/** Meta row: automatic retries a job has used (a person resuming it gives it a fresh budget). */
+export function retriesKey(jobId: string): string {
+  return `retries:${jobId}`;
+}
 
 /** The timer (and its meta row) that re-queues a failed job for another attempt. */
 export function retryTimer(jobId: string): string {

@@ -122,6 +122,21 @@ export class FleetScheduling extends FleetLedger {
     const cfg = this.config();
     if (!cfg) return;
     const queued = this.store.jobsByStatus("QUEUED");
+    // A resumed job waits until its previous run has released its GPUs: that run may still be writing
+    // the checkpoint the next run starts from.
+    const settling = new Map<string, PendingReason[]>();
+    for (const j of queued) {
+      const prev = j.current_run_id ? this.store.run(j.current_run_id) : null;
+      if (prev && prev.ended_at === null) {
+        settling.set(j.id, [
+          {
+            code: "PREVIOUS_RUN_STOPPING",
+            message: `waiting for run ${prev.id} to stop and checkpoint on its node; the next run continues from it`,
+            details: { run_id: prev.id },
+          },
+        ]);
+      }
+    }
     const nodes = this.store.nodes();
     const allocs = this.store.allocations();
     const decision = decide({
@@ -135,21 +150,27 @@ export class FleetScheduling extends FleetLedger {
         gpus: n.gpus,
         schedulable: n.status === "ready",
         used: allocs.filter((a) => a.node_id === n.id).map((a) => a.idx),
+        runtime: n.runtime,
       })),
-      queue: queued.map((j) => ({
-        id: j.id,
-        userId: j.user_id,
-        priority: j.priority,
-        queueSeq: j.queue_seq,
-        pools: (JSON.parse(j.spec) as JobSpec).resources.pools,
-      })),
+      queue: queued
+        .filter((j) => !settling.has(j.id))
+        .map((j) => ({
+          id: j.id,
+          userId: j.user_id,
+          priority: j.priority,
+          queueSeq: j.queue_seq,
+          pools: (JSON.parse(j.spec) as JobSpec).resources.pools,
+          needsImage:
+            (JSON.parse((j.launch as string | null) ?? "null") as { image?: string | null } | null)?.image !=
+            null,
+        })),
       users: this.userInputs(new Set(queued.map((j) => j.user_id)), now),
     });
 
     for (const d of decision.dispatch) this.dispatch(this.store.job(d.jobId)!, d.placement, now);
     let wake: number | null = null;
     for (const job of queued) {
-      const reasons = decision.pending[job.id];
+      const reasons = settling.get(job.id) ?? decision.pending[job.id];
       if (!reasons) continue;
       const json = JSON.stringify(reasons);
       if (json !== job.pending_reasons) {

@@ -52,6 +52,11 @@ const MIGRATIONS: string[][] = [
        acked_at INTEGER)`,
     `CREATE INDEX commands_open ON commands (node_id, acked_at)`,
   ],
+  [
+    // The checkpoint a run continues from, resolved once when its first launch frame is built ("null":
+    // resolved, nothing to resume), so every rank and every re-sent launch carries the same one.
+    `CREATE TABLE run_resume (run_id TEXT PRIMARY KEY, body TEXT NOT NULL)`,
+  ],
 ];
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
@@ -172,6 +177,16 @@ export class FleetStore extends SqlStore {
     return this.sql.exec<RunRow>("SELECT * FROM runs WHERE id = ?", id).toArray()[0] ?? null;
   }
 
+  /** The resolved resume checkpoint of a run (JSON, "null" for none), or undefined when not resolved yet. */
+  runResume(runId: string): string | undefined {
+    return this.sql.exec<{ body: string }>("SELECT body FROM run_resume WHERE run_id = ?", runId).toArray()[0]
+      ?.body;
+  }
+
+  setRunResume(runId: string, body: string): void {
+    this.sql.exec("INSERT OR IGNORE INTO run_resume (run_id, body) VALUES (?, ?)", runId, body);
+  }
+
   runsOfJob(jobId: string): RunRow[] {
     return this.sql.exec<RunRow>("SELECT * FROM runs WHERE job_id = ? ORDER BY attempt", jobId).toArray();
   }
@@ -245,6 +260,24 @@ export class FleetStore extends SqlStore {
 
   ackCommand(id: string, now: number): void {
     this.sql.exec("UPDATE commands SET acked_at = ? WHERE id = ? AND acked_at IS NULL", now, id);
+  }
+
+  /**
+   * Opens a run rank's acknowledged launch again, so it is re-sent: the agent acked it but came back
+   * without it (it never journaled it). Returns whether there was one to reopen.
+   */
+  reopenLaunch(runId: string, rank: number, nodeId: string): boolean {
+    const rows = this.sql
+      .exec(
+        `UPDATE commands SET acked_at = NULL, sent_at = NULL
+         WHERE run_id = ? AND rank = ? AND node_id = ? AND kind = 'launch' AND acked_at IS NOT NULL
+         RETURNING id`,
+        runId,
+        rank,
+        nodeId,
+      )
+      .toArray();
+    return rows.length > 0;
   }
 
   /** Closes every open command of a run rank (its run ended or a stop superseded the launch). */

@@ -16,12 +16,10 @@ import {
 import type { Quota, RegisterNodeBody } from "../contract/api.schema.js";
 import type { Result } from "../contract/errors.js";
 import { newId } from "../contract/ids.js";
-import { mintIngestToken } from "../contract/ingest-token.js";
-import type { JobSpec } from "../contract/jobspec.schema.js";
-import { LAUNCH_API_VERSION, type LaunchRequest, type Placement } from "../contract/launch-request.schema.js";
 import type { AppEnv } from "../worker/env.js";
 import {
   type Actor,
+  type DrainReport,
   type FleetConfig,
   FleetEngine,
   type FleetInspect,
@@ -31,9 +29,12 @@ import {
   type RunEventInput,
   type RunEventOutcome,
   type SubmitInput,
+  WINDOWS_TIMER,
 } from "./fleet-engine.js";
+import { buildLaunchRequest } from "./fleet-launch.js";
 import { type CommandRow, FleetStore } from "./fleet-store.js";
 import { drainOutbox } from "./outbox.js";
+import { pokeDueWebhooks } from "./webhook-poke.js";
 
 const OUTBOX_TIMER = "outbox";
 const SCHEDULE_TIMER = "schedule";
@@ -83,10 +84,18 @@ export class FleetDO extends DurableObject<AppEnv> {
     await this.afterChange();
   }
 
-  async setDrain(draining: boolean, note: string | null): Promise<FleetConfig> {
-    const cfg = this.tx(() => this.engine.setDrain(draining, note, Date.now()));
+  /** Maintenance drain on (idempotent) or off; the report lists what it paused and what blocks it. */
+  async setDrain(draining: boolean, note: string | null): Promise<DrainReport> {
+    const now = Date.now();
+    const report = this.tx(() => (draining ? this.engine.drain(note, now) : this.engine.undrain(now)));
     await this.afterChange();
-    return cfg;
+    return report;
+  }
+
+  /** The drain's current report (blockers shrink as paused runs confirm their stop). */
+  async drainStatus(): Promise<DrainReport | null> {
+    const cfg = this.engine.config();
+    return cfg ? this.engine.drainReport(cfg, []) : null;
   }
 
   async submit(input: SubmitInput): Promise<Result<{ job: JobDetail }>> {
@@ -125,6 +134,11 @@ export class FleetDO extends DurableObject<AppEnv> {
 
   async inspect(): Promise<FleetInspect> {
     return this.engine.inspect();
+  }
+
+  /** Whether this fleet scheduled the run (agents may fetch its checkpoints). */
+  async hasRun(runId: string): Promise<boolean> {
+    return this.store.run(runId) !== null;
   }
 
   async jobStatuses(): Promise<Array<{ id: string; status: string }>> {
@@ -274,7 +288,7 @@ export class FleetDO extends DurableObject<AppEnv> {
       const now = Date.now();
       for (const t of this.store.dueTimers(now)) {
         this.store.deleteTimer(t.id);
-        if (t.id === SCHEDULE_TIMER) this.tx(() => this.engine.schedule(now));
+        if (t.id === SCHEDULE_TIMER || t.id === WINDOWS_TIMER) this.tx(() => this.engine.schedule(now));
         if (t.id === LIVENESS_TIMER) this.checkLiveness(now);
         if (t.id === OUTBOX_TIMER) await this.flush(t.attempts);
         if (t.id.startsWith(RETRY_PREFIX)) {
@@ -424,48 +438,12 @@ export class FleetDO extends DurableObject<AppEnv> {
       this.tx(() => this.store.ackCommand(cmd.id, now));
       return null;
     }
-    const { run, job, fleetId } = ctx;
-    const failLaunch = (reason: string) => this.tx(() => this.launchFailed(run, cmd.rank, reason, now));
-    const capsule = job.capsule ? (JSON.parse(job.capsule) as Record<string, string>) : null;
-    if (!capsule) {
-      failLaunch(
-        "no job capsule was published when this job was admitted; an admin publishes one (PUT /v1/capsule)",
-      );
+    const built = await buildLaunchRequest(this.env, this.store, ctx);
+    if (!built.ok) {
+      this.tx(() => this.launchFailed(ctx.run, cmd.rank, built.reason, now));
       return null;
     }
-    const secret = this.env.SF_JWT_SECRET;
-    if (!secret) {
-      failLaunch("the control plane has no SF_JWT_SECRET to sign the run's ingest token");
-      return null;
-    }
-    const spec = JSON.parse(job.spec) as JobSpec;
-    const placement = JSON.parse(run.placement) as Placement[];
-    const launch = JSON.parse(job.launch ?? "null") as SubmitInput["launch"] | null;
-    if (!launch) {
-      failLaunch("this job was admitted without a resolved entrypoint; resubmit it");
-      return null;
-    }
-    const request: LaunchRequest = {
-      api_version: LAUNCH_API_VERSION,
-      job_id: job.id,
-      run_id: run.id,
-      attempt: run.attempt,
-      epoch: run.epoch,
-      fleet_id: fleetId,
-      user_id: job.user_id,
-      spec,
-      entrypoint: launch.entrypoint,
-      image: launch.image,
-      placement,
-      world_size: placement.length,
-      workspace: { manifest: spec.source.workspace },
-      capsule: { files: capsule },
-      ingest: {
-        endpoint: `${this.env.SF_PUBLIC_URL.replace(/\/+$/, "")}/v1/ingest`,
-        token: await mintIngestToken(secret, { sub: run.id, job: job.id, fleet: fleetId, epoch: run.epoch }),
-      },
-      env: {},
-    };
+    const request = built.request;
     return { v: AGENT_PROTOCOL_VERSION, type: "launch", id: cmd.id, rank: cmd.rank, request };
   }
 
@@ -478,7 +456,9 @@ export class FleetDO extends DurableObject<AppEnv> {
     if (this.flushing) return this.flushing;
     this.flushing = (async () => {
       try {
-        await drainOutbox(this.store, this.env.DB);
+        const flushed = await drainOutbox(this.store, this.env.DB);
+        // Webhook deliveries the flush created are sent by their owners' dispatchers, never on this path.
+        if (flushed > 0) this.ctx.waitUntil(pokeDueWebhooks(this.env));
       } catch (err) {
         const base = Number(this.env.SF_OUTBOX_RETRY_SECONDS) * 1000 || 2000;
         const delay = Math.min(base * 2 ** attempts, MAX_RETRY_MS);

@@ -5,6 +5,7 @@
  */
 import { ACTIVE_STATES } from "../contract/job-states.js";
 import type { FleetStore } from "./fleet-store.js";
+import { type EventJob, webhookFanout } from "./webhook-fanout.js";
 
 export interface JobSnapshot {
   id: string;
@@ -65,7 +66,7 @@ export interface JobEventRecord {
 
 export type OutboxEntry =
   | { kind: "job"; job: JobSnapshot }
-  | { kind: "event"; event: JobEventRecord }
+  | { kind: "event"; event: JobEventRecord; job?: EventJob }
   | { kind: "run"; run: RunSnapshot }
   | { kind: "node"; node: NodeSnapshot }
   | { kind: "blob_refs"; job_id: string; digests: string[] }
@@ -111,6 +112,8 @@ export function toStatements(d1: D1Database, e: OutboxEntry): D1PreparedStatemen
             "INSERT OR IGNORE INTO job_events (job_id, seq, ts, from_status, to_status, edge, actor, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
           )
           .bind(v.job_id, v.seq, v.ts, v.from_status, v.to_status, v.edge, v.actor, v.detail),
+        // In the same D1 transaction as the event: each subscribed endpoint gets exactly one delivery.
+        ...webhookFanout(d1, v, e.job),
       ];
     }
     case "blob_refs": {

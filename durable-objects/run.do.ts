@@ -13,6 +13,7 @@ import type {
   LogsBatch,
   MetricsBatch,
 } from "../contract/ingest.schema.js";
+import type { ResumeFrom } from "../contract/launch-request.schema.js";
 import type { AppEnv } from "../worker/env.js";
 import { LOG_HOLD_LIMITS, normalizeTs, planRelease, runIsOver } from "./run-policy.js";
 import { type ArtifactRow, type LineRow, type LogStreamName, RunStore, type StreamRow } from "./run-store.js";
@@ -228,6 +229,28 @@ export class RunDO extends DurableObject<AppEnv> {
 
   async artifacts(): Promise<ArtifactView[]> {
     return this.store.artifacts().map(artifactView);
+  }
+
+  /**
+   * The checkpoint a later run of this job would continue from: every stored checkpoint file of the
+   * highest step (a checkpoint may be several files); without step numbers, the newest registration.
+   * Only files whose bytes are stored and whose digest is known qualify: the next run verifies them.
+   */
+  async latestCheckpoint(): Promise<Omit<ResumeFrom, "run_id"> | null> {
+    const usable = this.store
+      .artifacts()
+      .filter((a) => a.kind === "checkpoint" && a.r2_key !== null && a.digest !== null);
+    if (usable.length === 0) return null;
+    const stepped = usable.filter((a) => a.step !== null);
+    const top = stepped.length > 0 ? Math.max(...stepped.map((a) => a.step as number)) : null;
+    const chosen =
+      top !== null
+        ? stepped.filter((a) => a.step === top)
+        : [usable.reduce((a, b) => (b.registered_at >= a.registered_at ? b : a))];
+    return {
+      step: top,
+      files: chosen.map((a) => ({ path: a.path, digest: a.digest as string, size_bytes: a.size ?? 0 })),
+    };
   }
 
   /** One artifact and where its bytes are (null when it was registered by path only). */

@@ -127,7 +127,7 @@ export class Agent {
               await this.stopRank(r, 10_000, "not expected by the control plane");
           break;
         case "launch":
-          this.ack(f.id);
+          // Acked inside launch(), once the journal knows the rank (see there).
           await this.launch(f);
           break;
         case "stop":
@@ -161,6 +161,7 @@ export class Agent {
     const known = this.journal.get(req.run_id, f.rank);
     if (known) {
       // Idempotent: the same launch again (a re-send) only re-reports where it stands.
+      this.ack(f.id);
       if (known.state === "exited") this.reportFinal(known);
       else this.report(known, known.state === "launched" ? "launched" : "accepted");
       return;
@@ -181,8 +182,19 @@ export class Agent {
       final_acked: false,
     };
     this.journal.put(rec);
-    // Kept (0600, it holds the run's token) so a restart while preparing can finish the launch.
-    writeFileAtomic(join(runDir, ".starforge", "launch.json"), JSON.stringify(f), 0o600);
+    try {
+      // Kept (0600, it holds the run's token) so a restart while preparing can finish the launch.
+      writeFileAtomic(join(runDir, ".starforge", "launch.json"), JSON.stringify(f), 0o600);
+    } catch (err) {
+      // The run directory cannot be made (a file in the way, a full or read-only disk): nothing can
+      // start, and the control plane must hear so rather than wait for this rank forever.
+      this.ack(f.id);
+      const why = err instanceof Error ? err.message : String(err);
+      return this.finish(rec, "launch_failed", null, `preparing the run failed: ${why}`, true);
+    }
+    // Acked only now: an agent killed before this point has no record of the rank, and the control
+    // plane (which re-sends unacked commands) sends the launch again instead of waiting for it forever.
+    this.ack(f.id);
     this.report(rec, "accepted");
     await this.prepareAndStart(rec, f);
   }

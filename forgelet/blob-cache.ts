@@ -32,6 +32,8 @@ export class BlobFetchError extends Error {
 
 export class BlobCache {
   private readonly dir: string;
+  /** Downloads in progress by digest: concurrent launches often need the same blob (the capsule). */
+  private readonly inflight = new Map<string, Promise<string>>();
 
   constructor(
     stateDir: string,
@@ -42,13 +44,26 @@ export class BlobCache {
     mkdirSync(this.dir, { recursive: true });
   }
 
-  /** Local path of the verified blob, downloading it first if needed. */
-  async path(digest: string): Promise<string> {
+  /**
+   * Local path of the verified blob, downloading it first if needed: from `/v1/blobs/<digest>`, or from
+   * `source` (a path on the control plane, e.g. a checkpoint of an earlier run) — verified the same way.
+   */
+  async path(digest: string, source?: string): Promise<string> {
     if (!DIGEST_RE.test(digest)) throw new BlobFetchError(digest, 0, `"${digest}" is not a digest`);
     const hex = digest.slice("sha256:".length);
     const final = join(this.dir, hex);
     if (existsSync(final)) return final;
-    const res = await fetch(`${this.server}/v1/blobs/${digest}`, {
+    // One download per digest at a time, shared: two writers of one temp file would rename it under
+    // each other (ENOENT) or hand out a file still being written.
+    const running = this.inflight.get(digest);
+    if (running) return running;
+    const download = this.download(digest, final, source).finally(() => this.inflight.delete(digest));
+    this.inflight.set(digest, download);
+    return download;
+  }
+
+  private async download(digest: string, final: string, source?: string): Promise<string> {
+    const res = await fetch(`${this.server}${source ?? `/v1/blobs/${digest}`}`, {
       headers: { authorization: `Bearer ${this.credential}` },
     });
     if (!res.ok || !res.body) {

@@ -51,6 +51,21 @@ export async function materialize(
     }
   }
 
+  // The checkpoint this run continues from: under resume/, verified by digest here and by bootstrap.sh.
+  let resumeFrom: string | null = null;
+  if (req.resume_from) {
+    const rels: string[] = [];
+    for (const f of req.resume_from.files) {
+      const inside = f.path.startsWith("checkpoints/") ? f.path.slice("checkpoints/".length) : f.path;
+      const rel = `resume/${inside}`;
+      const source = `/v1/agents/checkpoint?run=${encodeURIComponent(req.resume_from.run_id)}&path=${encodeURIComponent(f.path)}`;
+      place(await blobs.path(f.digest, source), runDir, rel, 0o644);
+      files[rel] = f.digest;
+      rels.push(rel);
+    }
+    resumeFrom = rels.length === 1 ? rels[0]! : commonDir(rels);
+  }
+
   const capsule: CapsuleManifest = {
     capsule_version: CAPSULE_VERSION,
     run_id: req.run_id,
@@ -75,10 +90,27 @@ export async function materialize(
     epoch: req.epoch,
     rank,
     runDir,
-    env: { ...rankEnv(req, rank), FORGE_RUN_ROOT: root },
+    env: {
+      ...rankEnv(req, rank),
+      FORGE_RUN_ROOT: root,
+      ...(resumeFrom === null
+        ? {}
+        : {
+            SF_RESUME_FROM: `${root}/${resumeFrom}`,
+            ...(req.resume_from?.step == null ? {} : { SF_RESUME_STEP: String(req.resume_from.step) }),
+          }),
+    },
     image: req.image,
     gpuIndices: placement?.gpu_indices ?? [],
     resources: {},
     labels: runLabels({ runId: req.run_id, jobId: req.job_id, rank, epoch: req.epoch }),
   };
+}
+
+/** The deepest directory holding every one of the paths ("resume" at least). */
+function commonDir(rels: string[]): string {
+  const parts = rels.map((r) => r.split("/").slice(0, -1));
+  const out: string[] = [];
+  for (let i = 0; parts.every((p) => i < p.length && p[i] === parts[0]![i]); i++) out.push(parts[0]![i]!);
+  return out.join("/");
 }

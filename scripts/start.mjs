@@ -22,18 +22,29 @@ const { values: opts } = parseArgs({
     "state-dir": { type: "string", default: process.env.SF_STATE_DIR ?? join(root, ".sf-local") },
     quiet: { type: "boolean", default: false },
     "no-agent": { type: "boolean", default: false },
+    var: { type: "string", multiple: true, default: [] },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (opts.help) {
-  console.log(`usage: npm start [-- --port N] [--state-dir DIR] [--quiet]
+  console.log(`usage: npm start [-- --port N] [--state-dir DIR] [--no-agent] [--var KEY=VALUE ...] [--quiet]
 
 Starts the StarForge control plane on http://127.0.0.1:<port> with persisted local state in
 <state-dir> (default .sf-local/), with a local forgelet agent (process runtime, 8 simulated H200
-GPUs) in the "local" fleet unless --no-agent. Stop it with Ctrl-C. Environment: SF_PORT, SF_STATE_DIR.`);
+GPUs) in the "local" fleet unless --no-agent. --var overrides a wrangler.toml variable for this
+run (e.g. --var SF_AGENT_LOST_GRACE_SECONDS=30). Stop it with Ctrl-C. Environment: SF_PORT, SF_STATE_DIR.`);
   process.exit(0);
 }
 
+// --var KEY=VALUE overrides a [vars] entry of wrangler.toml for this run (wrangler's own syntax is KEY:VALUE).
+const extraVars = opts.var.map((v) => {
+  const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(v);
+  if (!m) {
+    console.error(`start: --var expects KEY=VALUE with an upper-case KEY, got "${v}"`);
+    process.exit(2);
+  }
+  return `${m[1]}:${m[2]}`;
+});
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
 const stateDir = resolve(opts["state-dir"]);
@@ -99,6 +110,7 @@ const child = spawn(
     varsFile,
     "--var",
     `SF_PUBLIC_URL:${publicUrl}`,
+    ...extraVars.flatMap((v) => ["--var", v]),
     "--show-interactive-dev-session=false",
     "--log-level",
     opts.quiet ? "warn" : "info",

@@ -18,6 +18,7 @@ import { readbackRoutes } from "./routes/readback.routes.js";
 import { tokensRoutes } from "./routes/tokens.routes.js";
 import { usageRoutes } from "./routes/usage.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
+import { webhooksRoutes } from "./routes/webhooks.routes.js";
 
 export function createApp(): Hono<Env> {
   const app = new Hono<Env>();
@@ -40,6 +41,7 @@ export function createApp(): Hono<Env> {
   app.route("/v1", usageRoutes);
   app.route("/v1", capsuleRoutes);
   app.route("/v1", readbackRoutes);
+  app.route("/v1", webhooksRoutes);
   app.route("/v1/ingest", ingestRoutes);
   // Full paths inside: /v1/auth/device… (under the /v1 middleware) and the /device page.
   app.route("/", deviceRoutes);

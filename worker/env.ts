@@ -5,10 +5,12 @@
 import { z } from "zod";
 import type { FleetDO } from "../durable-objects/fleet.do.js";
 import type { RunDO } from "../durable-objects/run.do.js";
+import type { WebhookDispatcher } from "../durable-objects/webhook.do.js";
 
-export interface AppEnv extends Omit<Cloudflare.Env, "FLEET" | "RUN"> {
+export interface AppEnv extends Omit<Cloudflare.Env, "FLEET" | "RUN" | "WEBHOOKS"> {
   FLEET: DurableObjectNamespace<FleetDO>;
   RUN: DurableObjectNamespace<RunDO>;
+  WEBHOOKS: DurableObjectNamespace<WebhookDispatcher>;
   /** Token of the admin created on first start (CI, `npm start`); optional afterwards. */
   SF_BOOTSTRAP_ADMIN_TOKEN?: string;
   /** HMAC key for agent credentials and run-scoped ingest tokens. */

@@ -4,6 +4,7 @@ import type { AppEnv } from "./env.js";
 
 export { FleetDO } from "../durable-objects/fleet.do.js";
 export { RunDO } from "../durable-objects/run.do.js";
+export { WebhookDispatcher } from "../durable-objects/webhook.do.js";
 
 const app = createApp();
 

@@ -226,7 +226,9 @@ export function register(program: Command): void {
 
   const maintenance = admin
     .command("maintenance")
-    .description("drain a fleet for maintenance (new submits refused, queued jobs wait) and resume it")
+    .description(
+      "drain a fleet for maintenance (new submits refused, jobs checkpoint and pause) and resume it",
+    )
     .addHelpText(
       "after",
       examples([
@@ -238,14 +240,18 @@ export function register(program: Command): void {
   maintenance
     .command("status")
     .argument("<fleet>", "the fleet")
-    .description("show whether a fleet is draining, with its note and running/queued counts")
+    .description(
+      "show whether a fleet is draining: its note, what the drain paused, and what still blocks it",
+    )
     .addHelpText("after", examples(["sf admin maintenance status local"]))
     .action(async (f: string, _o: unknown, cmd: Command) => (await fleets()).maintenanceStatus(cmd, f));
 
   maintenance
     .command("drain")
     .argument("<fleet>", "the fleet")
-    .description("start draining: new submits are refused with the note; running jobs keep running")
+    .description(
+      "start draining (idempotent): new submits are refused with the note, queued jobs are held, running jobs that can resume checkpoint and pause; the rest are listed as blockers",
+    )
     .option("--note <text>", "why, shown to people whose submits are refused", "maintenance")
     .addHelpText(
       "after",
@@ -256,7 +262,9 @@ export function register(program: Command): void {
   maintenance
     .command("resume")
     .argument("<fleet>", "the fleet")
-    .description("end maintenance: accept submits and schedule queued jobs again")
+    .description(
+      "end maintenance: accept submits and re-queue the jobs the drain paused, in their original order (they continue from their checkpoints)",
+    )
     .addHelpText("after", examples(["sf admin maintenance resume local"]))
     .action(async (f: string, _o: unknown, cmd: Command) => (await fleets()).resume(cmd, f));
 }

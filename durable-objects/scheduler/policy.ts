@@ -26,6 +26,8 @@ export interface NodeInput {
   schedulable: boolean;
   /** GPU indices already allocated. */
   used: readonly number[];
+  /** The agent's runtime (process, docker, kuberay, slurm); null/absent = runs anything (admin-registered). */
+  runtime?: string | null;
 }
 
 export interface QueuedJobInput {
@@ -34,6 +36,19 @@ export interface QueuedJobInput {
   priority: number;
   queueSeq: number;
   pools: readonly Pool[];
+  /** The job runs an image, so it needs a container runtime; without one, the process runtime. */
+  needsImage?: boolean;
+}
+
+const CONTAINER_RUNTIMES: ReadonlySet<string> = new Set(["docker", "kuberay", "slurm"]);
+
+/** Whether a node's runtime can run the job: images need containers; image-less jobs run as processes. */
+export function runtimeFits(
+  node: Pick<NodeInput, "runtime">,
+  job: Pick<QueuedJobInput, "needsImage">,
+): boolean {
+  if (!node.runtime) return true;
+  return CONTAINER_RUNTIMES.has(node.runtime) === Boolean(job.needsImage);
 }
 
 export interface UserInput {
@@ -196,15 +211,32 @@ function place(
       });
       continue;
     }
+    const fitting = ofSeries.filter((n) => runtimeFits(n, job));
+    if (fitting.length === 0) {
+      const kinds = [...new Set(ofSeries.map((n) => n.runtime ?? "any"))].sort().join(", ");
+      reasons.push({
+        code: "NO_AGENT_RUNTIME",
+        message: job.needsImage
+          ? `this job runs an image, but the ${pool.series} nodes here run ${kinds}; it needs a container runtime (docker, kuberay or slurm)`
+          : `this job has no image, but the ${pool.series} nodes here run ${kinds}; it needs a process-runtime agent (or give it an image)`,
+        details: {
+          series: pool.series,
+          pool: pool.name,
+          needs: job.needsImage ? "container" : "process",
+          runtimes: kinds,
+        },
+      });
+      continue;
+    }
     // Ranks of one pool go to distinct nodes; different pools of a job may share a node.
-    const candidates = ofSeries
+    const candidates = fitting
       .filter((n) => n.schedulable)
       .map((n) => ({ node: n, free: tentative.get(n.id) ?? [] }))
       .filter((c) => c.free.length >= pool.gpus_per_node)
       .sort((a, b) => a.free.length - b.free.length || (a.node.name < b.node.name ? -1 : 1));
     if (candidates.length < pool.nodes) {
-      const bigEnough = ofSeries.filter((n) => n.gpus >= pool.gpus_per_node).length;
-      const freeGpus = ofSeries.reduce((s, n) => s + (tentative.get(n.id)?.length ?? 0), 0);
+      const bigEnough = fitting.filter((n) => n.gpus >= pool.gpus_per_node).length;
+      const freeGpus = fitting.reduce((s, n) => s + (tentative.get(n.id)?.length ?? 0), 0);
       const structural = bigEnough < pool.nodes;
       reasons.push({
         code: structural ? "GANG_INCOMPLETE" : "CAPACITY",

@@ -74,3 +74,23 @@ export function windowStatus(windows: readonly TimeWindow[], series: string, now
   const base = Math.floor(now / 60_000) * 60_000;
   return { open: false, opensAt: new Date(base + soonest * 60_000).toISOString() };
 }
+
+/**
+ * When the open window for `series` closes (ms), or null when no window governs the series or it is closed
+ * now. Back-to-back or overlapping windows count as one: the close is the first minute nothing covers.
+ */
+export function closesAt(windows: readonly TimeWindow[], series: string, now: number): number | null {
+  const relevant = windows.filter((w) => w.series === undefined || w.series === series);
+  if (relevant.length === 0 || !windowStatus(relevant, series, now).open) return null;
+  const base = Math.floor(now / 60_000) * 60_000;
+  const ahead = new Set<number>();
+  for (const w of relevant) {
+    const m = minuteOfWeek(now, w.tz);
+    for (const [, end] of intervals(w)) ahead.add((((end - m) % WEEK) + WEEK) % WEEK || WEEK);
+  }
+  for (const d of [...ahead].sort((a, b) => a - b)) {
+    const at = base + d * 60_000;
+    if (!windowStatus(relevant, series, at).open) return at;
+  }
+  return null; // covered all week
+}

@@ -38,6 +38,28 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
+/**
+ * Processes of one run rank by the environment the agent gave it (Linux /proc; elsewhere none are
+ * found). The runner starts the training in a session of its own, so when the runner's process group
+ * dies without it (SIGKILL from outside, the OOM killer, a stop's SIGKILL) the training lives on there.
+ */
+function processesOf(runId: string, rank: number): number[] {
+  if (!existsSync("/proc/self/environ")) return [];
+  const want = [`STARFORGE_RUN_ID=${runId}`, `FORGE_RANK=${rank}`];
+  const out: number[] = [];
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    let env: string[];
+    try {
+      env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+    } catch {
+      continue; // gone meanwhile, or not ours to read
+    }
+    if (want.every((w) => env.includes(w))) out.push(Number(pid));
+  }
+  return out;
+}
+
 function describe(code: number): string {
   return code > 128 ? `killed by signal ${code - 128} (exit ${code})` : `exited with code ${code}`;
 }
@@ -100,6 +122,9 @@ export class ProcessRuntime implements Runtime {
   async wait(ref: RuntimeRef, spec: RunSpec): Promise<RunExit> {
     const pgid = Number(ref.id);
     while (groupAlive(pgid)) await sleep(this.opts.pollMs ?? 250);
+    // The rank is over only when nothing of it runs any more: what outlived the group is ended first,
+    // so the GPUs are never released under a training that is still running.
+    await this.endLeftovers(spec);
     const exitFile = join(spec.runDir, ".starforge", "exit_code");
     if (!existsSync(exitFile)) {
       return {
@@ -134,7 +159,25 @@ export class ProcessRuntime implements Runtime {
 
   async cleanup(ref: RuntimeRef | null, spec: RunSpec): Promise<void> {
     if (ref && groupAlive(Number(ref.id))) await this.stop(ref, 0);
+    await this.endLeftovers(spec);
     if (!this.opts.keepRuns) rmSync(spec.runDir, { recursive: true, force: true });
+  }
+
+  /** SIGKILLs every process of the run rank that left its process group (see processesOf). */
+  private async endLeftovers(spec: Pick<RunSpec, "runId" | "rank">): Promise<void> {
+    const deadline = Date.now() + 5000;
+    for (let left = processesOf(spec.runId, spec.rank); left.length > 0; ) {
+      for (const pid of left) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone meanwhile
+        }
+      }
+      if (Date.now() > deadline) return;
+      await sleep(50);
+      left = processesOf(spec.runId, spec.rank);
+    }
   }
 
   async list(): Promise<Array<{ ref: RuntimeRef; labels: Record<string, string> }>> {

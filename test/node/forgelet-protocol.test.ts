@@ -83,6 +83,7 @@ function launch(id: string, runId: string, capsuleDigest: string): ServerFrame {
     capsule: { files: { "bootstrap.sh": capsuleDigest } },
     ingest: { endpoint: `${url}/v1/ingest`, token: "t" },
     env: {},
+    resume_from: null,
   };
   return { v: 1, type: "launch", id, rank: 0, request };
 }

@@ -32,12 +32,13 @@ export function freePort(): Promise<number> {
 }
 
 export async function startControlPlane(
-  opts: { stateDir?: string; port?: number; agent?: boolean } = {},
+  opts: { stateDir?: string; port?: number; agent?: boolean; vars?: Record<string, string | number> } = {},
 ): Promise<ControlPlane> {
   const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), "sf-cp-"));
   const port = opts.port ?? (await freePort());
   const args = [join(ROOT, "scripts/start.mjs"), "--port", String(port), "--state-dir", stateDir];
   if (opts.agent === false) args.push("--no-agent");
+  for (const [k, v] of Object.entries(opts.vars ?? {})) args.push("--var", `${k}=${v}`);
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,

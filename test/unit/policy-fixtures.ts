@@ -18,9 +18,17 @@ export function node(
   id: string,
   series: string,
   gpus: number,
-  opts: { used?: number[]; schedulable?: boolean } = {},
+  opts: { used?: number[]; schedulable?: boolean; runtime?: string } = {},
 ): NodeInput {
-  return { id, name: id, series, gpus, schedulable: opts.schedulable ?? true, used: opts.used ?? [] };
+  return {
+    id,
+    name: id,
+    series,
+    gpus,
+    schedulable: opts.schedulable ?? true,
+    used: opts.used ?? [],
+    runtime: opts.runtime ?? null,
+  };
 }
 
 export function pool(series: string, nodes: number, gpusPerNode: number, name = "default"): Pool {
@@ -31,7 +39,7 @@ let seq = 0;
 export function job(
   id: string,
   pools: Pool[],
-  opts: { userId?: string; priority?: number; queueSeq?: number } = {},
+  opts: { userId?: string; priority?: number; queueSeq?: number; needsImage?: boolean } = {},
 ): QueuedJobInput {
   return {
     id,
@@ -39,6 +47,7 @@ export function job(
     priority: opts.priority ?? 10,
     queueSeq: opts.queueSeq ?? ++seq,
     pools,
+    needsImage: opts.needsImage ?? false,
   };
 }
 

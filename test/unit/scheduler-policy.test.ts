@@ -20,6 +20,35 @@ describe("decide: placement", () => {
     expect(d.pending.j![0]!.details).toMatchObject({ series: "h200" });
   });
 
+  it("reports NO_AGENT_RUNTIME when no node of the series runs the job's kind (image vs process)", () => {
+    const processOnly = [node("p1", "h200", 8, { runtime: "process" })];
+    const imageJob = decide(
+      input({ nodes: processOnly, queue: [job("img", [pool("h200", 1, 1)], { needsImage: true })] }),
+    );
+    expect(imageJob.dispatch).toEqual([]);
+    expect(reasonCodes(imageJob, "img")).toEqual(["NO_AGENT_RUNTIME"]);
+    expect(imageJob.pending.img![0]!.details).toMatchObject({ needs: "container", runtimes: "process" });
+    const dockerOnly = [node("d1", "h200", 8, { runtime: "docker" })];
+    const plain = decide(input({ nodes: dockerOnly, queue: [job("plain", [pool("h200", 1, 1)])] }));
+    expect(reasonCodes(plain, "plain")).toEqual(["NO_AGENT_RUNTIME"]);
+    // Mixed runtimes: each job goes to a node that can run it; admin-registered nodes (no runtime) run both.
+    const mixed = decide(
+      input({
+        nodes: [...processOnly, ...dockerOnly],
+        queue: [job("a", [pool("h200", 1, 1)], { needsImage: true }), job("b", [pool("h200", 1, 1)])],
+      }),
+    );
+    expect(placementOf(mixed, "a")[0]!.node_id).toBe("d1");
+    expect(placementOf(mixed, "b")[0]!.node_id).toBe("p1");
+    const registered = decide(
+      input({
+        nodes: [node("r1", "h200", 8)],
+        queue: [job("c", [pool("h200", 1, 1)], { needsImage: true })],
+      }),
+    );
+    expect(dispatched(registered)).toEqual(["c"]);
+  });
+
   it("reports CAPACITY when nodes of the series exist but are busy", () => {
     const d = decide(
       input({

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { TimeWindow } from "../../contract/api.schema.js";
-import { isValidTimeZone, minuteOfWeek, windowStatus } from "../../durable-objects/scheduler/windows.js";
+import {
+  closesAt,
+  isValidTimeZone,
+  minuteOfWeek,
+  windowStatus,
+} from "../../durable-objects/scheduler/windows.js";
 
 // 2026-01-04 is a Sunday; January is outside daylight saving time in New York (UTC-5). Tokyo is UTC+9.
 const SUN = "2026-01-04";
@@ -135,5 +140,44 @@ describe("windowStatus", () => {
     expect(windowStatus([morning, evening], "h200", at(MON, "20:30")).open).toBe(true);
     expect(opensAt([evening, morning], "h200", at(MON, "05:00"))).toBe(`${MON}T06:00:00.000Z`);
     expect(opensAt([morning, evening], "h200", at(MON, "08:00"))).toBe(`${MON}T20:00:00.000Z`);
+  });
+});
+
+describe("closesAt", () => {
+  const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+  it("is the end of the open window, to the minute", () => {
+    const w = [win({ days: [1], start: "09:00", end: "17:00" })];
+    expect(iso(closesAt(w, "h200", at(MON, "10:15", "42")))).toBe(`${MON}T17:00:00.000Z`);
+    expect(iso(closesAt(w, "h200", at(MON, "16:59", "59")))).toBe(`${MON}T17:00:00.000Z`);
+  });
+
+  it("is null while closed, and for series no window governs", () => {
+    const w = [win({ days: [1], start: "09:00", end: "17:00", series: "h200" })];
+    expect(closesAt(w, "h200", at(MON, "18:00"))).toBeNull();
+    expect(closesAt(w, "a100", at(MON, "10:00"))).toBeNull();
+    expect(closesAt([], "h200", at(MON, "10:00"))).toBeNull();
+  });
+
+  it("treats back-to-back and overlapping windows as one", () => {
+    const w = [
+      win({ days: [1], start: "09:00", end: "12:00" }),
+      win({ days: [1], start: "12:00", end: "14:00" }),
+      win({ days: [1], start: "13:00", end: "15:30" }),
+    ];
+    expect(iso(closesAt(w, "h200", at(MON, "09:30")))).toBe(`${MON}T15:30:00.000Z`);
+  });
+
+  it("follows a window across midnight and in its own time zone", () => {
+    const overnight = [win({ days: [5], start: "22:00", end: "06:00" })];
+    expect(iso(closesAt(overnight, "h200", at(FRI, "23:00")))).toBe(`${SAT}T06:00:00.000Z`);
+    // 09:00-17:00 in New York (UTC-5 in January) closes at 22:00 UTC.
+    const ny = [win({ days: [1], start: "09:00", end: "17:00", tz: "America/New_York" })];
+    expect(iso(closesAt(ny, "h200", at(MON, "15:00")))).toBe(`${MON}T22:00:00.000Z`);
+  });
+
+  it("is null when windows cover the whole week", () => {
+    const always = [win({ days: [0, 1, 2, 3, 4, 5, 6], start: "00:00", end: "00:00" })];
+    expect(closesAt(always, "h200", at(SUN, "12:00"))).toBeNull();
   });
 });

@@ -259,7 +259,7 @@ describe("agent protocol (Fleet DO side)", () => {
     agentB.close();
   });
 
-  it("resuming a paused job before its agent confirmed the stop leaves the old run PAUSED and holding its GPUs", async () => {
+  it("a job resumed before its agent confirmed the pause waits (PREVIOUS_RUN_STOPPING) and starts once the old run released its GPUs", async () => {
     await createFleet("ap-resume", { kind: "process" });
     const { credential } = await enroll("ap-resume");
     const agent = await ScriptedAgent.connect(credential);
@@ -272,18 +272,51 @@ describe("agent protocol (Fleet DO side)", () => {
     await agent.next("ack");
     expect((await api(op, "POST", `/v1/jobs/${sub.body.job.id}/pause`)).body.job.status).toBe("PAUSED");
     await agent.next("stop");
-    // The agent has not confirmed the stop; the user resumes right away.
+    // The agent has not confirmed the stop (the workload may still be writing its checkpoint); the user
+    // resumes right away. Free GPUs exist, but the next run must start from that checkpoint: it waits.
     const resumed = await api(op, "POST", `/v1/jobs/${sub.body.job.id}/resume`);
-    expect(resumed.body.job.status).toBe("SUBMITTED");
+    expect(resumed.body.job.status).toBe("QUEUED");
+    expect(resumed.body.job.pending_reasons.map((r: { code: string }) => r.code)).toEqual([
+      "PREVIOUS_RUN_STOPPING",
+    ]);
     const runs = resumed.body.job.runs as Array<{ id: string; status: string; ended_at: string | null }>;
-    expect(runs).toHaveLength(2);
+    expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ id: first.request.run_id, status: "PAUSED", ended_at: null });
-    expect((await fleetTotals("ap-resume")).allocated).toBe(4);
+    expect((await fleetTotals("ap-resume")).allocated).toBe(2);
     const fin = agent.report(first.request, "stopped", { exit_code: 143 });
     await agent.next("ack", (f) => f.ref === fin);
+    // Released: the next attempt is dispatched at once, as a new run on the freed GPUs.
+    const second = await agent.next("launch", (f) => f.request.run_id !== first.request.run_id);
+    expect(second.request.attempt).toBe(2);
+    expect(second.request.resume_from).toBeNull(); // this workload registered no checkpoint
     expect((await fleetTotals("ap-resume")).allocated).toBe(2);
     expect((await job(sub.body.job.id)).job.status).toBe("SUBMITTED");
     agent.close();
+  });
+
+  it("keeps a job that runs an image QUEUED with NO_AGENT_RUNTIME while only process-runtime agents serve its series", async () => {
+    await createFleet("ap-runtime", { kind: "process" });
+    const proc = await ScriptedAgent.connect((await enroll("ap-runtime")).credential);
+    proc.hello(inventory("box-proc", 4, "h200", "process"));
+    await proc.next("welcome");
+    const sub = await api(op, "POST", "/v1/jobs", await customSpec({ fleet: "ap-runtime", gpus: 1 }));
+    const queued = (await job(sub.body.job.id)).job;
+    expect(queued.status).toBe("QUEUED");
+    expect(queued.pending_reasons).toEqual([
+      expect.objectContaining({
+        code: "NO_AGENT_RUNTIME",
+        details: expect.objectContaining({ needs: "container" }),
+      }),
+    ]);
+    // A docker agent joins: the job goes to it, not to the process node.
+    const dock = await ScriptedAgent.connect((await enroll("ap-runtime")).credential);
+    dock.hello(inventory("box-dock", 2, "h200", "docker"));
+    await dock.next("welcome");
+    const launch = await dock.next("launch");
+    expect(launch.request.job_id).toBe(sub.body.job.id);
+    expect(proc.frames.some((f) => f.type === "launch")).toBe(false);
+    proc.close();
+    dock.close();
   });
 
   it("records the same history when a rank's exit is applied before its launch report", async () => {

@@ -12,10 +12,16 @@ export async function enroll(fleet: string): Promise<{ credential: string; nodeI
   return { credential: r.body.credential, nodeId: r.body.node_id };
 }
 
-export function inventory(name: string, gpus: number, series = "h200"): Inventory {
+/** A scripted agent's inventory: a docker node by default, since the test jobs (customSpec) run an image. */
+export function inventory(
+  name: string,
+  gpus: number,
+  series = "h200",
+  runtime: Inventory["runtime"] = "docker",
+): Inventory {
   return {
     hostname: name,
-    runtime: "process",
+    runtime,
     gpu_series: series,
     gpus: Array.from({ length: gpus }, (_, index) => ({ index, name: `sim ${series}`, simulated: true })),
     cpus: 8,

@@ -1,7 +1,7 @@
 /** Random secrets shown once and stored only as sha256 hashes (they carry 256 bits, so no slow hash). */
 import { sha256Hex } from "../../contract/digest.js";
 
-function randomBase64Url(bytes: number): string {
+export function randomBase64Url(bytes: number): string {
   const buf = crypto.getRandomValues(new Uint8Array(bytes));
   let s = "";
   for (const b of buf) s += String.fromCharCode(b);

@@ -268,3 +268,68 @@ export const deviceCodes = sqliteTable(
     index("device_codes_expires").on(t.expiresAt),
   ],
 );
+
+/**
+ * Webhook endpoints (docs/operations.md "Webhooks"). The secret is kept as is because every delivery is
+ * signed with it; it is shown once (create, rotate) and never returned by a read. After a rotation the
+ * previous secret also signs deliveries until `previous_secret_expires_at`, so receivers can switch over.
+ */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: text("id").primaryKey(),
+    userId: text("user_id").notNull(),
+    url: text("url").notNull(),
+    /** JSON array of event types (`job.succeeded`, …) or `["*"]`. */
+    events: text("events").notNull(),
+    /** Only jobs of this fleet; null = every fleet. */
+    fleetId: text("fleet_id"),
+    description: text("description").notNull().default(""),
+    secret: text("secret").notNull(),
+    previousSecret: text("previous_secret"),
+    previousSecretExpiresAt: text("previous_secret_expires_at"),
+    createdAt: text("created_at").notNull().default(now),
+  },
+  (t) => [index("webhooks_user").on(t.userId)],
+);
+
+/**
+ * One row per (webhook, event): created by the Fleet DO's outbox flush in the same D1 batch as the job
+ * event (insert-or-ignore, so a replayed flush creates nothing twice), sent by the owner's
+ * WebhookDispatcher DO. `next_attempt_at` (epoch ms) is the timer row of a pending delivery; while an
+ * attempt is in flight it is the end of the sender's lease, so a sender lost mid-attempt is retried.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    webhookId: text("webhook_id").notNull(),
+    /** The idempotency id (`StarForge-Webhook-Id`): the same for every attempt and redelivery. */
+    eventId: text("event_id").notNull(),
+    userId: text("user_id").notNull(),
+    jobId: text("job_id"),
+    type: text("type").notNull(),
+    /** The exact JSON body sent. */
+    payload: text("payload").notNull(),
+    state: text("state", { enum: ["pending", "delivered", "failed"] }).notNull(),
+    /** Every attempt ever made. */
+    attempts: integer("attempts").notNull().default(0),
+    /** Attempts since it was (re)queued: the retry budget counts these. */
+    cycleAttempts: integer("cycle_attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at"),
+    /** The claim of the attempt in flight; a redelivery clears it so the late result does not win. */
+    lease: text("lease"),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    /** JSON array of DeliveryAttempt. */
+    attemptLog: text("attempt_log").notNull().default("[]"),
+    createdAt: text("created_at").notNull(),
+    deliveredAt: text("delivered_at"),
+  },
+  (t) => [
+    uniqueIndex("webhook_deliveries_event").on(t.webhookId, t.eventId),
+    index("webhook_deliveries_list").on(t.webhookId, t.seq),
+    index("webhook_deliveries_due").on(t.state, t.nextAttemptAt),
+    index("webhook_deliveries_user_due").on(t.userId, t.state, t.nextAttemptAt),
+  ],
+);

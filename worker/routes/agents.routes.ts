@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { Hono } from "hono";
+import { z } from "zod";
 import { EnrollBody } from "../../contract/api.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
 import { signAgentCredential } from "../auth/agent-credential.js";
@@ -8,8 +9,14 @@ import { hashSecret } from "../auth/secrets.js";
 import { db, schema } from "../db/client.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
-import { parseJson } from "../http.js";
+import { parseJson, parseValue } from "../http.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
+import { artifactDownload } from "../services/runs.service.js";
+
+const CheckpointQuery = z.object({
+  run: z.string().startsWith("run_"),
+  path: z.string().min(1).max(1024),
+});
 
 export const agentsRoutes = new Hono<Env>()
   /** Public: the enrollment token in the body is the credential. It works once. */
@@ -59,4 +66,17 @@ export const agentsRoutes = new Hono<Env>()
     const headers = new Headers(c.req.raw.headers);
     headers.set("x-sf-node-id", p.nodeId);
     return fleetStub(c.env, p.fleetId).fetch(new Request("https://fleet.internal/agent", { headers }));
+  })
+  /**
+   * A checkpoint of an earlier run, for the agent launching its successor (LaunchRequest.resume_from).
+   * Only checkpoints, and only of runs this agent's fleet scheduled.
+   */
+  .get("/agents/checkpoint", requireAgent(), async (c) => {
+    const q = parseValue(CheckpointQuery, c.req.query());
+    const p = c.get("principal");
+    if (p.kind !== "agent") throw new AppError("FORBIDDEN", "this route is for agents");
+    if (!(await fleetStub(c.env, p.fleetId).hasRun(q.run))) {
+      throw new AppError("NOT_FOUND", `this fleet scheduled no run ${q.run}`);
+    }
+    return artifactDownload(c.env, q.run, q.path, { kind: "checkpoint" });
   });

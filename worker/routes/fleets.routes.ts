@@ -9,6 +9,7 @@ import {
   UpdateFleetBody,
 } from "../../contract/api.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
+import type { DrainReport } from "../../durable-objects/fleet-engine.js";
 import { isValidTimeZone } from "../../durable-objects/scheduler/windows.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { mintSecret } from "../auth/secrets.js";
@@ -108,37 +109,50 @@ export const fleetsRoutes = new Hono<Env>()
   })
   .get("/fleets/:fleet/maintenance", requireRole("viewer"), async (c) => {
     const f = await fleetByRef(db(c.env.DB), c.req.param("fleet"));
-    const live = await fleetStub(c.env, f.id).inspect();
+    const stub = fleetStub(c.env, f.id);
+    const [live, report] = await Promise.all([stub.inspect(), stub.drainStatus()]);
     return c.json({
       fleet: f.name,
       draining: live.draining,
       note: live.drain_note,
       queued: live.totals.queued,
       running: live.totals.running,
+      ...drainView(report),
     });
   })
-  // Drain: new submits are refused with the note and queued jobs wait with FLEET_DRAINING. Idempotent.
+  // Drain: new submits are refused with the note; queued jobs are held and running resumable jobs paused
+  // (checkpoint, then release); running jobs that cannot resume are listed as blockers. Idempotent.
   // The Fleet DO is told first: it is the authority; the D1 flag lets admission refuse early.
   .post("/fleets/:fleet/maintenance/drain", requireRole("admin"), async (c) => {
     const body = await parseJson(c, DrainBody);
     const d = db(c.env.DB);
     const f = await fleetByRef(d, c.req.param("fleet"));
-    await fleetStub(c.env, f.id).setDrain(true, body.note);
+    const report = await fleetStub(c.env, f.id).setDrain(true, body.note);
     await d
       .update(schema.fleets)
       .set({ draining: true, drainNote: body.note })
       .where(eq(schema.fleets.id, f.id))
       .run();
-    return c.json({ fleet: fleetView(await fleetByRef(d, f.id)) });
+    return c.json({ fleet: fleetView(await fleetByRef(d, f.id)), ...drainView(report) });
   })
   .post("/fleets/:fleet/maintenance/resume", requireRole("admin"), async (c) => {
     const d = db(c.env.DB);
     const f = await fleetByRef(d, c.req.param("fleet"));
-    await fleetStub(c.env, f.id).setDrain(false, null);
+    const report = await fleetStub(c.env, f.id).setDrain(false, null);
     await d
       .update(schema.fleets)
       .set({ draining: false, drainNote: null })
       .where(eq(schema.fleets.id, f.id))
       .run();
-    return c.json({ fleet: fleetView(await fleetByRef(d, f.id)) });
+    return c.json({ fleet: fleetView(await fleetByRef(d, f.id)), ...drainView(report) });
   });
+
+/** What a drain holds and what still blocks maintenance, as the API shows it. */
+function drainView(r: DrainReport | null) {
+  return {
+    paused: r?.paused ?? [],
+    held: r?.held ?? [],
+    blockers: r?.blockers ?? [],
+    resumed: r?.resumed ?? [],
+  };
+}

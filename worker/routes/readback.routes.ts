@@ -7,11 +7,9 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { type Ctx, type Env, requireRole } from "../auth/middleware.js";
 import { db } from "../db/client.js";
-import { AppError } from "../errors.js";
 import { parseValue } from "../http.js";
-import { checkArtifactPath } from "../services/artifact-store.js";
 import { readableJob } from "../services/jobs.service.js";
-import { jobRun, type RunRef, runStub } from "../services/runs.service.js";
+import { artifactDownload, jobRun, type RunRef, runStub } from "../services/runs.service.js";
 
 /** A decimal integer query parameter (z.coerce would read an empty `?rank=` as 0). */
 function int(min: number, max: number) {
@@ -88,24 +86,5 @@ export const readbackRoutes = new Hono<Env>()
   .get("/jobs/:id/artifacts/download", requireRole("viewer"), async (c) => {
     const q = parseValue(DownloadQuery, c.req.query());
     const run = await runOf(c, q.run);
-    const path = checkArtifactPath(q.path);
-    const found = await runStub(c.env, run.id).artifact(path);
-    if (!found) throw new AppError("NOT_FOUND", `run ${run.id} registered no artifact ${path}`);
-    if (!found.r2Key) {
-      throw new AppError(
-        "NOT_FOUND",
-        `artifact ${path} was registered by path only; its bytes were not uploaded`,
-      );
-    }
-    const obj = await c.env.BLOBS.get(found.r2Key);
-    if (!obj) throw new AppError("BLOB_NOT_FOUND", `the bytes of artifact ${path} are gone from storage`);
-    const name = path.slice(path.lastIndexOf("/") + 1);
-    return new Response(obj.body, {
-      headers: {
-        "content-type": "application/octet-stream",
-        "content-length": String(obj.size),
-        "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
-        ...(found.view.digest ? { etag: `"${found.view.digest}"` } : {}),
-      },
-    });
+    return artifactDownload(c.env, run.id, q.path);
   });

@@ -4,6 +4,7 @@ import { runIsOver } from "../../durable-objects/run-policy.js";
 import { type Db, schema } from "../db/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
+import { checkArtifactPath } from "./artifact-store.js";
 import type { JobRow } from "./jobs.service.js";
 
 export function runStub(env: AppEnv, runId: string) {
@@ -48,4 +49,38 @@ export async function jobRun(d: Db, job: JobRow, wanted: string | undefined): Pr
     );
   }
   return { id: row.id, over: runIsOver(row.status, row.endedAt) };
+}
+
+/**
+ * A run's artifact bytes as a download (its digest as the ETag). `kind` restricts which artifacts may be
+ * read this way (agents may only fetch checkpoints).
+ */
+export async function artifactDownload(
+  env: AppEnv,
+  runId: string,
+  rawPath: string,
+  opts: { kind?: string } = {},
+): Promise<Response> {
+  const path = checkArtifactPath(rawPath);
+  const found = await runStub(env, runId).artifact(path);
+  if (!found || (opts.kind && found.view.kind !== opts.kind)) {
+    throw new AppError("NOT_FOUND", `run ${runId} registered no ${opts.kind ?? "artifact"} ${path}`);
+  }
+  if (!found.r2Key) {
+    throw new AppError(
+      "NOT_FOUND",
+      `artifact ${path} was registered by path only; its bytes were not uploaded`,
+    );
+  }
+  const obj = await env.BLOBS.get(found.r2Key);
+  if (!obj) throw new AppError("BLOB_NOT_FOUND", `the bytes of artifact ${path} are gone from storage`);
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return new Response(obj.body, {
+    headers: {
+      "content-type": "application/octet-stream",
+      "content-length": String(obj.size),
+      "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+      ...(found.view.digest ? { etag: `"${found.view.digest}"` } : {}),
+    },
+  });
 }

@@ -166,6 +166,8 @@ def run():
 
     say("run %s rank %d: %s %s (%s)" % (run_id, rank, m["recipe"]["name"], m["recipe"]["version"],
                                          "reporting to " + endpoint if reporting else "ingest disabled"))
+    if env.get("SF_RESUME_FROM"):
+        say("resuming from %s (step %s)" % (env["SF_RESUME_FROM"], env.get("SF_RESUME_STEP", "unknown")))
     say("exec: %s (cwd %s)" % (" ".join(argv), env["FORGE_EXP_DIR"]))
 
     deadline = Deadline()

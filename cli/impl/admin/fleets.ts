@@ -148,6 +148,10 @@ interface Maintenance {
   note: string | null;
   queued: number;
   running: number;
+  paused: string[];
+  held: string[];
+  blockers: Array<{ job_id: string; name: string; status: string; reason: string }>;
+  resumed: string[];
 }
 
 function printMaintenance(m: Maintenance): void {
@@ -155,6 +159,14 @@ function printMaintenance(m: Maintenance): void {
     `${c.bold(m.fleet)}: ${m.draining ? c.yellow("draining") : c.green("open")}${m.note ? ` (${m.note})` : ""}; ` +
       `${m.running} running, ${m.queued} queued`,
   );
+  if (!m.draining) return;
+  print(`  paused by the drain: ${m.paused.length} running job(s), ${m.held.length} queued job(s)`);
+  if (m.blockers.length === 0) {
+    print(`  ${c.green("no blockers")}: nothing holds GPUs; maintenance can start`);
+    return;
+  }
+  print(`  ${c.yellow(`${m.blockers.length} blocker(s)`)} still hold GPUs:`);
+  for (const b of m.blockers) print(`    ${b.job_id}  ${b.name}  ${b.status}  ${c.dim(b.reason)}`);
 }
 
 export async function maintenanceStatus(cmd: Command, fleet: string): Promise<void> {
@@ -167,17 +179,22 @@ export async function drain(cmd: Command, fleet: string, note: string): Promise<
   await api.post(`/v1/fleets/${enc(fleet)}/maintenance/drain`, { note });
   const m = await api.get<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance`);
   emit(m, () => {
-    info(`${c.green("✓")} draining ${fleet}: new submits are refused; running jobs keep running`);
+    info(
+      `${c.green("✓")} draining ${fleet}: new submits are refused; queued jobs are held, resumable running jobs checkpoint and pause`,
+    );
     printMaintenance(m);
+    if (m.blockers.length > 0) info(c.dim(`watch it: sf admin maintenance status ${fleet}`));
   });
 }
 
 export async function resume(cmd: Command, fleet: string): Promise<void> {
   const api = authedApi(cmd);
-  await api.post(`/v1/fleets/${enc(fleet)}/maintenance/resume`, {});
+  const r = await api.post<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance/resume`, {});
   const m = await api.get<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance`);
-  emit(m, () => {
-    info(`${c.green("✓")} ${fleet} is open again`);
+  emit({ ...m, resumed: r.resumed ?? [] }, () => {
+    info(
+      `${c.green("✓")} ${fleet} is open again; ${(r.resumed ?? []).length} job(s) re-queued in their original order`,
+    );
     printMaintenance(m);
   });
 }

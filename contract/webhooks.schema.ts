@@ -1,0 +1,114 @@
+/**
+ * Signed webhooks for job events: event types, the request bodies of /v1/webhooks, the delivery headers and
+ * the signature (docs/operations.md "Webhooks" is the receiver's side, with a verifier to copy).
+ */
+import { z } from "zod";
+import { JOB_STATES, type JobState } from "./job-states.js";
+
+/** One event type per job status (`job.succeeded`, …), named after the status a transition reached. */
+export const JOB_EVENT_TYPES: string[] = JOB_STATES.map((s) => jobEventType(s));
+export const TEST_EVENT_TYPE = "webhook.test";
+/** What a webhook subscribes to when its body names no events: the states a job comes to rest in. */
+export const DEFAULT_WEBHOOK_EVENTS = ["job.succeeded", "job.failed", "job.stopped"];
+/** `*` subscribes to every job event. `webhook.test` is not subscribed to: it goes to the webhook it tests. */
+export const SUBSCRIBABLE_EVENTS = ["*", ...JOB_EVENT_TYPES];
+
+export function jobEventType(status: JobState | string): string {
+  return `job.${status.toLowerCase()}`;
+}
+
+/**
+ * The idempotency id of a job event: stable for (job, transition), so every retry and redelivery of it,
+ * to every endpoint of its owner, carries the same `StarForge-Webhook-Id`.
+ */
+export function jobEventId(jobId: string, seq: number): string {
+  return `evt_${jobId}_${seq}`;
+}
+
+export const WEBHOOK_HEADERS = {
+  id: "StarForge-Webhook-Id",
+  timestamp: "StarForge-Webhook-Timestamp",
+  signature: "StarForge-Webhook-Signature",
+} as const;
+
+export const MAX_WEBHOOKS_PER_USER = 20;
+
+export const WebhookUrl = z.string().min(1).max(2048);
+
+/** Why `raw` cannot be a webhook endpoint, or null when it can. */
+export function webhookUrlProblem(raw: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return "is not an absolute URL";
+  }
+  if (u.protocol !== "https:" && u.protocol !== "http:") return `must be http or https, not ${u.protocol}`;
+  // Listed back to anyone who can read the webhook: credentials belong in the signature, not the URL.
+  if (u.username || u.password) return "must not carry a user name or password";
+  return null;
+}
+
+/** The subscribed events, normalised: unique, in the given order, and `*` alone when it is present. */
+export function normaliseEvents(events: string[]): { events: string[]; unknown: string[] } {
+  const unknown = events.filter((e) => !SUBSCRIBABLE_EVENTS.includes(e));
+  const unique = [...new Set(events)];
+  return { events: unique.includes("*") ? ["*"] : unique, unknown };
+}
+
+export const CreateWebhookBody = z.object({
+  url: WebhookUrl,
+  /** Event types (`job.succeeded`, …) or `*`; checked against SUBSCRIBABLE_EVENTS by the route. */
+  events: z.array(z.string().min(1).max(64)).min(1).max(32).default(DEFAULT_WEBHOOK_EVENTS),
+  /** Only jobs of this fleet (name or id); omitted = every fleet. */
+  fleet: z.string().min(1).max(64).optional(),
+  description: z.string().max(500).default(""),
+});
+export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
+
+export const DELIVERY_STATES = ["pending", "delivered", "failed"] as const;
+
+export const DeliveriesQuery = z.object({
+  state: z.enum(DELIVERY_STATES).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** `next_cursor` of the previous page. */
+  cursor: z.coerce.number().int().min(1).optional(),
+});
+
+/** One HTTP attempt of a delivery, as listed. */
+export const DeliveryAttempt = z.object({
+  n: z.number().int(),
+  at: z.string(),
+  status_code: z.number().int().nullable(),
+  error: z.string().nullable(),
+  duration_ms: z.number().int(),
+});
+export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
+
+/** The message signed for a delivery: `<unix seconds>.<raw body>`. */
+export function signedContent(timestamp: number, body: string): string {
+  return `${timestamp}.${body}`;
+}
+
+function hex(buf: ArrayBuffer): string {
+  return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`, one entry per secret (a rotation signs twice). */
+export async function signatureHeader(secrets: string[], timestamp: number, body: string): Promise<string> {
+  const enc = new TextEncoder();
+  const parts: string[] = [];
+  for (const secret of secrets) {
+    const key = await crypto.subtle.importKey(
+      "raw",
+      enc.encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    parts.push(
+      `v1=${hex(await crypto.subtle.sign("HMAC", key, enc.encode(signedContent(timestamp, body))))}`,
+    );
+  }
+  return parts.join(",");
+}

@@ -1,0 +1,54 @@
+/**
+ * What happens after a webhook attempt, as pure functions: a 2xx delivers; anything else (another status,
+ * a network error, a timeout) is retried after a doubling delay until the retry budget is spent.
+ */
+
+/** One attempt may take this long before it counts as failed (docs/operations.md "Webhooks"). */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** No single retry waits longer than this, whatever the base and the attempt. */
+export const MAX_RETRY_DELAY_MS = 3_600_000;
+
+export interface RetrySettings {
+  /** Delay before the first retry; it doubles per attempt. */
+  baseMs: number;
+  /** Attempts per (re)delivery, the first one included. */
+  maxAttempts: number;
+}
+
+export function retrySettings(env: {
+  SF_WEBHOOK_RETRY_SECONDS?: string;
+  SF_WEBHOOK_MAX_ATTEMPTS?: string;
+}): RetrySettings {
+  const base = Number(env.SF_WEBHOOK_RETRY_SECONDS);
+  const max = Number(env.SF_WEBHOOK_MAX_ATTEMPTS);
+  return {
+    baseMs: (Number.isFinite(base) && base > 0 ? base : 30) * 1000,
+    maxAttempts: Number.isInteger(max) && max > 0 ? max : 8,
+  };
+}
+
+/** The wait after the `n`th failed attempt of a cycle (n ≥ 1): base, 2·base, 4·base, … at most an hour. */
+export function retryDelayMs(n: number, s: RetrySettings): number {
+  return Math.min(s.baseMs * 2 ** Math.max(0, n - 1), MAX_RETRY_DELAY_MS);
+}
+
+export function isSuccess(status: number | null): boolean {
+  return status !== null && status >= 200 && status < 300;
+}
+
+export type AttemptOutcome =
+  | { state: "delivered"; nextAttemptAt: null }
+  | { state: "failed"; nextAttemptAt: null }
+  | { state: "pending"; nextAttemptAt: number };
+
+/** `cycleAttempts` counts this attempt too (1 for the first attempt after a (re)queue). */
+export function attemptOutcome(
+  status: number | null,
+  cycleAttempts: number,
+  s: RetrySettings,
+  now: number,
+): AttemptOutcome {
+  if (isSuccess(status)) return { state: "delivered", nextAttemptAt: null };
+  if (cycleAttempts >= s.maxAttempts) return { state: "failed", nextAttemptAt: null };
+  return { state: "pending", nextAttemptAt: now + retryDelayMs(cycleAttempts, s) };
+}

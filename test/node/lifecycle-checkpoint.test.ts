@@ -1,0 +1,322 @@
+/**
+ * Tier 3: pause/resume, maintenance drain and time windows against the real control plane and a real
+ * forgelet (process runtime), with the stdlib char-LM really training. What a user would check: the step
+ * counter continues where the checkpoint left it (no step is trained twice, none is skipped), the loss
+ * curve continues instead of restarting at ln(vocab), GPUs are released, nothing is left running.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
+import { baseSpec, jobState, recipeDigest, waitForStatus } from "../support/jobs.js";
+import { uploadWorkspace } from "../support/workspace.js";
+
+let cp: ControlPlane;
+let op = "";
+const agents: ForgeletProc[] = [];
+
+beforeAll(async () => {
+  // A short lost-agent grace and retry backoff, so "agent gone past its grace" fits in a test.
+  cp = await startControlPlane({
+    agent: false,
+    vars: { SF_AGENT_LOST_GRACE_SECONDS: 3, SF_RETRY_BACKOFF_SECONDS: 1 },
+  });
+  op = String(
+    (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "ck-op", role: "operator" })).body.token,
+  );
+});
+
+afterEach(async () => {
+  for (const agent of agents.splice(0)) {
+    const deadline = Date.now() + 15_000;
+    while (agent.liveWorkloads().length > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(agent.liveWorkloads(), "workload processes left behind").toEqual([]);
+    await agent.dispose();
+  }
+});
+
+afterAll(async () => {
+  await cp?.stop();
+});
+
+async function fleetWithAgent(name: string, gpus: number): Promise<ForgeletProc> {
+  expect((await call(cp, cp.adminToken, "POST", "/v1/fleets", { name, kind: "process" })).status).toBe(201);
+  const agent = await enrollForgelet(cp, name, { name: `${name}-1`, gpus });
+  agents.push(agent);
+  return agent;
+}
+
+/** charlm sized to train for several seconds (~50 steps/s on one core), checkpointing every 50 steps. */
+async function submitCharlm(fleet: string, name: string, maxSteps = 600): Promise<string> {
+  const spec = baseSpec({
+    name,
+    fleet,
+    recipe: { name: "python/charlm", version: "1.0.0", digest: await recipeDigest(cp, op, "python/charlm") },
+    framework: { kind: "python", version: "3", runtime_id: "python3-stdlib", image: null },
+    hyperparams: { max_steps: maxSteps, batch_size: 1000, checkpoint_every: 50 },
+  });
+  const r = await call(cp, op, "POST", "/v1/jobs", spec);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return (r.body.job as { id: string }).id;
+}
+
+/** A custom bash job: not resumable (custom scripts are not, unless the spec says so). */
+async function submitTicker(fleet: string, name: string, ticks: number): Promise<string> {
+  const workspace = await uploadWorkspace(cp.url, op, [
+    {
+      path: "exp/train.sh",
+      content: `#!/usr/bin/env bash\nfor i in $(seq 1 ${ticks}); do echo "tick $i"; sleep 0.25; done\n`,
+      mode: 0o755,
+    },
+  ]);
+  const spec = baseSpec({
+    name,
+    fleet,
+    recipe: { name: "custom/custom", version: "1.0.0", digest: await recipeDigest(cp, op, "custom/custom") },
+    framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
+    workspace,
+    experimentDir: "exp",
+  });
+  const r = await call(cp, op, "POST", "/v1/jobs", spec);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return (r.body.job as { id: string }).id;
+}
+
+interface Point {
+  step: number;
+  value: number;
+}
+
+async function points(id: string, run: string, key = "train/loss"): Promise<Point[]> {
+  const r = await call(cp, op, "GET", `/v1/jobs/${id}/metrics?run=${run}&key=${encodeURIComponent(key)}`);
+  return (r.body.points as Point[] | undefined) ?? [];
+}
+
+async function waitForStep(id: string, run: string, step: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await points(id, run)).some((p) => p.step >= step)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`job ${id} run ${run} did not reach step ${step} in ${timeoutMs} ms`);
+}
+
+async function logText(id: string, run: string): Promise<string> {
+  const r = await call(cp, op, "GET", `/v1/jobs/${id}/logs?run=${run}&limit=5000`);
+  return (r.body.lines as Array<{ line: string }>).map((l) => l.line).join("\n");
+}
+
+/** Waits until the run released its GPUs (its agent confirmed the stop). */
+async function waitReleased(id: string, run: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const r = await call(cp, op, "GET", `/v1/jobs/${id}`);
+    const runs = r.body.runs as Array<{ id: string; ended_at: string | null }>;
+    if (runs.find((x) => x.id === run)?.ended_at) return;
+    await new Promise((r2) => setTimeout(r2, 200));
+  }
+  throw new Error(`run ${run} of ${id} was not released in ${timeoutMs} ms`);
+}
+
+async function allocated(fleet: string): Promise<number> {
+  return ((await call(cp, cp.adminToken, "GET", `/v1/fleets/${fleet}`)).body.totals as { allocated: number })
+    .allocated;
+}
+
+/** The newest checkpoint step the run registered with stored bytes. */
+async function lastCheckpointStep(id: string, run: string): Promise<number> {
+  const r = await call(cp, op, "GET", `/v1/jobs/${id}/artifacts?run=${run}`);
+  const steps = (r.body.artifacts as Array<{ kind: string; step: number | null; stored: boolean }>)
+    .filter((a) => a.kind === "checkpoint" && a.stored && a.step !== null)
+    .map((a) => a.step as number);
+  return Math.max(-1, ...steps);
+}
+
+/**
+ * Checks a run that continued from a checkpoint: it says so in its log, its first trained step is the
+ * one right after the checkpoint, and its first loss continues the curve (well under ln(vocab) ≈ 3.3).
+ */
+async function expectContinued(id: string, run: string, fromStep: number, prevLoss: number) {
+  expect(await logText(id, run)).toContain(`at step ${fromStep}`);
+  const pts = await points(id, run);
+  expect(pts.length).toBeGreaterThan(0);
+  expect(pts[0]!.step).toBeGreaterThan(fromStep);
+  expect(pts[0]!.step).toBeLessThanOrEqual(fromStep + 10); // charlm logs every 10 steps
+  expect(pts[0]!.value).toBeLessThan(prevLoss + 0.3);
+  expect(pts[0]!.value).toBeLessThan(2.8);
+}
+
+describe("checkpoints across pause, drain and windows (process runtime, real charlm)", () => {
+  it("pause → resume: the second run starts at checkpoint step S+1 (0 steps repeated) and the loss curve continues", async () => {
+    await fleetWithAgent("ck-pause", 2);
+    const id = await submitCharlm("ck-pause", "ck-pause");
+    const first = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
+    await waitForStep(id, first, 100);
+    expect((await call(cp, op, "POST", `/v1/jobs/${id}/pause`)).body.job).toMatchObject({ status: "PAUSED" });
+    await waitReleased(id, first);
+    expect(await allocated("ck-pause")).toBe(0);
+    // SIGTERM made the training checkpoint the step it was on (not only the last multiple of 50).
+    const stopStep = await lastCheckpointStep(id, first);
+    expect(stopStep).toBeGreaterThanOrEqual(100);
+    expect(await logText(id, first)).toContain(`stopped by signal 15 at step ${stopStep}`);
+    const before = await points(id, first);
+    const lastLoss = before[before.length - 1]!.value;
+
+    expect((await call(cp, op, "POST", `/v1/jobs/${id}/resume`)).status).toBe(200);
+    const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 90_000);
+    expect(done.job.status).toBe("SUCCEEDED");
+    expect(done.runs.map((r) => r.attempt)).toEqual([1, 2]);
+    const second = done.runs[1]!.id;
+    await expectContinued(id, second, stopStep, lastLoss);
+    const after = await points(id, second);
+    expect(after[after.length - 1]!.step).toBe(600);
+    // Together the two runs cover steps 1..600 once: run 1 ends at S, run 2 begins right after it.
+    expect(Math.max(...before.map((p) => p.step))).toBeLessThanOrEqual(stopStep);
+    expect(await allocated("ck-pause")).toBe(0);
+  }, 180_000);
+
+  it("drain: pauses 1 resumable job, holds 2 queued, lists 1 non-resumable blocker; idempotent; resume re-queues 3 in original order and they continue", async () => {
+    await fleetWithAgent("ck-drain", 2);
+    const a = await submitCharlm("ck-drain", "ck-drain-a");
+    const b = await submitTicker("ck-drain", "ck-drain-b", 400); // ~100 s, not resumable
+    const runA = (await waitForStatus(cp, op, a, ["RUNNING"], 60_000)).job.current_run_id!;
+    await waitForStatus(cp, op, b, ["RUNNING"], 60_000);
+    const c = await submitCharlm("ck-drain", "ck-drain-c", 200);
+    const d = await submitCharlm("ck-drain", "ck-drain-d", 200);
+    await waitForStep(a, runA, 60);
+
+    const drain = async () => {
+      const r = await call(cp, cp.adminToken, "POST", "/v1/fleets/ck-drain/maintenance/drain", {
+        note: "swapping PSUs",
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body as {
+        paused: string[];
+        held: string[];
+        blockers: Array<{ job_id: string; reason: string }>;
+      };
+    };
+    const first = await drain();
+    expect(first.paused).toEqual([a]);
+    expect(first.held).toEqual([c, d]);
+    expect(first.blockers.map((x) => x.job_id)).toContain(b);
+    expect(first.blockers.find((x) => x.job_id === b)!.reason).toMatch(/cannot resume/);
+    expect((await jobState(cp, op, a)).job.status).toBe("PAUSED");
+    expect((await jobState(cp, op, b)).job.status).toBe("RUNNING");
+    const eventsAfterFirst = (await jobState(cp, op, a)).events.length;
+
+    // Idempotent: the same report, no job moved twice.
+    const again = await drain();
+    expect(again.paused).toEqual([a]);
+    expect(again.held).toEqual([c, d]);
+    expect((await jobState(cp, op, a)).events.length).toBe(eventsAfterFirst);
+    // New submits are refused with the note.
+    const refused = await call(
+      cp,
+      op,
+      "POST",
+      "/v1/jobs",
+      baseSpec({
+        name: "late",
+        fleet: "ck-drain",
+        recipe: {
+          name: "python/charlm",
+          version: "1.0.0",
+          digest: await recipeDigest(cp, op, "python/charlm"),
+        },
+        framework: { kind: "python", version: "3", runtime_id: "python3-stdlib", image: null },
+      }),
+    );
+    expect(refused.status).toBe(409);
+    expect(JSON.stringify(refused.body)).toContain("swapping PSUs");
+
+    // Once A checkpointed and stopped, only the non-resumable job blocks maintenance.
+    await waitReleased(a, runA);
+    const status = (await call(cp, cp.adminToken, "GET", "/v1/fleets/ck-drain/maintenance")).body as {
+      blockers: Array<{ job_id: string }>;
+    };
+    expect(status.blockers.map((x) => x.job_id)).toEqual([b]);
+    const stopStep = await lastCheckpointStep(a, runA);
+    const lossA = (await points(a, runA)).at(-1)!.value;
+    expect((await call(cp, op, "POST", `/v1/jobs/${b}/stop`)).status).toBe(200);
+    await waitForStatus(cp, op, b, ["STOPPED"], 30_000);
+
+    const resumed = await call(cp, cp.adminToken, "POST", "/v1/fleets/ck-drain/maintenance/resume");
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.resumed).toEqual([a, c, d]);
+    for (const id of [a, c, d]) {
+      const s = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 120_000);
+      expect(s.job.status, id).toBe("SUCCEEDED");
+    }
+    // Original order: with 2 GPUs, A and C were dispatched in the resume pass; D only after one finished.
+    const dispatchedAt = async (id: string) =>
+      Date.parse(
+        ((await call(cp, op, "GET", `/v1/jobs/${id}`)).body.events as Array<{ edge: string; ts: string }>)
+          .filter((e) => e.edge === "dispatch")
+          .at(-1)!.ts,
+      );
+    expect(await dispatchedAt(d)).toBeGreaterThan(await dispatchedAt(c));
+    const aState = await jobState(cp, op, a);
+    await expectContinued(a, aState.runs.at(-1)!.id, stopStep, lossA);
+    expect(await allocated("ck-drain")).toBe(0);
+  }, 300_000);
+
+  it("a window that closes stops the running job with a checkpoint; when it reopens the job resumes from it", async () => {
+    await fleetWithAgent("ck-window", 1);
+    const id = await submitCharlm("ck-window", "ck-window");
+    const first = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
+    await waitForStep(id, first, 60);
+    // Close: the fleet's only window is on another weekday than today (UTC).
+    const otherDay = (new Date().getUTCDay() + 3) % 7;
+    const closed = await call(cp, cp.adminToken, "PATCH", "/v1/fleets/ck-window", {
+      windows: [{ days: [otherDay], start: "00:00", end: "23:59", tz: "UTC" }],
+    });
+    expect(closed.status, JSON.stringify(closed.body)).toBe(200);
+    const stopped = await waitForStatus(cp, op, id, ["STOPPED"], 30_000);
+    const edge = stopped.events.at(-1)!;
+    expect(edge).toMatchObject({ to: "STOPPED", edge: "stop_running" });
+    expect(String(edge.detail.reason)).toMatch(/window closed/);
+    await waitReleased(id, first);
+    const stopStep = await lastCheckpointStep(id, first);
+    expect(stopStep).toBeGreaterThanOrEqual(60);
+    const lastLoss = (await points(id, first)).at(-1)!.value;
+
+    // Reopen: the window now covers every day and hour.
+    const open = await call(cp, cp.adminToken, "PATCH", "/v1/fleets/ck-window", {
+      windows: [{ days: [0, 1, 2, 3, 4, 5, 6], start: "00:00", end: "00:00", tz: "UTC" }],
+    });
+    expect(open.status).toBe(200);
+    const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 90_000);
+    expect(done.job.status).toBe("SUCCEEDED");
+    const reopened = done.events.find((e) => e.from === "STOPPED" && e.to === "QUEUED");
+    expect(reopened?.detail.reason).toBe("its window reopened");
+    await expectContinued(id, done.runs.at(-1)!.id, stopStep, lastLoss);
+    expect(await allocated("ck-window")).toBe(0);
+  }, 180_000);
+
+  it("agent gone past its grace (3 s): the run FAILS as infrastructure, is retried (1 of budget 2) and continues from its checkpoint", async () => {
+    const agent = await fleetWithAgent("ck-lost", 1);
+    const id = await submitCharlm("ck-lost", "ck-lost");
+    const first = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
+    await waitForStep(id, first, 60);
+    await agent.kill(); // the socket drops; the workload keeps running in its own process group
+    const failed = await waitForStatus(cp, op, id, ["FAILED", "QUEUED"], 30_000);
+    const failure = failed.events.find((e) => e.to === "FAILED")!;
+    expect(failure.detail.infra).toBe(true);
+    expect(String(failure.detail.reason)).toMatch(/lost|grace/i);
+    // The agent comes back: it is told to stop the old workload, and gets the retry (attempt 2).
+    await agent.start();
+    const done = await waitForStatus(cp, op, id, ["SUCCEEDED"], 120_000);
+    expect(done.runs.map((r) => r.attempt)).toEqual([1, 2]);
+    expect(done.events.filter((e) => e.edge === "retry")).toHaveLength(1);
+    const second = done.runs[1]!.id;
+    const log = await logText(id, second);
+    // charlm's own line: "resumed from <SF_RESUME_FROM> at step N".
+    const from = Number(/resumed from \S+ at step (\d+)/.exec(log)?.[1] ?? "-1");
+    expect(from, log.slice(0, 2000)).toBeGreaterThanOrEqual(50);
+    const firstPoints = await points(id, first);
+    const lossAt = firstPoints.filter((p) => p.step <= from).at(-1)!.value;
+    await expectContinued(id, second, from, lossAt);
+    expect(await allocated("ck-lost")).toBe(0);
+  }, 180_000);
+});
