@@ -178,46 +178,57 @@ export class FleetLifecycle extends FleetRuns {
   // windows --------------------------------------------------------------------------
 
   override schedule(now: number): void {
-    if (!this.inWindowPass) {
-      this.inWindowPass = true;
-      try {
-        this.windowPass(now);
-      } finally {
-        this.inWindowPass = false;
-      }
+    if (this.inWindowPass) {
+      super.schedule(now);
+      return;
     }
-    super.schedule(now);
+    this.inWindowPass = true;
+    try {
+      this.windowPass(now);
+      super.schedule(now);
+      // After dispatch: what was just placed must be stopped when its window closes.
+      this.armWindowTimer(now);
+    } finally {
+      this.inWindowPass = false;
+    }
   }
 
-  /** Stops what runs in a closed window, resumes what a window stopped once it reopens, arms the timer. */
+  /** Stops what runs in a closed window and resumes what a window stopped once it reopens. */
   private windowPass(now: number): void {
+    const cfg = this.config();
+    if (!cfg) return;
+    for (const status of ALLOCATED) {
+      for (const job of this.store.jobsByStatus(status)) {
+        const closed = seriesOf(job).filter((s) => !windowStatus(cfg.windows, s, now).open);
+        if (closed.length === 0) continue;
+        const w = windowStatus(cfg.windows, closed[0]!, now);
+        const opens = w.open ? "" : `; it resumes when the window opens at ${w.opensAt}`;
+        this.move(job, "STOPPED", "window", `the ${closed.join(", ")} window closed${opens}`, now);
+      }
+    }
+    for (const job of this.movedBy("window", "STOPPED")) {
+      if (seriesOf(job).every((s) => windowStatus(cfg.windows, s, now).open)) {
+        this.store.deleteMeta(movedKey(job.id));
+        this.setStatus(job, "QUEUED", "system:window", { reason: "its window reopened" }, now);
+      }
+    }
+  }
+
+  /** The one `windows` timer: the next close for what holds GPUs, or the next reopen for what a window stopped. */
+  private armWindowTimer(now: number): void {
     const cfg = this.config();
     if (!cfg) return;
     let wake: number | null = null;
     const soonest = (t: number | null) => {
       if (t !== null && t > now && (wake === null || t < wake)) wake = t;
     };
-    for (const status of ALLOCATED) {
-      for (const job of this.store.jobsByStatus(status)) {
-        const closed = seriesOf(job).filter((s) => !windowStatus(cfg.windows, s, now).open);
-        if (closed.length > 0) {
-          const w = windowStatus(cfg.windows, closed[0]!, now);
-          const opens = w.open ? "" : `; it resumes when the window opens at ${w.opensAt}`;
-          this.move(job, "STOPPED", "window", `the ${closed.join(", ")} window closed${opens}`, now);
-        } else {
-          for (const s of seriesOf(job)) soonest(closesAt(cfg.windows, s, now));
-        }
-      }
-    }
+    for (const status of ALLOCATED)
+      for (const job of this.store.jobsByStatus(status))
+        for (const s of seriesOf(job)) soonest(closesAt(cfg.windows, s, now));
     for (const job of this.movedBy("window", "STOPPED")) {
-      const shut = seriesOf(job)
-        .map((s) => windowStatus(cfg.windows, s, now))
-        .filter((w) => !w.open);
-      if (shut.length === 0) {
-        this.store.deleteMeta(movedKey(job.id));
-        this.setStatus(job, "QUEUED", "system:window", { reason: "its window reopened" }, now);
-      } else {
-        for (const w of shut) if (!w.open) soonest(Date.parse(w.opensAt));
+      for (const s of seriesOf(job)) {
+        const w = windowStatus(cfg.windows, s, now);
+        if (!w.open) soonest(Date.parse(w.opensAt));
       }
     }
     if (wake !== null) this.store.setTimer(WINDOWS_TIMER, wake);
