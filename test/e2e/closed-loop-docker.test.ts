@@ -149,6 +149,87 @@ describe("closed loop with docker", () => {
     await expectTrained((sub.body.job as { id: string }).id, 5);
   });
 
+  it("pause → resume in containers: torch/tinylm checkpoints on SIGTERM, the next container continues at step S+1; 0 containers left", async () => {
+    const spec = baseSpec({
+      name: "tinylm-pause",
+      fleet: FLEET,
+      recipe: { name: "torch/tinylm", version: "1.0.0", digest: await recipeDigest(cp, op, "torch/tinylm") },
+      framework: { kind: "torch", version: "1.13", runtime_id: "torch-cpu", image: null },
+      hyperparams: { max_steps: 3000, checkpoint_every: 500, batch_size: 256 },
+    });
+    const sub = await call(cp, op, "POST", "/v1/jobs", spec);
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    const id = (sub.body.job as { id: string }).id;
+    const run1 = (await waitForStatus(cp, op, id, ["RUNNING"], 120_000)).job.current_run_id!;
+    const loss = async (run: string) =>
+      (await call(cp, op, "GET", `/v1/jobs/${id}/metrics?run=${run}&key=train/loss`)).body.points as Array<{
+        step: number;
+        value: number;
+      }>;
+    const deadline = Date.now() + 120_000;
+    while (!(await loss(run1)).some((p) => p.step >= 50)) {
+      if (Date.now() > deadline) throw new Error("tinylm did not reach step 50 in 120 s");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect((await call(cp, op, "POST", `/v1/jobs/${id}/pause`)).status).toBe(200);
+    // The container exits (checkpoint written and uploaded) and the GPUs are released.
+    const released = Date.now() + 60_000;
+    for (;;) {
+      const j = await call(cp, op, "GET", `/v1/jobs/${id}`);
+      if ((j.body.runs as Array<{ ended_at: string | null }>)[0]!.ended_at) break;
+      if (Date.now() > released) throw new Error("the paused run was not released in 60 s");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // The agent removes the container once the control plane acknowledged the run's end.
+    const removed = Date.now() + 20_000;
+    while (docker("ps", "-aq", "--filter", `label=starforge.run_id=${run1}`) && Date.now() < removed)
+      await new Promise((r) => setTimeout(r, 250));
+    expect(docker("ps", "-aq", "--filter", `label=starforge.run_id=${run1}`)).toBe("");
+    const arts = (await call(cp, op, "GET", `/v1/jobs/${id}/artifacts?run=${run1}`)).body.artifacts as Array<{
+      kind: string;
+      step: number | null;
+      stored: boolean;
+    }>;
+    const stopStep = Math.max(
+      ...arts.filter((a) => a.kind === "checkpoint" && a.stored).map((a) => a.step ?? -1),
+    );
+    expect(stopStep).toBeGreaterThanOrEqual(50);
+    expect(stopStep % 500, "the stop wrote its own checkpoint, not only a periodic one").not.toBe(0);
+    const lastLoss = (await loss(run1)).at(-1)!.value;
+
+    expect((await call(cp, op, "POST", `/v1/jobs/${id}/resume`)).status).toBe(200);
+    const run2 = (
+      await waitForStatus(cp, op, id, ["RUNNING", "SUCCEEDED"], 120_000).then(async () => {
+        for (;;) {
+          const j = await call(cp, op, "GET", `/v1/jobs/${id}`);
+          const runs = j.body.runs as Array<{ id: string }>;
+          if (runs.length === 2) return runs[1]!;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      })
+    ).id;
+    const seen = Date.now() + 120_000;
+    while ((await loss(run2)).length === 0) {
+      if (Date.now() > seen) throw new Error("the resumed run reported no loss in 120 s");
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const first = (await loss(run2))[0]!;
+    expect(first.step).toBeGreaterThan(stopStep);
+    expect(first.step).toBeLessThanOrEqual(stopStep + 10);
+    expect(first.value).toBeLessThan(lastLoss + 0.5);
+    const logs = (await call(cp, op, "GET", `/v1/jobs/${id}/logs?run=${run2}&limit=5000`)).body
+      .lines as Array<{
+      line: string;
+    }>;
+    expect(logs.map((l) => l.line).join("\n")).toContain(`at step ${stopStep}`);
+    // Done with it: stop, and nothing is left running.
+    expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
+    const gone = Date.now() + 60_000;
+    while (docker("ps", "-aq", "--filter", `label=starforge.job_id=${id}`) && Date.now() < gone)
+      await new Promise((r) => setTimeout(r, 250));
+    expect(docker("ps", "-aq", "--filter", `label=starforge.job_id=${id}`)).toBe("");
+  });
+
   it("fails a run whose container is killed mid-run, in bounded time, with its reason; GPUs freed, no container left", async () => {
     const workspace = await uploadWorkspace(cp.url, op, [
       { path: "long/train.sh", content: "#!/usr/bin/env bash\necho started\nsleep 600\n", mode: 0o755 },

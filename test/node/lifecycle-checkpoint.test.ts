@@ -175,6 +175,23 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     expect(await allocated("ck-pause")).toBe(0);
   }, 180_000);
 
+  it("stop → resume: a STOPPED job resumed later continues from the checkpoint its stop wrote", async () => {
+    await fleetWithAgent("ck-stop", 1);
+    const id = await submitCharlm("ck-stop", "ck-stop", 300);
+    const first = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
+    await waitForStep(id, first, 70);
+    expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).body.job).toMatchObject({ status: "STOPPED" });
+    await waitReleased(id, first);
+    const stopStep = await lastCheckpointStep(id, first);
+    expect(stopStep).toBeGreaterThanOrEqual(70);
+    const lastLoss = (await points(id, first)).at(-1)!.value;
+    expect((await call(cp, op, "POST", `/v1/jobs/${id}/resume`)).status).toBe(200);
+    const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 90_000);
+    expect(done.job.status).toBe("SUCCEEDED");
+    await expectContinued(id, done.runs.at(-1)!.id, stopStep, lastLoss);
+    expect((await points(id, done.runs.at(-1)!.id)).at(-1)!.step).toBe(300);
+  }, 180_000);
+
   it("drain: pauses 1 resumable job, holds 2 queued, lists 1 non-resumable blocker; idempotent; resume re-queues 3 in original order and they continue", async () => {
     await fleetWithAgent("ck-drain", 2);
     const a = await submitCharlm("ck-drain", "ck-drain-a");
