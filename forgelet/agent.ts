@@ -29,6 +29,9 @@ type Report = Extract<AgentFrame, { type: "report" }>;
 type Launch = Extract<ServerFrame, { type: "launch" }>;
 type Stop = Extract<ServerFrame, { type: "stop" }>;
 
+/** How long a launch waits for a workload being stopped to release its GPUs (stop grace + margin). */
+const GPU_RELEASE_WAIT_MS = 45_000;
+
 export interface AgentOptions {
   server: string;
   credential: string;
@@ -241,6 +244,10 @@ export class Agent {
     if (this.journal.get(rec.run_id, rec.rank)?.stop_requested) {
       return this.finish(rec, "stopped", null, "stopped before it started", false);
     }
+    await this.gpusReleased(rec, spec.gpuIndices);
+    if (this.journal.get(rec.run_id, rec.rank)?.stop_requested) {
+      return this.finish(rec, "stopped", null, "stopped before it started", false);
+    }
     try {
       const ref = await this.o.runtime.launch(spec);
       const launched = this.journal.update(rec.run_id, rec.rank, { state: "launched", ref })!;
@@ -249,6 +256,54 @@ export class Agent {
     } catch (err) {
       const infra = err instanceof LaunchError ? err.infra : true;
       await this.finish(rec, "launch_failed", null, err instanceof Error ? err.message : String(err), infra);
+    }
+  }
+
+  /**
+   * Never two workloads on one GPU: waits (bounded) while another workload of this agent still runs on
+   * any of these GPU indices — typically one the control plane gave up on (lost past its grace) that is
+   * being stopped now, whose GPUs were already given to the retry.
+   */
+  private async gpusReleased(rec: JournalRecord, gpus: readonly number[]): Promise<void> {
+    if (gpus.length === 0) return;
+    const deadline = Date.now() + GPU_RELEASE_WAIT_MS;
+    let said = false;
+    for (;;) {
+      const busy = this.journal
+        .all()
+        .filter(
+          (o) =>
+            (o.run_id !== rec.run_id || o.rank !== rec.rank) &&
+            o.state === "launched" &&
+            this.gpusOf(o).some((g) => gpus.includes(g)),
+        );
+      if (busy.length === 0) return;
+      const who = busy.map((o) => `${o.run_id} rank ${o.rank}`).join(", ");
+      if (Date.now() > deadline) {
+        this.o.log(
+          `run ${rec.run_id} rank ${rec.rank}: GPUs ${gpus.join(",")} still used by ${who}; starting anyway`,
+        );
+        return;
+      }
+      if (!said) {
+        this.o.log(
+          `run ${rec.run_id} rank ${rec.rank}: waiting for ${who} to release GPUs ${gpus.join(",")}`,
+        );
+        said = true;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** The GPU indices a journaled rank was given (from its saved launch request if this process did not launch it). */
+  private gpusOf(rec: JournalRecord): number[] {
+    const known = this.specs.get(keyOf(rec));
+    if (known) return known.gpuIndices;
+    try {
+      const f = JSON.parse(readFileSync(join(rec.run_dir, ".starforge", "launch.json"), "utf8")) as Launch;
+      return f.request.placement.find((p) => p.rank === rec.rank)?.gpu_indices ?? [];
+    } catch {
+      return [];
     }
   }
 

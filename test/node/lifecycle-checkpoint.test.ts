@@ -4,6 +4,9 @@
  * counter continues where the checkpoint left it (no step is trained twice, none is skipped), the loss
  * curve continues instead of restarting at ln(vocab), GPUs are released, nothing is left running.
  */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
@@ -335,5 +338,52 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     const lossAt = firstPoints.filter((p) => p.step <= from).at(-1)!.value;
     await expectContinued(id, second, from, lossAt);
     expect(await allocated("ck-lost")).toBe(0);
+  }, 180_000);
+
+  it("never two workloads on one GPU: a retry waits until the lost run's workload (4 s to stop) released its GPU — 0 ms of overlap", async () => {
+    const agent = await fleetWithAgent("ck-overlap", 1);
+    const marks = join(mkdtempSync(join(tmpdir(), "sf-overlap-")), "marks");
+    const trainSh = [
+      "#!/usr/bin/env bash",
+      `M=${marks}`,
+      'echo "BEGIN $STARFORGE_RUN_ID $(date +%s%N)" >> "$M"',
+      // A workload that needs 4 s to stop cleanly (flushing, checkpointing).
+      'trap \'sleep 4; echo "END $STARFORGE_RUN_ID $(date +%s%N)" >> "$M"; exit 143\' TERM',
+      "for i in $(seq 1 80); do sleep 0.25; done",
+      'echo "END $STARFORGE_RUN_ID $(date +%s%N)" >> "$M"',
+      "",
+    ].join("\n");
+    const workspace = await uploadWorkspace(cp.url, op, [
+      { path: "exp/train.sh", content: trainSh, mode: 0o755 },
+    ]);
+    const spec = baseSpec({
+      name: "ck-overlap",
+      fleet: "ck-overlap",
+      recipe: {
+        name: "custom/custom",
+        version: "1.0.0",
+        digest: await recipeDigest(cp, op, "custom/custom"),
+      },
+      framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
+      workspace,
+      experimentDir: "exp",
+    });
+    const r = await call(cp, op, "POST", "/v1/jobs", spec);
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const id = (r.body.job as { id: string }).id;
+    const run1 = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
+    await agent.kill();
+    // Past the grace the run fails and the retry is queued for the only GPU of the fleet.
+    await waitForStatus(cp, op, id, ["QUEUED"], 30_000);
+    await agent.start();
+    const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 120_000);
+    expect(done.job.status).toBe("SUCCEEDED");
+    const run2 = done.runs.at(-1)!.id;
+    const lines = readFileSync(marks, "utf8").trim().split("\n");
+    const at = (kind: string, run: string) =>
+      BigInt(lines.find((l) => l.startsWith(`${kind} ${run} `))!.split(" ")[2]!);
+    const overlapMs = Number(at("END", run1) - at("BEGIN", run2)) / 1e6;
+    expect(overlapMs, lines.join("\n")).toBeLessThanOrEqual(0);
+    expect(agent.log()).toContain(`waiting for ${run1} rank 0 to release GPUs 0`);
   }, 180_000);
 });
