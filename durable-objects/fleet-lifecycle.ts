@@ -81,14 +81,15 @@ export class FleetLifecycle extends FleetRuns {
   }
 
   undrain(now: number): DrainReport {
-    const config = this.setDrain(false, null, now);
+    // Re-queue first (still draining, so nothing is dispatched yet), then lift the drain: the first
+    // scheduling pass sees every job at once and keeps their original order.
     const resumed: string[] = [];
     for (const job of this.movedBy("drain", "PAUSED")) {
       this.store.deleteMeta(movedKey(job.id));
       this.setStatus(job, "QUEUED", "system:drain", { reason: "the drain ended" }, now);
       resumed.push(job.id);
     }
-    this.schedule(now);
+    const config = this.setDrain(false, null, now);
     return this.drainReport(config, resumed);
   }
 

@@ -4,17 +4,19 @@
  * counter continues where the checkpoint left it (no step is trained twice, none is skipped), the loss
  * curve continues instead of restarting at ln(vocab), GPUs are released, nothing is left running.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, jobState, recipeDigest, waitForStatus } from "../support/jobs.js";
+import { submitCustom, tickingWorkspace } from "../support/lifecycle.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 let cp: ControlPlane;
 let op = "";
+const scratch = mkdtempSync(join(tmpdir(), "sf-ck-"));
 const agents: ForgeletProc[] = [];
 
 beforeAll(async () => {
@@ -40,6 +42,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await cp?.stop();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 async function fleetWithAgent(name: string, gpus: number): Promise<ForgeletProc> {
@@ -65,24 +68,9 @@ async function submitCharlm(fleet: string, name: string, maxSteps = 600): Promis
 
 /** A custom bash job: not resumable (custom scripts are not, unless the spec says so). */
 async function submitTicker(fleet: string, name: string, ticks: number): Promise<string> {
-  const workspace = await uploadWorkspace(cp.url, op, [
-    {
-      path: "exp/train.sh",
-      content: `#!/usr/bin/env bash\nfor i in $(seq 1 ${ticks}); do echo "tick $i"; sleep 0.25; done\n`,
-      mode: 0o755,
-    },
-  ]);
-  const spec = baseSpec({
-    name,
-    fleet,
-    recipe: { name: "custom/custom", version: "1.0.0", digest: await recipeDigest(cp, op, "custom/custom") },
-    framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
-    workspace,
-    experimentDir: "exp",
-  });
-  const r = await call(cp, op, "POST", "/v1/jobs", spec);
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return (r.body.job as { id: string }).id;
+  const markerFile = join(scratch, `${name}.marks`);
+  const workspace = await tickingWorkspace(cp, op, { ticks, tickSeconds: 0.25, markerFile });
+  return submitCustom(cp, op, { name, fleet, workspace, maxRetries: 2 });
 }
 
 interface Point {
@@ -342,7 +330,7 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
 
   it("never two workloads on one GPU: a retry waits until the lost run's workload (4 s to stop) released its GPU — 0 ms of overlap", async () => {
     const agent = await fleetWithAgent("ck-overlap", 1);
-    const marks = join(mkdtempSync(join(tmpdir(), "sf-overlap-")), "marks");
+    const marks = join(scratch, "overlap.marks");
     const trainSh = [
       "#!/usr/bin/env bash",
       `M=${marks}`,
@@ -356,21 +344,12 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     const workspace = await uploadWorkspace(cp.url, op, [
       { path: "exp/train.sh", content: trainSh, mode: 0o755 },
     ]);
-    const spec = baseSpec({
+    const id = await submitCustom(cp, op, {
       name: "ck-overlap",
       fleet: "ck-overlap",
-      recipe: {
-        name: "custom/custom",
-        version: "1.0.0",
-        digest: await recipeDigest(cp, op, "custom/custom"),
-      },
-      framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
       workspace,
-      experimentDir: "exp",
+      maxRetries: 2,
     });
-    const r = await call(cp, op, "POST", "/v1/jobs", spec);
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    const id = (r.body.job as { id: string }).id;
     const run1 = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
     await agent.kill();
     // Past the grace the run fails and the retry is queued for the only GPU of the fleet.

@@ -24,6 +24,7 @@ import {
   submitCustom,
   tickingWorkspace,
   waitFor,
+  waitNodesReady,
   workloadProcesses,
 } from "../support/lifecycle.js";
 
@@ -67,6 +68,8 @@ async function threeAgents(fleet: string): Promise<ForgeletProc[]> {
   await newFleet(cp, fleet);
   for (const n of ["r0", "r1", "r2"])
     agents.push(await enrollForgelet(cp, fleet, { name: `${fleet}-${n}`, gpus: 2 }));
+  // "connected" is not "registered": wait until the fleet has all three nodes (a test may SIGSTOP one).
+  await waitNodesReady(cp, fleet, 3);
   return agents;
 }
 
@@ -78,7 +81,9 @@ async function placementOf(id: string): Promise<Placement[]> {
       return j.runs.length > 0 ? j : undefined;
     },
     30_000,
-  );
+  ).catch(async (e: Error) => {
+    throw new Error(`${e.message}\n${await describeState(cp, op, [id], agents)}`);
+  });
   return d.runs[0]!.placement;
 }
 

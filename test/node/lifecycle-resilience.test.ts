@@ -149,17 +149,7 @@ describe("lifecycle under repeated failures (process runtime)", () => {
       await sleep(1000); // let the reattached workloads tick before the next kill
     }
 
-    const done = await waitFor(
-      "every job to end",
-      async () => {
-        const states = await Promise.all(ids.map((id) => jobDetail(cp, op, id)));
-        return states.every((s) => ["SUCCEEDED", "FAILED", "STOPPED"].includes(s.job.status))
-          ? states
-          : undefined;
-      },
-      60_000,
-      250,
-    );
+    const done = await everyJobEnded(cp, op, ids, 60_000);
     const begins = markCounts(marker, "BEGIN");
     for (const s of done) {
       const id = s.job.id;
@@ -327,17 +317,7 @@ describe("lifecycle under repeated failures (process runtime)", () => {
           down_ms: Date.now() - t0,
         });
       }
-      const done = await waitFor(
-        "every job to end",
-        async () => {
-          const states = await Promise.all(ids.map((id) => jobDetail(cp, op, id)));
-          return states.every((s) => ["SUCCEEDED", "FAILED", "STOPPED"].includes(s.job.status))
-            ? states
-            : undefined;
-        },
-        90_000,
-        250,
-      );
+      const done = await everyJobEnded(cp, op, ids, 90_000);
       sampling = false;
       await sampler;
       expect(violations, "double bookings or ledger inconsistencies").toEqual([]);
@@ -498,3 +478,18 @@ describe("lifecycle under repeated failures (process runtime)", () => {
     ws.terminate();
   }, 60_000);
 });
+
+/** Waits until every job is SUCCEEDED, FAILED or STOPPED; returns their details. */
+function everyJobEnded(cp: ControlPlane, op: string, ids: string[], timeoutMs: number) {
+  return waitFor(
+    "every job to end",
+    async () => {
+      const states = await Promise.all(ids.map((id) => jobDetail(cp, op, id)));
+      return states.every((s) => ["SUCCEEDED", "FAILED", "STOPPED"].includes(s.job.status))
+        ? states
+        : undefined;
+    },
+    timeoutMs,
+    250,
+  );
+}
