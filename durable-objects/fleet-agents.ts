@@ -99,7 +99,7 @@ export class FleetAgents extends FleetLifecycle {
    */
   nodeLost(nodeId: string, now: number, graceMs: number): void {
     const node = this.store.node(nodeId);
-    if (!node || node.agent !== 1 || node.status === "lost") return;
+    if (node?.agent !== 1 || node.status === "lost") return;
     node.status = "lost";
     node.lost_since = now;
     node.version += 1;
@@ -115,7 +115,7 @@ export class FleetAgents extends FleetLifecycle {
    */
   lostGraceOver(nodeId: string, graceMs: number, now: number): void {
     const node = this.store.node(nodeId);
-    if (!node || node.status !== "lost") return;
+    if (node?.status !== "lost") return;
     for (const rank of this.store.openRanksOn(nodeId)) {
       if (rank.state === "exited" || rank.state === "cancelled") continue;
       const run = this.store.run(rank.run_id)!;

@@ -6,7 +6,7 @@
 import type { TimeWindow } from "../contract/api.schema.js";
 import { nowIso } from "../contract/ids.js";
 import { type JobState, transition } from "../contract/job-states.js";
-import type { Placement } from "../contract/launch-request.schema.js";
+import type { Placement, ResumeFrom } from "../contract/launch-request.schema.js";
 import type { PendingReason } from "../contract/pending-reasons.schema.js";
 import type { FleetStore, JobRow, NodeRow, RunRow } from "./fleet-store.js";
 import type { FleetConfig, FleetInspect, JobDetail, NodeView, RunView } from "./fleet-types.js";
@@ -171,11 +171,22 @@ export class FleetLedger {
     this.emit({ kind: "job", job: snapshot }, now);
   }
 
+  /** The run's resume checkpoint was resolved (fleet-launch.ts): the ledger learns it with a new version. */
+  resumeResolved(runId: string, now: number): void {
+    const run = this.store.run(runId);
+    if (!run || this.store.runResume(runId) === undefined) return;
+    run.version += 1;
+    this.store.sql.exec("UPDATE runs SET version = ? WHERE id = ?", run.version, run.id);
+    this.emitRun(run, now);
+  }
+
   protected emitRun(run: RunRow, now: number): void {
+    const resume = JSON.parse(this.store.runResume(run.id) ?? "null") as ResumeFrom | null;
     const snapshot: RunSnapshot = {
       ...run,
       allocated_at: nowIso(run.allocated_at),
       ended_at: run.ended_at === null ? null : nowIso(run.ended_at),
+      resumed_from: resume ? JSON.stringify({ run_id: resume.run_id, step: resume.step }) : null,
     };
     this.emit({ kind: "run", run: snapshot }, now);
   }
@@ -215,7 +226,7 @@ export class FleetLedger {
       current_run_id: job.current_run_id,
       created_at: nowIso(job.created_at),
       updated_at: nowIso(job.updated_at),
-      runs: this.store.runsOfJob(jobId).map(runView),
+      runs: this.store.runsOfJob(jobId).map((r) => runView(r, this.store.runResume(r.id))),
     };
   }
 
@@ -277,7 +288,8 @@ export class FleetLedger {
   }
 }
 
-export function runView(r: RunRow): RunView {
+export function runView(r: RunRow, resume: string | undefined): RunView {
+  const from = JSON.parse(resume ?? "null") as ResumeFrom | null;
   return {
     id: r.id,
     attempt: r.attempt,
@@ -289,5 +301,6 @@ export function runView(r: RunRow): RunView {
     ended_at: r.ended_at === null ? null : nowIso(r.ended_at),
     exit_code: r.exit_code,
     reason: r.reason,
+    resumed_from: from ? { run_id: from.run_id, step: from.step } : null,
   };
 }

@@ -245,7 +245,7 @@ export class FleetRuns extends FleetScheduling {
   retryDue(jobId: string, now: number): void {
     const job = this.store.job(jobId);
     const planned = this.store.getMeta(retryTimer(jobId));
-    if (!job || job.status !== "FAILED" || planned !== String(job.attempt)) return;
+    if (job?.status !== "FAILED" || planned !== String(job.attempt)) return;
     const used = Number(this.store.getMeta(retriesKey(jobId)) ?? "0") + 1;
     this.store.setMeta(retriesKey(jobId), String(used));
     this.setStatus(job, "QUEUED", "system:retry", { attempt: job.attempt + 1, retry: used }, now);

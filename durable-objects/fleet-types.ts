@@ -47,6 +47,8 @@ export interface RunView {
   ended_at: string | null;
   exit_code: number | null;
   reason: string | null;
+  /** The checkpoint this run continued from (set when its launch was first built), or null. */
+  resumed_from: { run_id: string; step: number | null } | null;
 }
 
 /** The API's job view plus its runs, as the Fleet DO sees it right now. */

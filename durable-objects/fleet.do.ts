@@ -438,11 +438,14 @@ export class FleetDO extends DurableObject<AppEnv> {
       this.tx(() => this.store.ackCommand(cmd.id, now));
       return null;
     }
+    const resolved = this.store.runResume(ctx.run.id) !== undefined;
     const built = await buildLaunchRequest(this.env, this.store, ctx);
     if (!built.ok) {
       this.tx(() => this.launchFailed(ctx.run, cmd.rank, built.reason, now));
       return null;
     }
+    // The first build resolved where this run continues from: the ledger (and `sf job status`) learn it.
+    if (!resolved) this.tx(() => this.engine.resumeResolved(ctx.run.id, now));
     const request = built.request;
     return { v: AGENT_PROTOCOL_VERSION, type: "launch", id: cmd.id, rank: cmd.rank, request };
   }

@@ -38,6 +38,8 @@ export interface RunSnapshot {
   exit_code: number | null;
   reason: string | null;
   version: number;
+  /** JSON { run_id, step } of the checkpoint the run continued from, or null. */
+  resumed_from: string | null;
 }
 
 export interface NodeSnapshot {

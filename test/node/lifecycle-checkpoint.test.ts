@@ -159,6 +159,9 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     expect(done.runs.map((r) => r.attempt)).toEqual([1, 2]);
     const second = done.runs[1]!.id;
     await expectContinued(id, second, stopStep, lastLoss);
+    // The ledger says so too (GET /v1/jobs/:id, `sf job status`).
+    const runs = (await call(cp, op, "GET", `/v1/jobs/${id}`)).body.runs as Array<{ resumed_from: unknown }>;
+    expect(runs.map((r) => r.resumed_from)).toEqual([null, { run_id: first, step: stopStep }]);
     const after = await points(id, second);
     expect(after[after.length - 1]!.step).toBe(600);
     // Together the two runs cover steps 1..600 once: run 1 ends at S, run 2 begins right after it.

@@ -148,6 +148,8 @@ export const runs = sqliteTable(
     exitCode: integer("exit_code"),
     reason: text("reason"),
     version: integer("version").notNull(),
+    /** JSON { run_id, step }: the checkpoint this run continued from (null: it started fresh). */
+    resumedFrom: text("resumed_from"),
   },
   (t) => [index("runs_job").on(t.jobId), index("runs_user_active").on(t.userId, t.endedAt)],
 );

@@ -60,6 +60,7 @@ export async function jobHistory(d: Db, jobId: string) {
       ended_at: r.endedAt,
       exit_code: r.exitCode,
       reason: r.reason,
+      resumed_from: JSON.parse(r.resumedFrom ?? "null") as { run_id: string; step: number | null } | null,
     })),
     events: events.map((e) => ({
       seq: e.seq,

@@ -25,6 +25,11 @@ export const RunView = z.looseObject({
   ended_at: z.string().nullable(),
   exit_code: z.number().nullable(),
   reason: z.string().nullable(),
+  resumed_from: z
+    .looseObject({ run_id: z.string(), step: z.number().nullable() })
+    .nullable()
+    .catch(null)
+    .default(null),
 });
 export type RunView = z.infer<typeof RunView>;
 

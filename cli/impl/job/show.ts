@@ -47,8 +47,10 @@ export async function show(cmd: Command, id: string, o: { events?: string }): Pr
           reason: r.reason,
           placement: placementSummary(r),
           started: r.allocated_at ? `${age(r.allocated_at)} ago` : "-",
+          // Where the run continued from (a checkpoint of an earlier run); empty: it started fresh.
+          from: r.resumed_from ? `step ${r.resumed_from.step ?? "?"} of ${r.resumed_from.run_id}` : null,
         })),
-        ["attempt", "run", "status", "exit", "reason", "placement", "started"],
+        ["attempt", "run", "status", "exit", "reason", "placement", "started", "from"],
         { status },
       );
     }

@@ -1,0 +1,1 @@
+ALTER TABLE `runs` ADD `resumed_from` text;
