@@ -42,8 +42,10 @@ export interface DrainReport {
   resumed: string[];
 }
 
+const MOVED_PREFIX = "moved:";
+
 function movedKey(jobId: string): string {
-  return `moved:${jobId}`;
+  return `${MOVED_PREFIX}${jobId}`;
 }
 
 /**
@@ -131,7 +133,13 @@ export class FleetLifecycle extends FleetRuns {
 
   /** Jobs a drain or window moved that are still where it put them, in queue order. */
   private movedBy(by: string, status: JobState): JobRow[] {
-    return this.store.jobsByStatus(status).filter((j) => this.store.getMeta(movedKey(j.id)) === by);
+    // From the few `moved:` rows, not by scanning every job of that status (STOPPED ones pile up).
+    return this.store
+      .metaByPrefix(MOVED_PREFIX)
+      .filter((m) => m.value === by)
+      .map((m) => this.store.job(m.key.slice(MOVED_PREFIX.length)))
+      .filter((j): j is JobRow => j?.status === status)
+      .sort((a, b) => a.queue_seq - b.queue_seq);
   }
 
   /** Moves a job as the system: ends its current run (the agent checkpoints on SIGTERM) and records why. */
@@ -198,7 +206,9 @@ export class FleetLifecycle extends FleetRuns {
   private windowPass(now: number): void {
     const cfg = this.config();
     if (!cfg) return;
-    for (const status of ALLOCATED) {
+    // Without windows nothing is ever closed; jobs a window stopped (before the windows were removed)
+    // are still resumed below.
+    for (const status of cfg.windows.length > 0 ? ALLOCATED : []) {
       for (const job of this.store.jobsByStatus(status)) {
         const closed = seriesOf(job).filter((s) => !windowStatus(cfg.windows, s, now).open);
         if (closed.length === 0) continue;
@@ -223,7 +233,7 @@ export class FleetLifecycle extends FleetRuns {
     const soonest = (t: number | null) => {
       if (t !== null && t > now && (wake === null || t < wake)) wake = t;
     };
-    for (const status of ALLOCATED)
+    for (const status of cfg.windows.length > 0 ? ALLOCATED : [])
       for (const job of this.store.jobsByStatus(status))
         for (const s of seriesOf(job)) soonest(closesAt(cfg.windows, s, now));
     for (const job of this.movedBy("window", "STOPPED")) {

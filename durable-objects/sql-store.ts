@@ -28,6 +28,17 @@ export class SqlStore {
     );
   }
 
+  /** Every meta row whose key starts with `prefix`. */
+  metaByPrefix(prefix: string): Array<{ key: string; value: string }> {
+    return this.sql
+      .exec<{ key: string; value: string }>(
+        "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ?",
+        prefix.length,
+        prefix,
+      )
+      .toArray();
+  }
+
   deleteMeta(key: string): void {
     this.sql.exec("DELETE FROM meta WHERE key = ?", key);
   }

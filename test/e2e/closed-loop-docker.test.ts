@@ -22,6 +22,14 @@ const docker = (...args: string[]) => execFileSync("docker", args, { encoding: "
 const managed = () =>
   docker("ps", "-aq", "--filter", "label=starforge.managed=true").split("\n").filter(Boolean);
 
+/** Waits (bounded) until no container, running or exited, carries `label`; then asserts it. */
+async function expectNoContainers(label: string, timeoutMs: number): Promise<void> {
+  const left = () => docker("ps", "-aq", "--filter", `label=${label}`);
+  const deadline = Date.now() + timeoutMs;
+  while (left() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+  expect(left(), `containers labelled ${label} left behind`).toBe("");
+}
+
 beforeAll(async () => {
   cp = await startControlPlane({ agent: false });
   op = String(
@@ -181,10 +189,7 @@ describe("closed loop with docker", () => {
       await new Promise((r) => setTimeout(r, 250));
     }
     // The agent removes the container once the control plane acknowledged the run's end.
-    const removed = Date.now() + 20_000;
-    while (docker("ps", "-aq", "--filter", `label=starforge.run_id=${run1}`) && Date.now() < removed)
-      await new Promise((r) => setTimeout(r, 250));
-    expect(docker("ps", "-aq", "--filter", `label=starforge.run_id=${run1}`)).toBe("");
+    await expectNoContainers(`starforge.run_id=${run1}`, 20_000);
     const arts = (await call(cp, op, "GET", `/v1/jobs/${id}/artifacts?run=${run1}`)).body.artifacts as Array<{
       kind: string;
       step: number | null;
@@ -224,10 +229,7 @@ describe("closed loop with docker", () => {
     expect(logs.map((l) => l.line).join("\n")).toContain(`at step ${stopStep}`);
     // Done with it: stop, and nothing is left running.
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
-    const gone = Date.now() + 60_000;
-    while (docker("ps", "-aq", "--filter", `label=starforge.job_id=${id}`) && Date.now() < gone)
-      await new Promise((r) => setTimeout(r, 250));
-    expect(docker("ps", "-aq", "--filter", `label=starforge.job_id=${id}`)).toBe("");
+    await expectNoContainers(`starforge.job_id=${id}`, 60_000);
   });
 
   it("fails a run whose container is killed mid-run, in bounded time, with its reason; GPUs freed, no container left", async () => {
@@ -262,10 +264,6 @@ describe("closed loop with docker", () => {
       allocated: number;
     };
     expect(totals.allocated).toBe(0);
-    const deadline = Date.now() + 20_000;
-    while (docker("ps", "-aq", "--filter", `label=starforge.run_id=${runId}`) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(docker("ps", "-aq", "--filter", `label=starforge.run_id=${runId}`)).toBe("");
+    await expectNoContainers(`starforge.run_id=${runId}`, 20_000);
   });
 });
