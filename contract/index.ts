@@ -12,5 +12,6 @@ export * from "./jobspec.schema.js";
 export * from "./launch-request.schema.js";
 export * from "./pending-reasons.schema.js";
 export * from "./profile-grammar.js";
+export * from "./readback.schema.js";
 export * from "./recipe-lock.schema.js";
 export * from "./workspace-manifest.schema.js";

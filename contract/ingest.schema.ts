@@ -3,6 +3,12 @@
  * `X-StarForge-Token` or `Authorization: Bearer`), plus our additions that do not break it: optional
  * sequence numbers on log batches (exactly-once lines), `rank`, lifecycle exit codes, and checkpoint
  * upload URLs. Timestamps may be ISO-8601 strings (the original client) or epoch numbers.
+ *
+ * Batches have two layers. The *envelope* (run_id and the item array) must be right or the request is a
+ * 400. The *items* are checked one by one (`checkItems`): the valid ones are stored and the others are
+ * listed in the answer with a reason. The original client re-queues a refused batch and retries it
+ * forever, 4xx included, so refusing a whole batch for one bad point would lose every later point too.
+ * Optional fields accept `null` (Python's None) as "absent".
  */
 import { z } from "zod";
 import { Digest } from "./digest.js";
@@ -11,75 +17,186 @@ export const Timestamp = z.union([z.string().min(1).max(64), z.number()]);
 
 export const MAX_METRIC_POINTS = 256;
 export const MAX_LOG_CHUNKS = 1000;
+/** A sequenced chunk is one line: at most this many UTF-16 code units. */
 export const MAX_LOG_LINE = 16 * 1024;
+/** An unsequenced chunk is terminal text (the original sends ≤ 8 KiB); it is split into lines. */
+export const MAX_CONSOLE_CHUNK = 64 * 1024;
+export const MAX_VALIDATION_SAMPLES = 256;
+/** JSON size of one validation sample, of one environment probe, of one node entry. */
+export const MAX_SAMPLE_BYTES = 512 * 1024;
+export const MAX_ENVIRONMENT_BYTES = 256 * 1024;
+export const MAX_ENV_NODES = 1024;
 
-export const MetricsBatch = z.object({
-  run_id: z.string(),
-  points: z
-    .array(
-      z.object({
-        key: z.string().min(1).max(256),
-        step: z.number().int().min(0),
-        value: z.number(),
-        ts: Timestamp.optional(),
-      }),
-    )
-    .max(MAX_METRIC_POINTS),
+/** Why one item of a batch was not stored. Stable codes: clients may switch on them. */
+export const INGEST_REJECTION_CODES = ["INVALID_ITEM", "OVER_LIMIT"] as const;
+export const IngestRejection = z.object({
+  /** The item's index in the request's array. */
+  index: z.number().int().min(0),
+  code: z.enum(INGEST_REJECTION_CODES),
+  message: z.string(),
 });
-export type MetricsBatch = z.infer<typeof MetricsBatch>;
+export type IngestRejection = z.infer<typeof IngestRejection>;
 
-export const LogsBatch = z.object({
-  run_id: z.string(),
-  chunks: z.array(z.string().max(MAX_LOG_LINE)).max(MAX_LOG_CHUNKS),
-  eof: z.boolean().optional(),
-  /** Ours: sequence number of chunks[0] for this rank/stream; retries with the same seq are idempotent. */
-  seq: z.number().int().min(0).optional(),
-  rank: z.number().int().min(0).default(0),
-  stream: z.enum(["stdout", "stderr"]).default("stdout"),
+/** The answer to every batch route: how many items were stored, and which were not and why. */
+export const BatchAccepted = z.object({ accepted: z.number().int(), rejected: z.array(IngestRejection) });
+export type BatchAccepted = z.infer<typeof BatchAccepted>;
+
+export interface CheckedItems<T> {
+  valid: Array<{ index: number; value: T }>;
+  rejected: IngestRejection[];
+}
+
+/**
+ * Checks a batch's items one by one: each valid one is kept with its index, each invalid one (or one
+ * past `max`) is rejected with a reason. `size` optionally measures an item (its JSON bytes) against
+ * `maxBytes`.
+ */
+export function checkItems<T>(
+  raw: readonly unknown[],
+  item: z.ZodType<T>,
+  max: number,
+  limits: { maxBytes?: number } = {},
+): CheckedItems<T> {
+  const out: CheckedItems<T> = { valid: [], rejected: [] };
+  raw.forEach((value, index) => {
+    if (index >= max) {
+      out.rejected.push({ index, code: "OVER_LIMIT", message: `a request carries at most ${max} items` });
+      return;
+    }
+    const r = item.safeParse(value);
+    if (!r.success) {
+      const why = r.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join(".") || "(item)"}: ${i.message}`)
+        .join("; ");
+      out.rejected.push({ index, code: "INVALID_ITEM", message: why });
+      return;
+    }
+    if (limits.maxBytes !== undefined) {
+      const bytes = utf8Length(JSON.stringify(value));
+      if (bytes > limits.maxBytes) {
+        out.rejected.push({
+          index,
+          code: "OVER_LIMIT",
+          message: `item is ${bytes} bytes of JSON; at most ${limits.maxBytes}`,
+        });
+        return;
+      }
+    }
+    out.valid.push({ index, value: r.data });
+  });
+  return out;
+}
+
+export function utf8Length(s: string): number {
+  return new TextEncoder().encode(s).length;
+}
+
+const RunId = z.string().min(1).max(128);
+const Items = z.array(z.unknown());
+
+// metrics ------------------------------------------------------------------------------------
+
+export const MetricPoint = z.object({
+  key: z.string().min(1).max(256),
+  step: z.number().int().min(0),
+  value: z.number(),
+  ts: Timestamp.nullish(),
 });
+export type MetricPoint = z.infer<typeof MetricPoint>;
+export const MetricsBatch = z.object({ run_id: RunId, points: Items });
+
+// logs ---------------------------------------------------------------------------------------
+
+/**
+ * `stdout`/`stderr` are sequenced streams (our runner's: each line numbered by `seq`); `console` is the
+ * stream of unsequenced writers (the original client: terminal text, stdout and stderr as it captured
+ * them). The two never share seq numbers, so neither can drop or close the other's lines.
+ */
+export const LOG_STREAMS = ["stdout", "stderr", "console"] as const;
+export const LogStream = z.enum(LOG_STREAMS);
+export type LogStream = z.infer<typeof LogStream>;
+
+export const LogsBatch = z
+  .object({
+    run_id: RunId,
+    chunks: Items,
+    eof: z.boolean().nullish(),
+    /** Ours: sequence number of chunks[0] for this rank/stream; retries with the same seq are idempotent. */
+    seq: z.number().int().min(0).nullish(),
+    rank: z.number().int().min(0).nullish(),
+    stream: LogStream.nullish(),
+  })
+  .refine((b) => (b.seq == null ? b.stream == null || b.stream === "console" : b.stream !== "console"), {
+    message:
+      "a batch with `seq` goes to stdout or stderr; a batch without `seq` always goes to the console stream (omit `stream`)",
+    path: ["stream"],
+  });
 export type LogsBatch = z.infer<typeof LogsBatch>;
+
+/** Where a log batch goes: sequenced batches to their (rank, stream), unsequenced ones to the console. */
+export function logTarget(b: LogsBatch): { rank: number; stream: LogStream; sequenced: boolean } {
+  const rank = b.rank ?? 0;
+  if (b.seq == null) return { rank, stream: "console", sequenced: false };
+  return { rank, stream: b.stream ?? "stdout", sequenced: true };
+}
+
+export const SequencedChunk = z.string().max(MAX_LOG_LINE);
+export const ConsoleChunk = z.string().max(MAX_CONSOLE_CHUNK);
+
+// lifecycle, hparams -------------------------------------------------------------------------
 
 export const LIFECYCLE_EVENTS = ["started", "succeeded", "failed"] as const;
 
 export const LifecycleEvent = z.object({
-  run_id: z.string(),
+  run_id: RunId,
   event: z.enum(LIFECYCLE_EVENTS),
-  ts: Timestamp.optional(),
+  ts: Timestamp.nullish(),
   rank: z.number().int().min(0).default(0),
-  exit_code: z.number().int().optional(),
-  reason: z.string().max(2000).optional(),
+  exit_code: z.number().int().nullish(),
+  reason: z.string().max(2000).nullish(),
 });
 export type LifecycleEvent = z.infer<typeof LifecycleEvent>;
 
 export const HparamsBody = z.object({
-  run_id: z.string(),
+  run_id: RunId,
   params: z.record(z.string().max(256), z.unknown()),
 });
 
-export const HardwareBatch = z.object({
-  run_id: z.string(),
-  points: z
-    .array(
-      z.object({
-        key: z.string().max(256),
-        value: z.number(),
-        node_id: z.string().max(128).optional(),
-        gpu_idx: z.number().int().min(0).optional(),
-        ts: Timestamp.optional(),
-      }),
-    )
-    .max(MAX_METRIC_POINTS),
+// hardware -----------------------------------------------------------------------------------
+
+/**
+ * One sample. A series is (key, node_id, worker_id, gpu_idx): outside Ray `node_id` is null and
+ * `worker_id` names the host/process; host keys (`cpu.*`, `mem.*`) have a null `gpu_idx`.
+ */
+export const HardwarePoint = z.object({
+  key: z.string().min(1).max(256),
+  value: z.number(),
+  node_id: z.string().max(256).nullish(),
+  worker_id: z.string().max(256).nullish(),
+  gpu_idx: z.number().int().min(0).max(1_000_000).nullish(),
+  gpu_uuid: z.string().max(128).nullish(),
+  ts: Timestamp.nullish(),
 });
+export type HardwarePoint = z.infer<typeof HardwarePoint>;
+export const HardwareBatch = z.object({ run_id: RunId, points: Items });
+
+// artifacts ----------------------------------------------------------------------------------
 
 export const ARTIFACT_KINDS = ["checkpoint", "hf_export", "eval_report", "merged_model"] as const;
 
+/**
+ * A registration names a file by path. Without `digest` it is a reference (the file stays where it is,
+ * often an absolute path under FORGE_OUT_DIR on the cluster); with `digest` its bytes were uploaded
+ * through /artifact/upload, and the upload path rules apply.
+ */
 export const ArtifactRegistration = z.object({
-  run_id: z.string(),
+  run_id: RunId,
   kind: z.enum(ARTIFACT_KINDS),
-  path: z.string().min(1).max(1024),
-  step: z.number().int().min(0).optional(),
-  size_bytes: z.number().int().min(0).optional(),
-  metrics: z.record(z.string(), z.number()).optional(),
+  path: z.string().min(1).max(4096),
+  step: z.number().int().min(0).nullish(),
+  size_bytes: z.number().int().min(0).nullish(),
+  metrics: z.record(z.string().max(256), z.unknown()).nullish(),
   /** Ours: the uploaded bytes' digest, when the artifact was uploaded through /artifact/upload. */
   digest: Digest.optional(),
 });
@@ -87,7 +204,7 @@ export type ArtifactRegistration = z.infer<typeof ArtifactRegistration>;
 
 /** Ours: ask where to PUT an artifact's bytes (the Worker itself locally, an R2 presigned URL in production). */
 export const ArtifactUploadRequest = z.object({
-  run_id: z.string(),
+  run_id: RunId,
   path: z.string().min(1).max(1024),
   size_bytes: z.number().int().min(0),
   digest: Digest,
@@ -99,6 +216,46 @@ export const ArtifactUploadTarget = z.object({
   expires_at: z.string(),
 });
 export type ArtifactUploadTarget = z.infer<typeof ArtifactUploadTarget>;
+
+// environment, validation --------------------------------------------------------------------
+
+/** An environment probe: run_id plus whatever the client found (image, packages, python, hostname…). */
+export const EnvironmentProbe = z.looseObject({ run_id: RunId });
+
+export const EnvironmentNodes = z.object({ run_id: RunId, nodes: Items });
+export const EnvironmentNode = z.looseObject({
+  hostname: z.string().min(1).max(256),
+  cpu: z.unknown().optional(),
+  gpu: z.unknown().optional(),
+});
+export type EnvironmentNode = z.infer<typeof EnvironmentNode>;
+
+/** One chunk of a step's validation samples; a step is complete once all `total_chunks` arrived. */
+export const ValidationChunk = z
+  .object({
+    run_id: RunId,
+    step: z.number().int().min(0),
+    chunk_index: z.number().int().min(0),
+    total_chunks: z.number().int().min(1).max(1_000_000),
+    total_samples: z.number().int().min(0),
+    samples: Items,
+    avg_reward: z.number().nullish(),
+    dist: z.unknown().optional(),
+  })
+  .refine((v) => v.chunk_index < v.total_chunks, {
+    message: "chunk_index must be below total_chunks",
+    path: ["chunk_index"],
+  });
+export type ValidationChunk = z.infer<typeof ValidationChunk>;
+
+export const ValidationSample = z.looseObject({
+  idx: z.number().int().min(0),
+  reward: z.number().nullish(),
+  user: z.unknown().optional(),
+  assistant: z.unknown().optional(),
+  env: z.unknown().optional(),
+});
+export type ValidationSample = z.infer<typeof ValidationSample>;
 
 /** Claims of the per-run ingest token (HS256 JWT): useless for any other run or route. */
 export const IngestClaims = z.object({

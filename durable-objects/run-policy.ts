@@ -85,8 +85,8 @@ export function planRelease(input: ReleaseInput, limits: LogHoldLimits = LOG_HOL
 /** The largest time a JavaScript Date can hold. */
 const MAX_DATE_MS = 8.64e15;
 
-export function normalizeTs(ts: string | number | undefined, receivedAt: number): number {
-  if (ts === undefined) return receivedAt;
+export function normalizeTs(ts: string | number | null | undefined, receivedAt: number): number {
+  if (ts === undefined || ts === null) return receivedAt;
   if (typeof ts === "number") {
     const ms = Math.round(ts < 1e11 ? ts * 1000 : ts);
     return Number.isFinite(ms) && ms >= 0 && ms <= MAX_DATE_MS ? ms : receivedAt;
@@ -100,4 +100,32 @@ const ACTIVE_RUN: ReadonlySet<string> = new Set(["SUBMITTED", "PENDING", "RUNNIN
 /** A run is over once released (`ended_at`) or once its status left the active ones (stopped, finished). */
 export function runIsOver(status: string, endedAt: string | number | null): boolean {
   return endedAt !== null || !ACTIVE_RUN.has(status);
+}
+
+/**
+ * Terminal text from an unsequenced writer (the original client's `/logs` chunks) as log lines. A chunk
+ * holds several lines; it is split at "\n" ("\r\n" loses its "\r"), and a last piece without a newline
+ * is a line of its own rather than being dropped or held back for a rest that may never come. A chunk's
+ * final newline ends its last line; it does not start an empty one. A line longer than `maxLine` is cut
+ * into pieces, so nothing is refused for its length.
+ */
+export function consoleLines(chunk: string, maxLine: number): string[] {
+  if (chunk === "") return [];
+  const pieces = chunk.split("\n");
+  if (pieces[pieces.length - 1] === "") pieces.pop();
+  const lines: string[] = [];
+  for (const raw of pieces) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    let at = 0;
+    while (line.length - at > maxLine) {
+      let end = at + maxLine;
+      // Never cut between the two halves of a surrogate pair (an emoji would become two broken halves).
+      const code = line.charCodeAt(end - 1);
+      if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+      lines.push(line.slice(at, end));
+      at = end;
+    }
+    lines.push(line.slice(at));
+  }
+  return lines;
 }

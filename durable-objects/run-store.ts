@@ -1,46 +1,15 @@
 /**
- * The Run DO's SQLite schema and typed row access. One object holds one run, so no table carries a run
- * id. Times are epoch milliseconds here (ISO strings only in views). Every write is keyed so that a
- * replayed request rewrites the same rows: log lines by (rank, stream, seq), metrics by (key, step),
- * lifecycle events by (rank, event), hardware points by (key, node, gpu, ts), artifacts by path.
+ * The Run DO's typed row access for logs, metrics, lifecycle events, hparams and artifacts (the schema
+ * is run-schema.ts; hardware, environment and validation are run-reports-store.ts). Times are epoch
+ * milliseconds here (ISO strings only in views). Every write is keyed so that a replayed request
+ * rewrites the same rows: log lines by (rank, stream, seq), metrics by (key, step), lifecycle events by
+ * (rank, event), artifacts by path.
  */
+import type { LogStream } from "../contract/ingest.schema.js";
+import { RUN_MIGRATIONS } from "./run-schema.js";
 import { SqlStore } from "./sql-store.js";
 
-/**
- * Append-only schema steps: step N brings a store from version N-1 to N. Never edit a shipped step;
- * add one. The version lives in meta.schema_version.
- */
-const MIGRATIONS: string[][] = [
-  [
-    `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-    // next_seq: every seq below it is released or skipped; high_seq: one past the highest seq stored
-    // (where a batch without seq continues); held: lines stored but not yet released.
-    `CREATE TABLE log_streams (
-       rank INTEGER NOT NULL, stream TEXT NOT NULL, next_seq INTEGER NOT NULL, high_seq INTEGER NOT NULL,
-       held INTEGER NOT NULL, eof_seq INTEGER, PRIMARY KEY (rank, stream))`,
-    // cursor is NULL while a line is held back; released lines number 0, 1, 2, … run-wide.
-    `CREATE TABLE log_lines (
-       rank INTEGER NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL, ts INTEGER NOT NULL,
-       line TEXT NOT NULL, cursor INTEGER UNIQUE, PRIMARY KEY (rank, stream, seq))`,
-    `CREATE TABLE metrics (
-       key TEXT NOT NULL, step INTEGER NOT NULL, value REAL NOT NULL, ts INTEGER NOT NULL,
-       PRIMARY KEY (key, step))`,
-    `CREATE TABLE events (
-       rank INTEGER NOT NULL, event TEXT NOT NULL, ts INTEGER NOT NULL, exit_code INTEGER, reason TEXT,
-       received_at INTEGER NOT NULL, PRIMARY KEY (rank, event))`,
-    `CREATE TABLE hparams (key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER NOT NULL)`,
-    `CREATE TABLE hardware (
-       key TEXT NOT NULL, node_id TEXT NOT NULL, gpu_idx INTEGER NOT NULL, ts INTEGER NOT NULL,
-       value REAL NOT NULL, PRIMARY KEY (key, node_id, gpu_idx, ts))`,
-    `CREATE TABLE artifacts (
-       path TEXT PRIMARY KEY, kind TEXT NOT NULL, step INTEGER, size INTEGER, digest TEXT,
-       verified INTEGER NOT NULL, r2_key TEXT, metrics TEXT, registered_at INTEGER NOT NULL)`,
-  ],
-];
-
-export const RUN_SCHEMA_VERSION = MIGRATIONS.length;
-
-export type LogStreamName = "stdout" | "stderr";
+export type LogStreamName = LogStream;
 
 export interface StreamRow {
   [k: string]: SqlStorageValue;
@@ -97,7 +66,7 @@ export class RunStore extends SqlStore {
   private cursor: number | null = null;
 
   constructor(sql: SqlStorage) {
-    super(sql, MIGRATIONS);
+    super(sql, RUN_MIGRATIONS);
   }
 
   /**
@@ -219,7 +188,7 @@ export class RunStore extends SqlStore {
       .toArray();
   }
 
-  // metrics, events, hparams, hardware ------------------------------------------------
+  // metrics, events, hparams ------------------------------------------------
 
   /** A retry or a rewrite of the same (key, step) replaces the point: the last write wins. */
   upsertMetric(m: MetricRow): void {
@@ -286,22 +255,12 @@ export class RunStore extends SqlStore {
     );
   }
 
-  hparams(): Array<{ key: string; value: string }> {
+  hparams(): Array<{ key: string; value: string; updated_at: number }> {
     return this.sql
-      .exec<{ key: string; value: string }>("SELECT key, value FROM hparams ORDER BY key")
+      .exec<{ key: string; value: string; updated_at: number }>(
+        "SELECT key, value, updated_at FROM hparams ORDER BY key",
+      )
       .toArray();
-  }
-
-  upsertHardware(p: { key: string; node_id: string; gpu_idx: number; ts: number; value: number }): void {
-    this.sql.exec(
-      `INSERT INTO hardware (key, node_id, gpu_idx, ts, value) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (key, node_id, gpu_idx, ts) DO UPDATE SET value = excluded.value`,
-      p.key,
-      p.node_id,
-      p.gpu_idx,
-      p.ts,
-      p.value,
-    );
   }
 
   // artifacts ----------------------------------------------------------------------

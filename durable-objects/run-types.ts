@@ -1,5 +1,6 @@
 /** Types the Run DO's RPC surface shares with the Worker (views are what the API returns). */
 import type { ArtifactRegistration } from "../contract/ingest.schema.js";
+import type { Json } from "../contract/readback.schema.js";
 import type { LogStreamName } from "./run-store.js";
 
 export interface LogsAccepted {
@@ -77,7 +78,8 @@ export interface ArtifactView {
   verified: boolean;
   /** Bytes are stored and downloadable (false for an artifact registered by path only). */
   stored: boolean;
-  metrics: Record<string, number> | null;
+  /** Whatever JSON the client attached (evaluation scores, …). */
+  metrics: Record<string, Json> | null;
   registered_at: string;
 }
 
@@ -87,11 +89,32 @@ export interface ArtifactRecord extends Omit<ArtifactRegistration, "run_id"> {
   verified: boolean;
 }
 
+/** A log batch after the Worker checked its chunks: the valid ones, each with its index in the batch. */
+export interface LogsIngest {
+  rank: number;
+  stream: LogStreamName;
+  /** The seq of the batch's chunk 0, or null for an unsequenced (console) batch. */
+  seq: number | null;
+  chunks: Array<{ index: number; text: string }>;
+  /** How many chunks the batch had, rejected ones included. */
+  count: number;
+  eof: boolean;
+}
+
+/** Hardware readback: which samples (see RunReportsStore's HardwareFilter) and the page. */
+export interface HardwareQuery {
+  key?: string;
+  node?: string;
+  gpu?: number;
+  after: number;
+  limit: number;
+}
+
 /** A lifecycle report as the Run DO keeps it. */
 export interface LifecycleRecord {
   rank: number;
   event: string;
-  ts: string | number | undefined;
+  ts: string | number | null | undefined;
   exitCode: number | null;
   reason: string | null;
 }

@@ -6,38 +6,64 @@
  * `fetch` and the alarm into synchronous SQL blocks. Order: constructor → RPC → fetch → alarm → helpers.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { z } from "zod";
 import { nowIso } from "../contract/ids.js";
-import type {
-  HardwareBatch as HardwareBatchSchema,
-  LogsBatch,
-  MetricsBatch,
+import {
+  type EnvironmentNode,
+  type HardwarePoint,
+  MAX_ENV_NODES,
+  MAX_LOG_LINE,
+  type MetricPoint,
+  type ValidationChunk,
+  type ValidationSample,
 } from "../contract/ingest.schema.js";
 import type { ResumeFrom } from "../contract/launch-request.schema.js";
+import type {
+  EnvironmentView,
+  HardwareSeriesList,
+  HardwareSeriesPoints,
+  Json,
+  LifecycleReportView,
+  ValidationSamplesView,
+  ValidationStepsView,
+} from "../contract/readback.schema.js";
 import type { AppEnv } from "../worker/env.js";
-import { LOG_HOLD_LIMITS, normalizeTs, planRelease, runIsOver } from "./run-policy.js";
-import { type ArtifactRow, type LineRow, type LogStreamName, RunStore, type StreamRow } from "./run-store.js";
+import { consoleLines, LOG_HOLD_LIMITS, normalizeTs, planRelease, runIsOver } from "./run-policy.js";
+import { NO_GPU, NO_ID, RunReportsStore } from "./run-reports-store.js";
+import { type ArtifactRow, RunStore, type StreamRow } from "./run-store.js";
 import { LogTail } from "./run-tail.js";
 import type {
   ArtifactRecord,
   ArtifactView,
+  HardwareQuery,
   LifecycleRecord,
-  LogLineView,
   LogsAccepted,
+  LogsIngest,
   LogsPage,
   LogsQuery,
   MetricKeyView,
   MetricSeries,
 } from "./run-types.js";
+import {
+  artifactView,
+  environmentView,
+  hardwarePoints,
+  hardwareSeriesList,
+  lifecycleView,
+  lineView,
+  validationSampleView,
+  validationStepView,
+} from "./run-views.js";
 import { SSE_HEADERS } from "./sse-frames.js";
 
-type HardwareBatch = z.infer<typeof HardwareBatchSchema>;
+/** Distinct environment probes kept per run (each process's init sends one). */
+export const MAX_ENV_PROBES = 1000;
 
 /** Live tails get a comment this often, and an idle tail re-checks whether its run is over. */
 export const KEEPALIVE_MS = 15_000;
 
 export class RunDO extends DurableObject<AppEnv> {
   private readonly store: RunStore;
+  private readonly reports: RunReportsStore;
   private readonly tails = new Set<LogTail>();
   private ended = false;
   /** When live tails next get a keep-alive (null while none is open). In memory: tails are too. */
@@ -46,6 +72,7 @@ export class RunDO extends DurableObject<AppEnv> {
   constructor(ctx: DurableObjectState, env: AppEnv) {
     super(ctx, env);
     this.store = new RunStore(ctx.storage.sql);
+    this.reports = new RunReportsStore(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
       this.store.migrate();
       this.ended = this.store.getMeta("ended_at") !== null;
@@ -56,33 +83,41 @@ export class RunDO extends DurableObject<AppEnv> {
   // RPC: ingest ------------------------------------------------------------------------
 
   /**
-   * Stores a batch of log lines. With `seq`, line i has seq `seq + i` and a replay is a no-op; without
-   * it (the original client) the lines continue after the highest seq stored, so a retried batch is
-   * stored twice: at-least-once, as the original promised.
+   * Stores a batch of log lines. With `seq` (stdout/stderr), chunk i is the line with seq `seq + i` and a
+   * replay is a no-op. Without it (the console stream of unsequenced writers, the original client) each
+   * chunk is terminal text: it is split into lines that continue after the highest seq of that stream, so
+   * a retried batch is stored twice (at least once, as the original promised) but can never take the
+   * seq numbers of a sequenced stream.
    */
-  async ingestLogs(runId: string, batch: LogsBatch): Promise<LogsAccepted> {
+  async ingestLogs(runId: string, batch: LogsIngest): Promise<LogsAccepted> {
     const now = Date.now();
     const result = this.tx(() => {
       this.bind(runId);
       const s = this.store.stream(batch.rank, batch.stream);
       const first = batch.seq ?? s.high_seq;
+      const lines =
+        batch.seq === null
+          ? batch.chunks
+              .flatMap((c) => consoleLines(c.text, MAX_LOG_LINE))
+              .map((text, i) => ({ seq: first + i, text }))
+          : batch.chunks.map((c) => ({ seq: first + c.index, text: c.text }));
       let accepted = 0;
-      batch.chunks.forEach((line, i) => {
-        const seq = first + i;
-        if (!this.store.insertLine(s, seq, now, line)) return;
+      for (const { seq, text } of lines) {
+        if (!this.store.insertLine(s, seq, now, text)) continue;
         accepted += 1;
         // A line below next_seq arrived after its hole was given up on: shown now rather than lost.
         if (seq < s.next_seq) this.store.release(s, seq, this.store.takeCursor());
         else s.held += 1;
-      });
-      const end = first + batch.chunks.length;
+      }
+      // One past the batch's last line (rejected chunks of a sequenced batch keep their seq numbers).
+      const end = first + (batch.seq === null ? lines.length : batch.count);
       s.high_seq = Math.max(s.high_seq, end);
       if (batch.eof) s.eof_seq = end;
       this.releaseStream(s, now, this.ended);
       this.store.saveStream(s);
       return {
         accepted,
-        duplicates: batch.chunks.length - accepted,
+        duplicates: lines.length - accepted,
         first_seq: first,
         released_to: s.next_seq,
         held: s.held,
@@ -93,32 +128,92 @@ export class RunDO extends DurableObject<AppEnv> {
     return result;
   }
 
-  async ingestMetrics(runId: string, batch: MetricsBatch): Promise<{ accepted: number }> {
+  async ingestMetrics(runId: string, points: MetricPoint[]): Promise<{ accepted: number }> {
     const now = Date.now();
     this.tx(() => {
       this.bind(runId);
-      for (const p of batch.points) {
+      for (const p of points) {
         this.store.upsertMetric({ key: p.key, step: p.step, value: p.value, ts: normalizeTs(p.ts, now) });
       }
     });
-    return { accepted: batch.points.length };
+    return { accepted: points.length };
   }
 
-  async ingestHardware(runId: string, batch: HardwareBatch): Promise<{ accepted: number }> {
+  async ingestHardware(runId: string, points: HardwarePoint[]): Promise<{ accepted: number }> {
     const now = Date.now();
     this.tx(() => {
       this.bind(runId);
-      for (const p of batch.points) {
-        this.store.upsertHardware({
+      for (const p of points) {
+        this.reports.upsertHardware({
           key: p.key,
-          node_id: p.node_id ?? "",
-          gpu_idx: p.gpu_idx ?? -1,
+          node_id: p.node_id ?? NO_ID,
+          worker_id: p.worker_id ?? NO_ID,
+          gpu_idx: p.gpu_idx ?? NO_GPU,
           ts: normalizeTs(p.ts, now),
           value: p.value,
+          gpu_uuid: p.gpu_uuid ?? null,
         });
       }
     });
-    return { accepted: batch.points.length };
+    return { accepted: points.length };
+  }
+
+  /**
+   * Keeps an environment probe once per distinct content. `full` means the run already holds
+   * MAX_ENV_PROBES different ones and this new one was not kept.
+   */
+  async recordEnvironment(
+    runId: string,
+    p: { digest: string; hostname: string | null; body: string },
+  ): Promise<{ stored: boolean; full: boolean }> {
+    return this.tx(() => {
+      this.bind(runId);
+      if (this.reports.probeCount() >= MAX_ENV_PROBES) {
+        const known = this.reports.probes().some((x) => x.digest === p.digest);
+        return { stored: false, full: !known };
+      }
+      return { stored: this.reports.insertProbe({ ...p, received_at: Date.now() }), full: false };
+    });
+  }
+
+  /** Upserts nodes by hostname; returns how many were kept (new ones past MAX_ENV_NODES are not). */
+  async recordNodes(runId: string, nodes: EnvironmentNode[]): Promise<{ kept: boolean[] }> {
+    const now = Date.now();
+    return this.tx(() => {
+      this.bind(runId);
+      const known = new Set(this.reports.nodes().map((n) => n.hostname));
+      const kept = nodes.map((n) => {
+        if (!known.has(n.hostname) && known.size >= MAX_ENV_NODES) return false;
+        known.add(n.hostname);
+        this.reports.upsertNode({ hostname: n.hostname, body: JSON.stringify(n), updated_at: now });
+        return true;
+      });
+      return { kept };
+    });
+  }
+
+  async recordValidation(
+    runId: string,
+    chunk: Omit<ValidationChunk, "run_id" | "samples">,
+    samples: ValidationSample[],
+  ): Promise<{ accepted: number }> {
+    const now = Date.now();
+    this.tx(() => {
+      this.bind(runId);
+      this.reports.upsertValidationChunk({
+        step: chunk.step,
+        chunk_index: chunk.chunk_index,
+        total_chunks: chunk.total_chunks,
+        total_samples: chunk.total_samples,
+        avg_reward: chunk.avg_reward ?? null,
+        dist: chunk.dist === undefined || chunk.dist === null ? null : JSON.stringify(chunk.dist),
+        now,
+      });
+      for (const { idx, reward, ...rest } of samples) {
+        this.reports.upsertSample(chunk.step, { idx, reward: reward ?? null, body: JSON.stringify(rest) });
+      }
+    });
+    return { accepted: samples.length };
   }
 
   async setHparams(runId: string, params: Record<string, unknown>): Promise<{ accepted: number }> {
@@ -225,6 +320,47 @@ export class RunDO extends DurableObject<AppEnv> {
       count: m.count,
       last: { step: m.step, value: m.value, ts: nowIso(m.ts) },
     }));
+  }
+
+  async readHparams(): Promise<{ params: Record<string, Json>; updated_at: string | null }> {
+    const rows = this.store.hparams();
+    const params: Record<string, Json> = {};
+    for (const r of rows) params[r.key] = JSON.parse(r.value) as Json;
+    const latest = rows.reduce((m, r) => Math.max(m, r.updated_at), -1);
+    return { params, updated_at: latest < 0 ? null : nowIso(latest) };
+  }
+
+  async readHardware(runId: string, q: HardwareQuery): Promise<HardwareSeriesList | HardwareSeriesPoints> {
+    const filter = { key: q.key, node: q.node, gpu: q.gpu };
+    if (q.key === undefined) return hardwareSeriesList(runId, this.reports.hardwareSeries(filter));
+    return hardwarePoints(runId, q.key, this.reports.hardwarePoints(filter, q.after, q.limit + 1), q.limit);
+  }
+
+  async readLifecycle(): Promise<LifecycleReportView[]> {
+    return this.store.events().map(lifecycleView);
+  }
+
+  async readEnvironment(runId: string): Promise<EnvironmentView> {
+    return environmentView(runId, this.reports.probes(), this.reports.nodes());
+  }
+
+  async readValidation(
+    runId: string,
+    q: { step?: number; after: number; limit: number },
+  ): Promise<ValidationStepsView | ValidationSamplesView | null> {
+    if (q.step === undefined) {
+      return { run_id: runId, steps: this.reports.validationSteps().map(validationStepView) };
+    }
+    const step = this.reports.validationSteps(q.step)[0];
+    if (!step) return null;
+    const rows = this.reports.samples(q.step, q.after, q.limit + 1);
+    const page = rows.slice(0, q.limit);
+    return {
+      run_id: runId,
+      step: validationStepView(step),
+      samples: page.map(validationSampleView),
+      next_after: rows.length > q.limit ? page[page.length - 1]!.idx : null,
+    };
   }
 
   async artifacts(): Promise<ArtifactView[]> {
@@ -393,29 +529,4 @@ export class RunDO extends DurableObject<AppEnv> {
     if (due.length === 0) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.min(...due));
   }
-}
-
-function lineView(l: LineRow): LogLineView {
-  return {
-    cursor: l.cursor,
-    rank: l.rank,
-    stream: l.stream as LogStreamName,
-    seq: l.seq,
-    ts: nowIso(l.ts),
-    line: l.line,
-  };
-}
-
-function artifactView(a: ArtifactRow): ArtifactView {
-  return {
-    path: a.path,
-    kind: a.kind,
-    step: a.step,
-    size_bytes: a.size,
-    digest: a.digest,
-    verified: a.verified === 1,
-    stored: a.r2_key !== null,
-    metrics: a.metrics ? (JSON.parse(a.metrics) as Record<string, number>) : null,
-    registered_at: nowIso(a.registered_at),
-  };
 }

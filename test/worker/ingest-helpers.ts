@@ -85,7 +85,7 @@ export async function ingest<T = any>(
 export interface LogLine {
   cursor: number;
   rank: number;
-  stream: "stdout" | "stderr";
+  stream: "stdout" | "stderr" | "console";
   seq: number;
   ts: string;
   line: string;

@@ -153,17 +153,17 @@ describe("logs read back exactly as emitted", () => {
     );
   }, 60_000);
 
-  it("appends batches without seq (the original client) in arrival order, at least once", async () => {
+  it("appends batches without seq (the original client) to the console stream in arrival order, at least once", async () => {
     await withRun(async (f) => {
       await ingest(f.token, "/logs", { run_id: f.runId, chunks: ["a", "b"] });
       await ingest(f.token, "/logs", { run_id: f.runId, chunks: ["c"] });
       await ingest(f.token, "/logs", { run_id: f.runId, chunks: ["c"] });
       const lines = await readAllLogs(f);
       expect(lines.map((l) => [l.rank, l.stream, l.seq, l.line])).toEqual([
-        [0, "stdout", 0, "a"],
-        [0, "stdout", 1, "b"],
-        [0, "stdout", 2, "c"],
-        [0, "stdout", 3, "c"],
+        [0, "console", 0, "a"],
+        [0, "console", 1, "b"],
+        [0, "console", 2, "c"],
+        [0, "console", 3, "c"],
       ]);
     });
   });

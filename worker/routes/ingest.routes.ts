@@ -6,34 +6,87 @@
  */
 import { Hono } from "hono";
 import type { z } from "zod";
-import { DIGEST_RE } from "../../contract/digest.js";
+import { canonicalJson, DIGEST_RE } from "../../contract/digest.js";
 import {
   ArtifactRegistration,
   ArtifactUploadRequest,
+  type BatchAccepted,
+  ConsoleChunk,
+  checkItems,
+  EnvironmentNode,
+  EnvironmentNodes,
+  EnvironmentProbe,
   HardwareBatch,
+  HardwarePoint,
   HparamsBody,
+  type IngestRejection,
   LifecycleEvent,
   LogsBatch,
+  logTarget,
+  MAX_ENV_NODES,
+  MAX_ENVIRONMENT_BYTES,
+  MAX_LOG_CHUNKS,
+  MAX_METRIC_POINTS,
+  MAX_SAMPLE_BYTES,
+  MAX_VALIDATION_SAMPLES,
+  MetricPoint,
   MetricsBatch,
+  SequencedChunk,
+  utf8Length,
+  ValidationChunk,
+  ValidationSample,
 } from "../../contract/ingest.schema.js";
 import { authenticateRun, type IngestCtx, type IngestEnv, requireSameRun } from "../auth/ingest-auth.js";
 import { db } from "../db/client.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
-import { parseJson } from "../http.js";
+import { parseValue } from "../http.js";
 import { artifactKey, artifactStoreFor, checkArtifactPath } from "../services/artifact-store.js";
 import { fleetStub } from "../services/fleets.service.js";
+import { parsePythonJson } from "../services/python-json.js";
 import { ledgerRunOver, runStub } from "../services/runs.service.js";
 import { declaredLength, putVerified, storedDigest } from "../services/verified-put.js";
 
-/** A JSON body through its schema, then the check that its run_id is the token's run. */
+/**
+ * A JSON body (Python's NaN/Infinity read as null) through its schema, then the check that its run_id
+ * is the token's run. Only these two whole-body failures answer 4xx; items are checked one by one.
+ */
 async function runBody<S extends z.ZodType<{ run_id: string }>>(
   c: IngestCtx,
   schema: S,
 ): Promise<z.infer<S>> {
-  const body = await parseJson(c, schema);
+  let raw: unknown;
+  try {
+    raw = parsePythonJson(await c.req.text());
+  } catch {
+    throw new AppError("BAD_REQUEST", "request body must be JSON");
+  }
+  const body = parseValue(schema, raw);
   requireSameRun(c, body.run_id);
   return body;
+}
+
+function answer(accepted: number, rejected: IngestRejection[], extra: object = {}): BatchAccepted {
+  return { accepted, rejected, ...extra };
+}
+
+async function sha256(text: string): Promise<string> {
+  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return `sha256:${[...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** The host a probe describes, wherever the client put it. */
+function probeHost(probe: Record<string, unknown>): string | null {
+  for (const v of [probe.hostname, (probe.host as { hostname?: unknown } | undefined)?.hostname]) {
+    if (typeof v === "string" && v.length > 0) return v.slice(0, 256);
+  }
+  return null;
+}
+
+/** A referenced file's path as given; only NUL is refused (no file system allows it). */
+function referencePath(path: string): string {
+  if (path.includes("\u0000")) throw new AppError("BAD_REQUEST", "an artifact path cannot contain NUL");
+  return path;
 }
 
 /** `/artifact/blob/<run>/<path…>`: the path after the run, decoded segment by segment. */
@@ -58,19 +111,82 @@ export const ingestRoutes = new Hono<IngestEnv>()
   .use("*", authenticateRun)
   .post("/metrics", async (c) => {
     const body = await runBody(c, MetricsBatch);
-    return c.json(await runStub(c.env, body.run_id).ingestMetrics(body.run_id, body));
+    const items = checkItems(body.points, MetricPoint, MAX_METRIC_POINTS);
+    const points = items.valid.map((v) => v.value);
+    const r = points.length ? await runStub(c.env, body.run_id).ingestMetrics(body.run_id, points) : null;
+    return c.json(answer(r?.accepted ?? 0, items.rejected));
   })
   .post("/logs", async (c) => {
     const body = await runBody(c, LogsBatch);
-    return c.json(await runStub(c.env, body.run_id).ingestLogs(body.run_id, body));
+    const target = logTarget(body);
+    const items = checkItems(body.chunks, target.sequenced ? SequencedChunk : ConsoleChunk, MAX_LOG_CHUNKS);
+    const r = await runStub(c.env, body.run_id).ingestLogs(body.run_id, {
+      rank: target.rank,
+      stream: target.stream,
+      seq: body.seq ?? null,
+      chunks: items.valid.map((v) => ({ index: v.index, text: v.value })),
+      count: body.chunks.length,
+      eof: body.eof === true,
+    });
+    return c.json({ ...r, stream: target.stream, rejected: items.rejected });
   })
   .post("/hparams", async (c) => {
     const body = await runBody(c, HparamsBody);
-    return c.json(await runStub(c.env, body.run_id).setHparams(body.run_id, body.params));
+    const r = await runStub(c.env, body.run_id).setHparams(body.run_id, body.params);
+    return c.json(answer(r.accepted, []));
   })
   .post("/hardware", async (c) => {
     const body = await runBody(c, HardwareBatch);
-    return c.json(await runStub(c.env, body.run_id).ingestHardware(body.run_id, body));
+    const items = checkItems(body.points, HardwarePoint, MAX_METRIC_POINTS);
+    const points = items.valid.map((v) => v.value);
+    const r = points.length ? await runStub(c.env, body.run_id).ingestHardware(body.run_id, points) : null;
+    return c.json(answer(r?.accepted ?? 0, items.rejected));
+  })
+  .post("/environment", async (c) => {
+    const { run_id: runId, ...probe } = await runBody(c, EnvironmentProbe);
+    const text = canonicalJson(probe);
+    const bytes = utf8Length(text);
+    if (bytes > MAX_ENVIRONMENT_BYTES) {
+      const message = `the probe is ${bytes} bytes of JSON; at most ${MAX_ENVIRONMENT_BYTES}`;
+      return c.json(answer(0, [{ index: 0, code: "OVER_LIMIT", message }]));
+    }
+    const r = await runStub(c.env, runId).recordEnvironment(runId, {
+      digest: await sha256(text),
+      hostname: probeHost(probe),
+      body: text,
+    });
+    if (r.full) {
+      const message = "this run already holds the most environment probes it keeps";
+      return c.json(answer(0, [{ index: 0, code: "OVER_LIMIT", message }]));
+    }
+    return c.json(answer(1, [], { duplicate: !r.stored }));
+  })
+  .post("/environment/nodes", async (c) => {
+    const body = await runBody(c, EnvironmentNodes);
+    const items = checkItems(body.nodes, EnvironmentNode, MAX_ENV_NODES, { maxBytes: MAX_SAMPLE_BYTES });
+    const nodes = items.valid.map((v) => v.value);
+    const { kept } = nodes.length
+      ? await runStub(c.env, body.run_id).recordNodes(body.run_id, nodes)
+      : { kept: [] as boolean[] };
+    const rejected = [...items.rejected];
+    kept.forEach((k, i) => {
+      if (!k) {
+        const message = `this run already holds ${MAX_ENV_NODES} nodes`;
+        rejected.push({ index: items.valid[i]!.index, code: "OVER_LIMIT", message });
+      }
+    });
+    rejected.sort((a, b) => a.index - b.index);
+    return c.json(answer(kept.filter(Boolean).length, rejected));
+  })
+  .post("/validation", async (c) => {
+    const { run_id: runId, samples: raw, ...chunk } = await runBody(c, ValidationChunk);
+    if (chunk.dist !== undefined && utf8Length(JSON.stringify(chunk.dist)) > MAX_SAMPLE_BYTES) {
+      throw new AppError("BAD_REQUEST", `dist is larger than ${MAX_SAMPLE_BYTES} bytes of JSON`);
+    }
+    const items = checkItems(raw, ValidationSample, MAX_VALIDATION_SAMPLES, { maxBytes: MAX_SAMPLE_BYTES });
+    const samples = items.valid.map((v) => v.value);
+    const r = await runStub(c.env, runId).recordValidation(runId, chunk, samples);
+    return c.json(answer(r.accepted, items.rejected));
   })
   .post("/lifecycle", async (c) => {
     const body = await runBody(c, LifecycleEvent);
@@ -151,7 +267,9 @@ export const ingestRoutes = new Hono<IngestEnv>()
   })
   .post("/artifact", async (c) => {
     const { run_id: runId, ...body } = await runBody(c, ArtifactRegistration);
-    const path = checkArtifactPath(body.path);
+    // A reference names a file where it lies (often an absolute path on the cluster): any path will
+    // do. Only uploaded bytes, which get a storage key from their path, follow the upload path rules.
+    const path = body.digest ? checkArtifactPath(body.path) : referencePath(body.path);
     let r2Key: string | null = null;
     let verified = false;
     let size = body.size_bytes;
@@ -172,7 +290,7 @@ export const ingestRoutes = new Hono<IngestEnv>()
           `the stored bytes of ${path} hash to ${stored}, not ${body.digest}`,
         );
       }
-      if (size !== undefined && size !== head.size) {
+      if (size != null && size !== head.size) {
         throw new AppError("BAD_REQUEST", `${path} was uploaded with ${head.size} bytes, not ${size}`);
       }
       r2Key = key;

@@ -1,15 +1,17 @@
 /**
- * Reading back what a job's runs reported: metrics, logs (a page, or a live SSE tail), artifacts and
- * their bytes. Viewer role, and only the job's owner or an admin (readableJob). `run` picks one of the
+ * Reading back what a job's runs reported: metrics, logs (a page, or a live SSE tail), hyperparameters,
+ * hardware samples, the run's timeline, its environment, validation samples, artifacts and their bytes. Viewer role, and only the job's owner or an admin (readableJob). `run` picks one of the
  * job's runs; by default the current run, else the latest.
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { LogStream } from "../../contract/ingest.schema.js";
 import { type Ctx, type Env, requireRole } from "../auth/middleware.js";
 import { db } from "../db/client.js";
+import { AppError } from "../errors.js";
 import { parseValue } from "../http.js";
 import { readableJob } from "../services/jobs.service.js";
-import { artifactDownload, jobRun, type RunRef, runStub } from "../services/runs.service.js";
+import { artifactDownload, jobRun, type RunRef, runStub, runTimeline } from "../services/runs.service.js";
 
 /** A decimal integer query parameter (z.coerce would read an empty `?rank=` as 0). */
 function int(min: number, max: number) {
@@ -37,11 +39,35 @@ const LogsQuery = RunQuery.extend({
   offset: int(0, Number.MAX_SAFE_INTEGER).default(0),
   limit: int(1, 5_000).default(1_000),
   rank: int(0, 1_000_000).optional(),
-  stream: z.enum(["stdout", "stderr"]).optional(),
+  stream: LogStream.optional(),
   follow: Flag,
 });
 
-const DownloadQuery = RunQuery.extend({ path: z.string().min(1).max(1024) });
+const DownloadQuery = RunQuery.extend({ path: z.string().min(1).max(4096) });
+
+/** A point in time as epoch milliseconds or an ISO-8601 string. */
+const Instant = z.string().transform((v, ctx) => {
+  const ms = /^-?\d{1,16}$/.test(v) ? Number(v) : Date.parse(v);
+  if (!Number.isFinite(ms)) {
+    ctx.addIssue({ code: "custom", message: "expected epoch milliseconds or an ISO-8601 time" });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const HardwareQuery = RunQuery.extend({
+  key: z.string().min(1).max(256).optional(),
+  node: z.string().min(1).max(256).optional(),
+  gpu: int(0, 1_000_000).optional(),
+  after: Instant.default(-1),
+  limit: int(1, 10_000).default(5_000),
+});
+
+const ValidationQuery = RunQuery.extend({
+  step: int(0, Number.MAX_SAFE_INTEGER).optional(),
+  after: int(-1, Number.MAX_SAFE_INTEGER).default(-1),
+  limit: int(1, 1_000).default(100),
+});
 
 /** A cursor the client last saw (SSE `Last-Event-ID`); the tail resumes right after it. */
 const LastEventId = int(0, Number.MAX_SAFE_INTEGER);
@@ -76,7 +102,41 @@ export const readbackRoutes = new Hono<Env>()
     url.searchParams.set("run", run.id);
     url.searchParams.set("from", String(from));
     url.searchParams.set("over", run.over ? "1" : "0");
-    return stub.fetch(url.toString());
+    return stub.fetch(new Request(url));
+  })
+  .get("/jobs/:id/hparams", requireRole("viewer"), async (c) => {
+    const q = parseValue(RunQuery, c.req.query());
+    const run = await runOf(c, q.run);
+    return c.json({ run_id: run.id, ...(await runStub(c.env, run.id).readHparams()) });
+  })
+  .get("/jobs/:id/hardware", requireRole("viewer"), async (c) => {
+    const q = parseValue(HardwareQuery, c.req.query());
+    const run = await runOf(c, q.run);
+    return c.json(await runStub(c.env, run.id).readHardware(run.id, q));
+  })
+  .get("/jobs/:id/events", requireRole("viewer"), async (c) => {
+    const q = parseValue(RunQuery, c.req.query());
+    const d = db(c.env.DB);
+    const job = await readableJob(d, c.get("principal"), c.req.param("id"));
+    const run = await jobRun(d, job, q.run);
+    const [timeline, lifecycle] = await Promise.all([
+      runTimeline(d, job.id, run.id),
+      runStub(c.env, run.id).readLifecycle(),
+    ]);
+    return c.json({ run_id: run.id, ...timeline, lifecycle });
+  })
+  .get("/jobs/:id/environment", requireRole("viewer"), async (c) => {
+    const q = parseValue(RunQuery, c.req.query());
+    const run = await runOf(c, q.run);
+    return c.json(await runStub(c.env, run.id).readEnvironment(run.id));
+  })
+  .get("/jobs/:id/validation", requireRole("viewer"), async (c) => {
+    const q = parseValue(ValidationQuery, c.req.query());
+    const run = await runOf(c, q.run);
+    const page = await runStub(c.env, run.id).readValidation(run.id, q);
+    if (!page)
+      throw new AppError("NOT_FOUND", `run ${run.id} reported no validation samples for step ${q.step}`);
+    return c.json(page);
   })
   .get("/jobs/:id/artifacts", requireRole("viewer"), async (c) => {
     const q = parseValue(RunQuery, c.req.query());

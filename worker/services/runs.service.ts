@@ -1,14 +1,23 @@
 /** Runs as the Worker sees them: the Run DO that holds a run's data, and the ledger's view of the run. */
 import { and, desc, eq } from "drizzle-orm";
+import type { RunDO } from "../../durable-objects/run.do.js";
 import { runIsOver } from "../../durable-objects/run-policy.js";
 import { type Db, schema } from "../db/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
-import { checkArtifactPath } from "./artifact-store.js";
-import type { JobRow } from "./jobs.service.js";
+import { type JobRow, jobHistory } from "./jobs.service.js";
 
-export function runStub(env: AppEnv, runId: string) {
-  return env.RUN.get(env.RUN.idFromName(runId));
+/**
+ * The Run DO as the Worker calls it: its own async methods, unmapped. Workers' RPC typing maps every
+ * return type to its serialisable form and cannot follow the recursive JSON type of reported values
+ * ("excessively deep"); every value these methods return is plain JSON, which RPC carries unchanged.
+ */
+export type RunRpc = {
+  [K in keyof RunDO as RunDO[K] extends (...args: never[]) => Promise<unknown> ? K : never]: RunDO[K];
+};
+
+export function runStub(env: AppEnv, runId: string): RunRpc {
+  return env.RUN.get(env.RUN.idFromName(runId)) as unknown as RunRpc;
 }
 
 export interface RunRef {
@@ -52,6 +61,32 @@ export async function jobRun(d: Db, job: JobRow, wanted: string | undefined): Pr
 }
 
 /**
+ * A run's place in its job's history: the ledger's row for it and the job's transitions from its
+ * dispatch (the move to SUBMITTED at or after allocated_at) to its end. Times are ISO strings of one
+ * format, so they compare as text.
+ */
+export async function runTimeline(d: Db, jobId: string, runId: string) {
+  const history = await jobHistory(d, jobId);
+  const run = history.runs.find((r) => r.id === runId);
+  if (!run) throw new AppError("NOT_FOUND", `job ${jobId} has no run ${runId}`);
+  const start = history.events.findIndex((e) => e.to === "SUBMITTED" && e.ts >= run.allocated_at);
+  const transitions =
+    start < 0 ? [] : history.events.slice(start).filter((e) => run.ended_at === null || e.ts <= run.ended_at);
+  return {
+    run: {
+      id: run.id,
+      attempt: run.attempt,
+      status: run.status,
+      allocated_at: run.allocated_at,
+      ended_at: run.ended_at,
+      exit_code: run.exit_code,
+      reason: run.reason,
+    },
+    transitions,
+  };
+}
+
+/**
  * A run's artifact bytes as a download (its digest as the ETag). `kind` restricts which artifacts may be
  * read this way (agents may only fetch checkpoints).
  */
@@ -61,7 +96,8 @@ export async function artifactDownload(
   rawPath: string,
   opts: { kind?: string } = {},
 ): Promise<Response> {
-  const path = checkArtifactPath(rawPath);
+  // Looked up as given: a reference may have any path, and only stored rows lead to bytes.
+  const path = rawPath;
   const found = await runStub(env, runId).artifact(path);
   if (!found || (opts.kind && found.view.kind !== opts.kind)) {
     throw new AppError("NOT_FOUND", `run ${runId} registered no ${opts.kind ?? "artifact"} ${path}`);

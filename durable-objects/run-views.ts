@@ -1,0 +1,173 @@
+/** Rows of the Run DO as the API shows them: ISO times, null for absent ids, JSON decoded. */
+import { nowIso } from "../contract/ids.js";
+import type {
+  EnvironmentView,
+  HardwareSeriesList,
+  HardwareSeriesPoints,
+  Json,
+  LifecycleReportView,
+  ValidationSampleView,
+  ValidationStepView,
+} from "../contract/readback.schema.js";
+import {
+  type HardwareRow,
+  NO_GPU,
+  NO_ID,
+  type NodeRow,
+  type ProbeRow,
+  type ValidationSampleRow,
+  type ValidationStepRow,
+} from "./run-reports-store.js";
+import type { ArtifactRow, EventRow, LineRow, LogStreamName } from "./run-store.js";
+import type { ArtifactView, LogLineView } from "./run-types.js";
+
+export function lineView(l: LineRow): LogLineView {
+  return {
+    cursor: l.cursor,
+    rank: l.rank,
+    stream: l.stream as LogStreamName,
+    seq: l.seq,
+    ts: nowIso(l.ts),
+    line: l.line,
+  };
+}
+
+export function artifactView(a: ArtifactRow): ArtifactView {
+  return {
+    path: a.path,
+    kind: a.kind,
+    step: a.step,
+    size_bytes: a.size,
+    digest: a.digest,
+    verified: a.verified === 1,
+    stored: a.r2_key !== null,
+    metrics: a.metrics ? (JSON.parse(a.metrics) as Record<string, Json>) : null,
+    registered_at: nowIso(a.registered_at),
+  };
+}
+
+export function lifecycleView(e: EventRow): LifecycleReportView {
+  return {
+    rank: e.rank,
+    event: e.event,
+    ts: nowIso(e.ts),
+    exit_code: e.exit_code,
+    reason: e.reason,
+    received_at: nowIso(e.received_at),
+  };
+}
+
+function hardwareIds(h: HardwareRow) {
+  return {
+    node_id: h.node_id === NO_ID ? null : h.node_id,
+    worker_id: h.worker_id === NO_ID ? null : h.worker_id,
+    gpu_idx: h.gpu_idx === NO_GPU ? null : h.gpu_idx,
+    gpu_uuid: h.gpu_uuid,
+  };
+}
+
+export function hardwareSeriesList(
+  runId: string,
+  rows: Array<HardwareRow & { count: number }>,
+): HardwareSeriesList {
+  return {
+    run_id: runId,
+    series: rows.map((h) => ({
+      key: h.key,
+      ...hardwareIds(h),
+      count: h.count,
+      last: { ts: nowIso(h.ts), value: h.value },
+    })),
+  };
+}
+
+/**
+ * One key's samples grouped by series. `rows` is a page in time order fetched with one row more than
+ * `limit`; a page never ends inside a group of samples with the same time, so paging by time (`after`)
+ * loses none of them.
+ */
+export function hardwarePoints(
+  runId: string,
+  key: string,
+  rows: HardwareRow[],
+  limit: number,
+): HardwareSeriesPoints {
+  let page = rows;
+  let nextAfter: number | null = null;
+  if (rows.length > limit) {
+    const lastTs = rows[limit - 1]!.ts;
+    let end = limit;
+    if (rows[limit]!.ts === lastTs) {
+      const first = rows.findIndex((r) => r.ts === lastTs);
+      // One instant with more samples than a page: return what was read of it rather than loop forever.
+      end = first > 0 ? first : rows.length;
+    }
+    page = rows.slice(0, end);
+    nextAfter = page[page.length - 1]!.ts;
+  }
+  const series = new Map<string, HardwareSeriesPoints["series"][number]>();
+  for (const h of page) {
+    const id = JSON.stringify([h.node_id, h.worker_id, h.gpu_idx]);
+    let s = series.get(id);
+    if (!s) {
+      s = { ...hardwareIds(h), points: [] };
+      series.set(id, s);
+    }
+    if (h.gpu_uuid !== null) s.gpu_uuid = h.gpu_uuid;
+    s.points.push({ ts: nowIso(h.ts), value: h.value });
+  }
+  const ordered = [...series.values()].sort(
+    (a, b) =>
+      (a.node_id ?? "").localeCompare(b.node_id ?? "") ||
+      (a.worker_id ?? "").localeCompare(b.worker_id ?? "") ||
+      (a.gpu_idx ?? -1) - (b.gpu_idx ?? -1),
+  );
+  return { run_id: runId, key, series: ordered, next_after: nextAfter };
+}
+
+export function environmentView(runId: string, probes: ProbeRow[], nodes: NodeRow[]): EnvironmentView {
+  return {
+    run_id: runId,
+    probes: probes.map((p) => ({
+      hostname: p.hostname,
+      received_at: nowIso(p.received_at),
+      probe: JSON.parse(p.body) as Record<string, Json>,
+    })),
+    nodes: nodes.map((n) => {
+      const body = JSON.parse(n.body) as Record<string, Json>;
+      return {
+        ...body,
+        hostname: n.hostname,
+        cpu: body.cpu ?? null,
+        gpu: body.gpu ?? null,
+        updated_at: nowIso(n.updated_at),
+      };
+    }),
+  };
+}
+
+export function validationStepView(v: ValidationStepRow): ValidationStepView {
+  return {
+    step: v.step,
+    total_chunks: v.total_chunks,
+    chunks_received: v.chunks_received,
+    total_samples: v.total_samples,
+    samples_received: v.samples_received,
+    complete: v.chunks_received >= v.total_chunks && v.samples_received >= v.total_samples,
+    avg_reward: v.avg_reward,
+    dist: v.dist === null ? null : (JSON.parse(v.dist) as Json),
+    updated_at: nowIso(v.updated_at),
+  };
+}
+
+export function validationSampleView(s: ValidationSampleRow): ValidationSampleView {
+  const body = JSON.parse(s.body) as Record<string, Json>;
+  return {
+    ...body,
+    idx: s.idx,
+    reward: s.reward,
+    user: body.user ?? null,
+    assistant: body.assistant ?? null,
+    env: body.env ?? null,
+  };
+}
