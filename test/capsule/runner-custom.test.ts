@@ -114,12 +114,23 @@ describe("runner: custom train.sh", () => {
       expect(batches.at(-1)?.eof).toBe(true);
     }
 
-    // starforge.report from user code: nested keys flatten, step auto-increments from 0.
-    expect(server.metrics("train/loss").map((p) => [p.step, p.value])).toEqual([
-      [0, 2.5],
-      [1, 1.5],
+    // starforge.report from user code: nested keys flatten with ".", step auto-increments from 0.
+    expect(server.metrics("train.loss").map((p) => [p.step, p.value])).toEqual([[0, 2.5]]);
+    expect(server.metrics("train/loss").map((p) => [p.step, p.value])).toEqual([[1, 1.5]]);
+    expect(server.metrics("train.acc").map((p) => p.value)).toEqual([0.25]);
+    // The runner ships the output; starforge.report inside it sends no second, unsequenced copy.
+    expect(server.accepted<{ seq?: number }>("/logs").every((b) => typeof b.seq === "number")).toBe(true);
+    expect(server.consoleChunks).toEqual([]);
+    // Where the rank ran: the runner's environment probe and node entry (and report.init's probe).
+    const probes = server.accepted<{ run_id: string; hostname: string; python: { version: string } }>(
+      "/environment",
+    );
+    expect(probes.length).toBeGreaterThanOrEqual(1);
+    expect(probes[0]).toMatchObject({ run_id: "run_test", hostname: expect.any(String) });
+    expect(probes[0]!.python.version).toMatch(/^3\.\d+/);
+    expect(server.accepted<{ nodes: Array<{ hostname: string }> }>("/environment/nodes")[0]?.nodes).toEqual([
+      expect.objectContaining({ hostname: probes[0]!.hostname }),
     ]);
-    expect(server.metrics("train/acc").map((p) => p.value)).toEqual([0.25]);
   });
 
   it("a failing script: lifecycle failed with its exit code, which is also the runner's", async () => {

@@ -21,6 +21,7 @@ from sfrunner.codes import BAD_MANIFEST, NAMES, RUNNER_ERROR, CapsuleError
 from sfrunner.console import echo, say
 from sfrunner.events import CheckpointWatcher, EventPoster, lifecycle
 from sfrunner.logship import LogShipper
+from starforge import _environment
 from starforge._ingest import Deadline, IngestClient
 
 DEFAULT_DRAIN_S = 30.0  # after the child exits, how long to keep trying to deliver what is left
@@ -68,6 +69,9 @@ def child_env(root, m):
     # A Python child writing to a pipe buffers by blocks: without this its lines would reach the log
     # tab minutes late, or not at all if it is killed.
     env.setdefault("PYTHONUNBUFFERED", "1")
+    # The runner ships everything the training prints (line by line, exactly once): starforge.report
+    # must not send a second copy of it.
+    env["SF_RUNNER_SHIPS_OUTPUT"] = "1"
     # The agent sets these; the manifest is the fallback when the runner is started by hand.
     env.setdefault("STARFORGE_RUN_ID", m["run_id"])
     env.setdefault("FORGE_JOB_ID", m["job_id"])
@@ -176,6 +180,10 @@ def run():
     poster.post("/lifecycle", lifecycle(run_id, rank, "started"))
     if rank == 0:  # one copy of the hyperparameters per run, not one per rank
         poster.post("/hparams", {"run_id": run_id, "params": m["hyperparams"]})
+    # Where this rank runs, for the run page (the server keeps one copy per distinct probe and host).
+    poster.submit(lambda: client.post("/environment", dict(_environment.probe(), run_id=run_id), deadline))
+    poster.submit(lambda: client.post("/environment/nodes", {"run_id": run_id, "nodes": [_environment.node()]},
+                                      deadline))
 
     sigs = _Signals()
     for s in _FORWARDED:

@@ -1,18 +1,26 @@
-"""``starforge.report``: metrics and hyperparameters from training code to StarForge ingest.
+"""``starforge.report``: metrics, hyperparameters, hardware and terminal output from training code to
+StarForge ingest. The original platform's API, unchanged::
 
-Drop-in for the original platform's client::
-
-    from starforge.report import init, log, log_hparams, finish
-    init()                                  # reads STARFORGE_RUN_ID / _ENDPOINT / _TOKEN
-    log({"train": {"loss": 0.5}}, step=10)  # -> key "train/loss"
-    finish()
+    from starforge.report import init, log, log_hparams, finish, enabled, StarForgeCallback
+    init(hparams={"lr": 3e-4})                  # reads STARFORGE_RUN_ID / _ENDPOINT / _TOKEN -> bool
+    log({"train": {"loss": 0.5}}, step=10)      # -> key "train.loss"
+    log({"loss": 0.4}, prefix="eval")           # -> key "eval.loss" at step 11
+    trainer = Trainer(..., callbacks=[StarForgeCallback()])   # HuggingFace / TRL
+    finish()                                    # also runs at exit
 
 Rules this module keeps, because training code must never pay for the platform's problems:
 
 * No token (or STARFORGE_ENABLED set to something other than "1") -> every call is a no-op.
 * No call ever raises into training code, whatever the server does; ``log`` never blocks on the
-  network: points are queued and a background thread posts them in batches of at most 256.
+  network: items are queued and a background thread posts them every STARFORGE_FLUSH_INTERVAL seconds
+  (1.5) in batches of at most 256.
 * ``finish`` (also run at interpreter exit) waits a bounded time for the queue to drain.
+
+What ``init`` starts besides: an environment probe (``POST /environment``) and this host's entry of the
+job's nodes (``POST /environment/nodes``); a hardware monitor (``POST /hardware``: CPU and memory from
+/proc, GPUs from nvidia-smi) every STARFORGE_MONITOR_INTERVAL seconds (10); and, outside the capsule's
+runner, a copy of what the training prints (``POST /logs``). Our additions are keyword arguments the
+original does not have: ``init(run_id=, endpoint=, token=, capture_output=)``.
 """
 
 import atexit
@@ -20,16 +28,28 @@ import math
 import os
 import threading
 
+from starforge import _environment
+from starforge._capture import OutputCapture
 from starforge._ingest import Deadline, IngestClient, now_iso
 
-__all__ = ["init", "log", "log_hparams", "finish"]
+__all__ = ["init", "log", "log_hparams", "finish", "enabled", "StarForgeCallback"]
 
-MAX_POINTS_PER_BATCH = 256  # the ingest contract's MAX_METRIC_POINTS
+MAX_ITEMS_PER_BATCH = 256  # the ingest contract's MAX_METRIC_POINTS
 MAX_KEY_LENGTH = 256
-FLUSH_INTERVAL_S = 1.0
-# A dead server must not exhaust memory: past this many queued points, new ones are dropped.
-MAX_QUEUED_POINTS = 200000
+DEFAULT_FLUSH_INTERVAL_S = 1.5
+DEFAULT_MONITOR_INTERVAL_S = 10.0
+# A dead server must not exhaust memory: past this many queued items, new ones are dropped.
+MAX_QUEUED_ITEMS = 200000
 DEFAULT_FINISH_TIMEOUT_S = 10.0
+SEPARATOR = "."
+# Prefixes that already end in a separator are used as they are ("train/" + "loss").
+_SEPARATORS = "./_-:"
+# Where each queued kind goes; one request carries items of one kind.
+_PATHS = {"point": "/metrics", "hw": "/hardware", "chunk": "/logs", "hparams": "/hparams",
+          "env": "/environment", "nodes": "/environment/nodes"}
+_BATCHED = {"point": "points", "hw": "points", "chunk": "chunks"}
+_LABELS = (("point", "metric points"), ("hw", "hardware samples"), ("hparams", "hparams"),
+           ("env", "environment probe"), ("nodes", "node entry"), ("chunk", "log chunks"))
 
 _lock = threading.Lock()
 _reporter = None
@@ -37,6 +57,14 @@ _atexit_registered = False
 # After finish(), calls are no-ops until the next init(): a late log() must not quietly start a second
 # reporter that nobody will finish.
 _finished = False
+
+
+def _env_float(name, default):
+    try:
+        value = float(os.environ.get(name, default))
+        return value if value > 0 else default
+    except ValueError:
+        return default
 
 
 def _finish_timeout():
@@ -47,24 +75,34 @@ def _finish_timeout():
 
 
 def _to_float(value):
-    """A metric value as a finite float, or None. Accepts numbers, bools, numpy/torch scalars."""
+    """A metric value as a finite float, or None. Numbers, bools, numpy/torch scalars; a tensor or
+    array is reduced to its mean; anything else (strings, None, lists) is not a metric."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, (int, float)):
         f = float(value)
-    elif hasattr(value, "item"):  # a 0-d tensor or numpy scalar; a larger tensor raises -> skipped
-        f = float(value.item())
     elif isinstance(value, (str, bytes)) or value is None:
         return None
+    elif hasattr(value, "item"):  # numpy/torch: a scalar as is, a larger tensor/array by its mean
+        n = value.numel() if hasattr(value, "numel") else getattr(value, "size", 1)
+        if n != 1:
+            value = value.float().mean() if hasattr(value, "float") else value.mean()
+        f = float(value.item())
     else:
-        f = float(value)
+        return None
     # JSON has no NaN/Infinity, and the server's schema wants a plain number.
     return f if math.isfinite(f) else None
 
 
+def _join(prefix, key):
+    if not prefix:
+        return str(key)
+    return prefix + str(key) if prefix[-1] in _SEPARATORS else prefix + SEPARATOR + str(key)
+
+
 def _flatten(prefix, obj, out):
     for k, v in obj.items():
-        key = "%s/%s" % (prefix, k) if prefix else str(k)
+        key = _join(prefix, k)
         if hasattr(v, "items") and callable(v.items):
             _flatten(key, v, out)
             continue
@@ -76,36 +114,83 @@ def _flatten(prefix, obj, out):
             out[key] = f
 
 
+def _jsonable(value, depth=0):
+    """Hyperparameters as JSON: containers kept, non-finite floats and other objects as text."""
+    if depth > 20:
+        return str(value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if hasattr(value, "items") and callable(value.items):
+        return {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v, depth + 1) for v in value]
+    if hasattr(value, "item"):
+        try:
+            return _jsonable(value.item(), depth + 1)
+        except Exception:
+            pass
+    return str(value)
+
+
+def _local_rank_zero():
+    """One hardware monitor and node entry per host: processes of local rank 0 (or unranked) only."""
+    for name in ("LOCAL_RANK", "SLURM_LOCALID"):
+        v = os.environ.get(name)
+        if v is not None and v.strip() not in ("", "0"):
+            return False
+    return True
+
+
 class _Reporter:
-    def __init__(self, run_id, endpoint, token):
+    def __init__(self, run_id, endpoint, token, monitor_hardware, monitor_interval, capture_output):
         self.client = IngestClient(endpoint, token, run_id, log_prefix="starforge.report")
-        enabled_flag = os.environ.get("STARFORGE_ENABLED", "1")
-        self.enabled = self.client.enabled and enabled_flag == "1"
+        self.enabled = self.client.enabled and os.environ.get("STARFORGE_ENABLED", "1") == "1"
         self.next_step = 0
-        self._queue = []  # items: ("point", dict) or ("hparams", dict), posted in this order
+        self._queue = []  # (kind, item), posted in this order
         self._cond = threading.Condition()
         self._closing = False
         self._deadline = Deadline()  # None while training runs: a slow server is retried forever
         self._dropped = 0
+        self._flush_interval = _env_float("STARFORGE_FLUSH_INTERVAL", DEFAULT_FLUSH_INTERVAL_S)
         self._thread = None
-        if self.enabled:
-            self._thread = threading.Thread(target=self._run, name="starforge-report", daemon=True)
-            self._thread.start()
+        self._monitor = None
+        self._monitor_stop = threading.Event()
+        self._capture = None
+        if not self.enabled:
+            return
+        self._queue.append(("env", None))
+        if _local_rank_zero():
+            self._queue.append(("nodes", None))
+        if capture_output is None:
+            capture_output = os.environ.get("SF_RUNNER_SHIPS_OUTPUT") != "1"
+        if capture_output:
+            self._capture = OutputCapture()
+            self._capture.start()
+        self._thread = threading.Thread(target=self._run, name="starforge-report", daemon=True)
+        self._thread.start()
+        if monitor_hardware and _local_rank_zero():
+            interval = monitor_interval or _env_float("STARFORGE_MONITOR_INTERVAL", DEFAULT_MONITOR_INTERVAL_S)
+            self._monitor = threading.Thread(
+                target=self._watch_hardware, args=(float(interval),), name="starforge-hardware", daemon=True
+            )
+            self._monitor.start()
 
-    # -- producer side (training thread) ------------------------------------------------------------
+    # -- producer side (training thread, hardware monitor) -------------------------------------------
 
-    def _enqueue(self, items):
+    def _enqueue(self, kind, items):
         with self._cond:
             if self._closing:
                 return
             # Past the cap the newest are dropped (not the oldest): the sender thread owns the front.
-            room = max(0, MAX_QUEUED_POINTS - len(self._queue))
-            self._queue.extend(items[:room])
+            room = max(0, MAX_QUEUED_ITEMS - len(self._queue))
+            self._queue.extend((kind, item) for item in items[:room])
             self._dropped += len(items) - min(room, len(items))
-            if len(self._queue) >= MAX_POINTS_PER_BATCH:
+            if len(self._queue) >= MAX_ITEMS_PER_BATCH:
                 self._cond.notify()
 
-    def log(self, metrics, step):
+    def log(self, metrics, step, prefix):
         if step is None:
             step = self.next_step
         step = int(step)
@@ -115,57 +200,98 @@ class _Reporter:
         if not self.enabled or not hasattr(metrics, "items"):
             return
         flat = {}
-        _flatten("", metrics, flat)
+        _flatten(prefix or "", metrics, flat)
         ts = now_iso()
-        self._enqueue([("point", {"key": k, "step": step, "value": v, "ts": ts}) for k, v in flat.items()])
+        self._enqueue("point", [{"key": k, "step": step, "value": v, "ts": ts} for k, v in flat.items()])
 
     def log_hparams(self, params):
         if self.enabled and hasattr(params, "items"):
-            self._enqueue([("hparams", {str(k): v for k, v in params.items()})])
+            self._enqueue("hparams", [_jsonable(params)])
+
+    def _watch_hardware(self, interval):
+        sampler = _environment.HardwareSampler()
+        while not self._monitor_stop.wait(interval):
+            try:
+                self._enqueue("hw", sampler.sample(now_iso()))
+            except Exception:
+                pass  # a reading that fails is skipped; the next one may work
 
     # -- consumer side (background thread) ----------------------------------------------------------
 
+    def _body(self, kind, items):
+        run_id = self.client.run_id
+        if kind in _BATCHED:
+            return {"run_id": run_id, _BATCHED[kind]: items}
+        if kind == "hparams":
+            return {"run_id": run_id, "params": items[0]}
+        if kind == "env":
+            return dict(_environment.probe(), run_id=run_id)
+        return {"run_id": run_id, "nodes": [_environment.node()]}
+
     def _next_batch(self):
-        """The front of the queue as one request: up to 256 consecutive points, or one hparams body."""
+        """The front of the queue as one request: up to 256 consecutive items of one kind."""
         with self._cond:
             if not self._queue:
-                return None, 0
-            kind, first = self._queue[0]
-            if kind == "hparams":
-                return ("/hparams", {"run_id": self.client.run_id, "params": first}), 1
-            points = []
-            for kind, item in self._queue[:MAX_POINTS_PER_BATCH]:
-                if kind != "point":
+                return None, None, 0
+            kind = self._queue[0][0]
+            items = []
+            for k, item in self._queue[: MAX_ITEMS_PER_BATCH if kind in _BATCHED else 1]:
+                if k != kind:
                     break
-                points.append(item)
-            return ("/metrics", {"run_id": self.client.run_id, "points": points}), len(points)
+                items.append(item)
+            return kind, items, len(items)
 
-    def _send_all(self):
+    def _send_all(self, final=False):
+        if self._capture is not None:
+            chunks = self._capture.take_chunks(final)
+            if chunks:
+                self._enqueue_output(chunks)
         while True:
-            batch, n = self._next_batch()
-            if batch is None:
-                return
-            path, body = batch
+            kind, items, n = self._next_batch()
+            if kind is None:
+                break
+            body = self._body(kind, items)
             # A permanent refusal (4xx) drops the batch: resending the same bytes cannot help.
             # A transient failure is retried inside post() until the deadline, then kept for later.
-            answer = self.client.post(path, body, self._deadline)
+            answer = self.client.post(_PATHS[kind], body, self._deadline)
             if answer is None and self._deadline.expired():
                 return
             with self._cond:
                 del self._queue[:n]
+        if final and self._capture is not None:
+            self.client.post("/logs", {"run_id": self.client.run_id, "chunks": [], "eof": True}, self._deadline)
+
+    def _enqueue_output(self, chunks):
+        """Captured output is queued even while closing (it is the last thing the training printed)."""
+        with self._cond:
+            self._queue.extend(("chunk", c) for c in chunks)
 
     def _run(self):
         while True:
             with self._cond:
                 if not self._closing:
-                    self._cond.wait(FLUSH_INTERVAL_S)
+                    self._cond.wait(self._flush_interval)
                 closing = self._closing
             try:
-                self._send_all()
+                self._send_all(final=closing)
             except Exception:
                 pass  # never let the reporter thread die on a surprise; the next round retries
             if closing:
                 return
+
+    def flush(self, timeout):
+        """Wait (bounded) until what is queued now has been sent; reporting goes on afterwards."""
+        if self._thread is None:
+            return
+        with self._cond:
+            self._cond.notify()
+        end = Deadline()
+        end.set_in(timeout)
+        while not end.expired():
+            with self._cond:
+                if not self._queue:
+                    return
+            end.sleep(0.05)
 
     def finish(self):
         if self._thread is None:
@@ -175,12 +301,33 @@ class _Reporter:
                 return
             self._closing = True
             self._cond.notify()
+        self._monitor_stop.set()
+        if self._capture is not None:
+            self._capture.stop()
         self._deadline.set_in(_finish_timeout())
         self._thread.join(_finish_timeout() + 1.0)
         with self._cond:
-            lost = len(self._queue) + self._dropped
-        if lost:
-            self.client._say("%d metric points/hparams were not delivered" % lost)
+            counts = {}
+            for kind, _ in self._queue:
+                counts[kind] = counts.get(kind, 0) + 1
+            dropped = self._dropped
+        parts = ["%d %s" % (counts[k], label) for k, label in _LABELS if counts.get(k)]
+        if dropped:
+            parts.append("%d items dropped while the queue was full" % dropped)
+        if parts:
+            self.client._say("not delivered: " + ", ".join(parts))
+
+
+def _new_reporter(run_id=None, endpoint=None, token=None, monitor_hardware=True, monitor_interval=None,
+                  capture_output=None):
+    return _Reporter(
+        run_id or os.environ.get("STARFORGE_RUN_ID"),
+        endpoint or os.environ.get("STARFORGE_ENDPOINT"),
+        token or os.environ.get("STARFORGE_TOKEN"),
+        monitor_hardware,
+        monitor_interval,
+        capture_output,
+    )
 
 
 def _get():
@@ -188,57 +335,70 @@ def _get():
     global _reporter, _atexit_registered
     with _lock:
         if _reporter is None and not _finished:
-            _reporter = _Reporter(
-                os.environ.get("STARFORGE_RUN_ID"),
-                os.environ.get("STARFORGE_ENDPOINT"),
-                os.environ.get("STARFORGE_TOKEN"),
-            )
+            _reporter = _new_reporter()
             if not _atexit_registered:
                 atexit.register(finish)
                 _atexit_registered = True
         return _reporter
 
 
-def init(run_id=None, endpoint=None, token=None):
-    """Start reporting for a run; arguments default to STARFORGE_RUN_ID, _ENDPOINT and _TOKEN."""
+def init(hparams=None, monitor_hardware=True, monitor_interval=None, run_id=None, endpoint=None, token=None,
+         capture_output=None):
+    """Start reporting for this run; returns whether reporting is on (a token and an endpoint are set).
+
+    ``hparams`` are recorded as by ``log_hparams``. ``monitor_hardware`` samples CPU, memory and GPUs
+    every ``monitor_interval`` seconds (default STARFORGE_MONITOR_INTERVAL, 10). Ours: ``run_id``,
+    ``endpoint``, ``token`` override STARFORGE_RUN_ID/_ENDPOINT/_TOKEN; ``capture_output`` ships what the
+    training prints (default: on, except under the capsule's runner, which ships it already).
+    """
     global _reporter, _atexit_registered, _finished
     try:
         with _lock:
             old, _reporter = _reporter, None
         if old is not None:
             old.finish()
-        rep = _Reporter(
-            run_id or os.environ.get("STARFORGE_RUN_ID"),
-            endpoint or os.environ.get("STARFORGE_ENDPOINT"),
-            token or os.environ.get("STARFORGE_TOKEN"),
-        )
+        rep = _new_reporter(run_id, endpoint, token, monitor_hardware, monitor_interval, capture_output)
         with _lock:
             _reporter, _finished = rep, False
             if not _atexit_registered:
                 atexit.register(finish)
                 _atexit_registered = True
+        if hparams is not None:
+            rep.log_hparams(hparams)
+        return rep.enabled
     except Exception:
-        pass
+        return False
 
 
-def log(metrics, step=None):
-    """Queue numeric metrics (nested dicts flatten with "/") at ``step`` (None: previous step + 1)."""
+def log(metrics, step=None, prefix=""):
+    """Queue numeric metrics at ``step`` (None: previous step + 1). Nested dicts flatten with ".";
+    ``prefix`` names them all ("eval" -> "eval.loss"; a prefix ending in "/" or "." is used as is)."""
     try:
         rep = _get()
         if rep is not None:
-            rep.log(metrics, step)
+            rep.log(metrics, step, prefix)
     except Exception:
         pass
 
 
 def log_hparams(params):
-    """Record the run's hyperparameters (a flat or nested dict of JSON values)."""
+    """Record the run's hyperparameters (a dict of JSON-like values; other objects are sent as text)."""
     try:
         rep = _get()
         if rep is not None:
             rep.log_hparams(params)
     except Exception:
         pass
+
+
+def enabled():
+    """Whether calls report anything (a reporter is running with a token and an endpoint)."""
+    try:
+        with _lock:
+            rep = _reporter
+        return bool(rep is not None and rep.enabled)
+    except Exception:
+        return False
 
 
 def finish():
@@ -253,9 +413,73 @@ def finish():
         pass
 
 
+def _flush():
+    try:
+        with _lock:
+            rep = _reporter
+        if rep is not None:
+            rep.flush(_finish_timeout())
+    except Exception:
+        pass
+
+
+class StarForgeCallback:
+    """A HuggingFace/TRL ``TrainerCallback`` (duck-typed: transformers need not be installed to import
+    it). Only the world's process zero reports, as with other trackers. ``on_train_begin`` starts
+    reporting with the training arguments as hyperparameters (or adds them, if ``init`` ran already);
+    ``on_log`` and ``on_evaluate`` log at the trainer's global step; ``on_train_end`` flushes. Reporting
+    ends with ``finish()`` or at exit, so an evaluation after training is still recorded."""
+
+    def __init__(self, monitor_hardware=True, prefix=""):
+        self.monitor_hardware = monitor_hardware
+        self.prefix = prefix
+
+    @staticmethod
+    def _is_zero(state):
+        return bool(getattr(state, "is_world_process_zero", True))
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        if not self._is_zero(state):
+            return None
+        params = None
+        try:
+            params = args.to_dict() if hasattr(args, "to_dict") else dict(vars(args))
+        except Exception:
+            params = None
+        if enabled():
+            if params is not None:
+                log_hparams(params)
+        else:
+            init(hparams=params, monitor_hardware=self.monitor_hardware)
+        return None
+
+    def _log(self, state, values):
+        if values and self._is_zero(state):
+            log(values, step=getattr(state, "global_step", None), prefix=self.prefix)
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        self._log(state, logs)
+
+    def on_evaluate(self, args, state, control, metrics=None, **kwargs):
+        self._log(state, metrics)
+
+    def on_train_end(self, args, state, control, **kwargs):
+        if self._is_zero(state):
+            _flush()
+
+    def __getattr__(self, name):
+        # Every other trainer event (on_step_end, on_save, ...) is a no-op that leaves `control` as is.
+        if name.startswith("on_"):
+            return lambda *args, **kwargs: None
+        raise AttributeError(name)
+
+
 def _after_fork_in_child():
-    # A forked child (e.g. a data-loader worker) inherits the queue but not the thread: start afresh.
+    # A forked child (e.g. a data-loader worker) inherits the queue but not the thread: start afresh,
+    # and print straight to the terminal (the parent's capture has no thread here to ship it).
     global _reporter, _lock
+    if _reporter is not None and _reporter._capture is not None:
+        _reporter._capture.stop()
     _reporter = None
     _lock = threading.Lock()  # the parent may have held it at the moment of the fork
 

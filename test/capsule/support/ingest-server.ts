@@ -171,7 +171,16 @@ export class IngestServer {
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
   }
 
+  /** Unsequenced `/logs` chunks (the original client's terminal text), in arrival order. */
+  readonly consoleChunks: string[] = [];
+  consoleEof = false;
+
   private storeLines(batch: LogBatch): void {
+    if (batch.seq === undefined) {
+      this.consoleChunks.push(...batch.chunks);
+      if (batch.eof) this.consoleEof = true;
+      return;
+    }
     const key = `${batch.rank ?? 0}/${batch.stream ?? "stdout"}`;
     let bySeq = this.lines.get(key);
     if (!bySeq) {
