@@ -74,5 +74,7 @@ export function rankEnv(req: LaunchRequest, rank: number): Record<string, string
     FORGE_CLUSTER_NUM_NODES: String(pool?.nodes ?? 1),
     FORGE_CLUSTER_GPUS_PER_NODE: String(pool?.gpus_per_node ?? me.gpu_indices.length),
     FORGE_GPU_INDICES: me.gpu_indices.join(","),
+    // The image the rank runs in, for the environment probe (absent when the job names none).
+    ...(req.image ? { FORGE_IMAGE: req.image } : {}),
   };
 }

@@ -28,7 +28,9 @@ const ACTIONS: Array<[Action, string, string]> = [
 export function register(program: Command): void {
   const job = program
     .command("job")
-    .description("follow and inspect your jobs: list, status, logs, metrics, artifacts, stop/pause/resume")
+    .description(
+      "follow and inspect your jobs: list, status, logs, metrics, samples, artifacts, stop/pause/resume",
+    )
     .addHelpText(
       "after",
       examples(["sf job ls", "sf job logs -f", "sf job metrics job_01jv6… --key train/loss"]),
@@ -55,7 +57,7 @@ export function register(program: Command): void {
     .command("status")
     .argument("<id>", "the job id (job_…)")
     .description(
-      "show a job: why it waits while queued, its runs (exit code, reason, placement) and recent events",
+      "show a job: why it waits while queued, its runs (exit code, reason, placement), the latest run's hyperparameters and environment, and recent events",
     )
     .option("--events <n>", "how many recent events to show (default 8)")
     .addHelpText(
@@ -104,6 +106,27 @@ With --json, lines are printed as one JSON object per line (with -f, ending with
     )
     .action(async (id: string, o, cmd: Command) =>
       (await import("../impl/job/metrics.js")).metrics(cmd, id, o),
+    );
+
+  job
+    .command("samples")
+    .argument("<id>", "the job id")
+    .description(
+      "show the validation samples a run reported: each step's summary, or one step's prompts, answers and rewards",
+    )
+    .option("--step <n>", "the samples of this step (default: list the steps)")
+    .option("--limit <n>", "with --step: at most N samples (default 20; pages are followed)")
+    .option("--run <run>", "a specific run (run_…) instead of the current one")
+    .addHelpText(
+      "after",
+      examples([
+        "sf job samples job_01jv6…",
+        "sf job samples job_01jv6… --step 500",
+        "sf job samples job_01jv6… --step 500 --limit 200 --json | jq '.samples[].reward'",
+      ]),
+    )
+    .action(async (id: string, o, cmd: Command) =>
+      (await import("../impl/job/samples.js")).samples(cmd, id, o),
     );
 
   job

@@ -61,6 +61,7 @@ describe("rankEnv", () => {
       FORGE_CLUSTER_NUM_NODES: "2",
       FORGE_CLUSTER_GPUS_PER_NODE: "8",
       FORGE_GPU_INDICES: "0,1,2,3,4,5,6,7",
+      FORGE_IMAGE: "ghcr.io/acme/train:1.0",
     });
   });
 

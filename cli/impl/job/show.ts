@@ -1,8 +1,14 @@
 /** `sf job status ID`: one job, why it waits, its runs and its recent history. */
 import type { Command } from "commander";
+import {
+  EnvironmentView,
+  type EnvironmentView as EnvironmentViewT,
+  HparamsView,
+  type HparamsView as HparamsViewT,
+} from "../../../contract/readback.schema.js";
 import type { Api } from "../../api.js";
 import { authedApi } from "../../context.js";
-import { c, emit, print, status } from "../../output.js";
+import { c, emit, humanBytes, print, status } from "../../output.js";
 import { age, colorTable, placementSummary } from "./format.js";
 import { JobDetailResponse, parse } from "./schemas.js";
 
@@ -17,11 +23,30 @@ function fleetOf(spec: unknown): string | null {
   return typeof f === "string" ? f : null;
 }
 
+/**
+ * What the job's latest run reported about itself: its hyperparameters and environment. A job that has
+ * not run has neither; a server too old for these routes leaves them out rather than failing the command.
+ */
+async function runReports(
+  api: Api,
+  id: string,
+  hasRun: boolean,
+): Promise<{ hparams: HparamsViewT | null; environment: EnvironmentViewT | null }> {
+  if (!hasRun) return { hparams: null, environment: null };
+  const base = `/v1/jobs/${encodeURIComponent(id)}`;
+  const [hp, env] = await Promise.allSettled([api.get(`${base}/hparams`), api.get(`${base}/environment`)]);
+  return {
+    hparams: hp.status === "fulfilled" ? parse(HparamsView, hp.value, "hparams") : null,
+    environment: env.status === "fulfilled" ? parse(EnvironmentView, env.value, "environment") : null,
+  };
+}
+
 export async function show(cmd: Command, id: string, o: { events?: string }): Promise<void> {
   const api = authedApi(cmd);
   const d = await getJob(api, id);
+  const reports = await runReports(api, id, d.runs.length > 0);
   const nEvents = o.events === undefined ? LAST_EVENTS : Math.max(0, Number(o.events) || 0);
-  emit(d, () => {
+  emit({ ...d, ...reports }, () => {
     const j = d.job;
     print(`${c.bold(j.id)}  ${j.name}  ${status(j.status)}`);
     const fleet = fleetOf(j.spec) ?? j.fleet_id;
@@ -54,6 +79,8 @@ export async function show(cmd: Command, id: string, o: { events?: string }): Pr
         { status },
       );
     }
+    printHparams(reports.hparams);
+    printEnvironment(reports.environment);
     const events = nEvents > 0 ? d.events.slice(-nEvents) : [];
     if (events.length > 0) {
       print();
@@ -82,4 +109,59 @@ function noteOf(detail: unknown): string | null {
   const d = detail as Record<string, unknown>;
   for (const k of ["reason", "message", "note"]) if (typeof d[k] === "string") return d[k];
   return null;
+}
+
+function scalar(v: unknown): string {
+  const text = typeof v === "string" ? v : JSON.stringify(v);
+  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+}
+
+function printHparams(h: HparamsViewT | null): void {
+  const entries = h ? Object.entries(h.params) : [];
+  if (entries.length === 0) return;
+  print();
+  print(c.bold("Hyperparameters"));
+  colorTable(
+    entries.map(([name, value]) => ({ name, value: scalar(value) })),
+    ["name", "value"],
+  );
+}
+
+type Probe = Record<string, unknown>;
+const obj = (v: unknown): Probe => (v && typeof v === "object" && !Array.isArray(v) ? (v as Probe) : {});
+const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
+
+/** One line per probed host: host, python, OS, image, CPUs, memory, GPUs, package count. */
+function probeLine(p: Probe): string {
+  const cpu = obj(p.cpu);
+  const gpus = Array.isArray(p.gpus) ? (p.gpus as Probe[]) : [];
+  const names = new Map<string, number>();
+  for (const g of gpus) names.set(str(g.name) ?? "GPU", (names.get(str(g.name) ?? "GPU") ?? 0) + 1);
+  const parts = [
+    str(p.hostname) ?? "?",
+    str(obj(p.python).version) ? `python ${obj(p.python).version}` : null,
+    str(obj(p.platform).os),
+    str(obj(p.image).ref) ? `image ${obj(p.image).ref}` : null,
+    typeof cpu.count === "number" ? `${cpu.count} CPUs` : null,
+    typeof p.memory_total_bytes === "number" ? `${humanBytes(p.memory_total_bytes)} RAM` : null,
+    gpus.length ? [...names].map(([n, k]) => `${k}× ${n}`).join(", ") : "no GPUs seen",
+    p.packages && typeof p.packages === "object" ? `${Object.keys(p.packages).length} packages` : null,
+  ];
+  return parts.filter((x) => x !== null).join(" · ");
+}
+
+function printEnvironment(e: EnvironmentViewT | null): void {
+  if (!e || (e.probes.length === 0 && e.nodes.length === 0)) return;
+  print();
+  print(c.bold(`Environment ${c.dim(`(run ${e.run_id})`)}`));
+  // One line per host: a host that sent several identical probes (the runner, report.init) shows once.
+  const seen = new Set<string>();
+  for (const p of e.probes) {
+    const line = probeLine(p.probe);
+    if (!seen.has(line)) print(`  ${line}`);
+    seen.add(line);
+  }
+  const probed = new Set(e.probes.map((p) => p.hostname));
+  const others = e.nodes.filter((n) => !probed.has(n.hostname)).map((n) => n.hostname);
+  if (others.length) print(`  ${c.dim(`also on: ${others.join(", ")}`)}`);
 }
