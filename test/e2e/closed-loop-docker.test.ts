@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
+import { expectOriginalApiReports, originalApiWorkspace } from "../support/original-api-job.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 const KEEP = process.env.SF_E2E_KEEP === "1";
@@ -110,7 +111,7 @@ describe("closed loop with docker", () => {
       "os.makedirs(out, exist_ok=True)",
       "for step in range(1, 21):",
       "    loss = 3.0 * math.exp(-step / 8)",
-      "    report.log({'train': {'loss': loss}}, step=step)",
+      "    report.log({'train/loss': loss}, step=step)",
       "    print(f'step {step} loss {loss:.4f}', flush=True)",
       "    time.sleep(0.5)",
       "tmp = os.path.join(out, '.step-000020.json.tmp')",
@@ -142,6 +143,34 @@ describe("closed loop with docker", () => {
     const sub = await call(cp, op, "POST", "/v1/jobs", spec);
     expect(sub.status, JSON.stringify(sub.body)).toBe(201);
     await expectTrained((sub.body.job as { id: string }).id, 20);
+  });
+
+  it("runs a job written for the original starforge.report API unchanged: metrics, hparams and CPU/memory samples read back", async () => {
+    const workspace = await uploadWorkspace(cp.url, op, originalApiWorkspace("orig"));
+    const spec = baseSpec({
+      name: "original-api-docker",
+      fleet: FLEET,
+      recipe: {
+        name: "custom/custom",
+        version: "1.0.0",
+        digest: await recipeDigest(cp, op, "custom/custom"),
+      },
+      framework: { kind: "custom", version: "1", runtime_id: "bash", image: "starforge/python:bookworm" },
+      workspace,
+      experimentDir: "orig",
+      gpus: 1,
+    });
+    const sub = await call(cp, op, "POST", "/v1/jobs", spec);
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    const id = (sub.body.job as { id: string }).id;
+    const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED", "STOPPED"], 180_000);
+    expect(done.job.status, JSON.stringify(done.runs)).toBe("SUCCEEDED");
+    await expectOriginalApiReports(cp, op, id);
+    // The probe saw the container's image.
+    const env = (await call(cp, op, "GET", `/v1/jobs/${id}/environment`)).body as {
+      probes: Array<{ probe: { image: { ref: string | null } } }>;
+    };
+    expect(env.probes.map((p) => p.probe.image.ref)).toContain("starforge/python:bookworm");
   });
 
   it("trains torch/tinylm for real in the torch image: the loss falls and the checkpoint is downloadable", async () => {

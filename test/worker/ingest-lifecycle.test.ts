@@ -24,6 +24,10 @@ describe("lifecycle ingest", () => {
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ outcome: "applied", stop: false, run_over: false });
     expect(await status(f.op, f.jobId)).toBe("RUNNING");
+    // A repeat of a report that still applies answers `applied` again and changes nothing.
+    const again = await ingest(f.token, "/lifecycle", { run_id: f.runId, event: "started" });
+    expect(again.body).toMatchObject({ outcome: "applied", stop: false, run_over: false });
+    expect(await status(f.op, f.jobId)).toBe("RUNNING");
 
     const done = await ingest(f.token, "/lifecycle", { run_id: f.runId, event: "succeeded", exit_code: 0 });
     expect(done.status).toBe(200);
@@ -33,6 +37,11 @@ describe("lifecycle ingest", () => {
     expect(detail.body.runs[0]).toMatchObject({ status: "SUCCEEDED", exit_code: 0 });
     expect(detail.body.runs[0].ended_at).not.toBeNull();
     expect((await fleetTotals(f.fleet)).allocated).toBe(0);
+    // Once the run is over a report is `ignored`, and one claiming the workload runs is told to stop.
+    const late = await ingest(f.token, "/lifecycle", { run_id: f.runId, event: "started" });
+    expect(late.body).toMatchObject({ outcome: "ignored", stop: true, run_over: true });
+    const lateEnd = await ingest(f.token, "/lifecycle", { run_id: f.runId, event: "succeeded" });
+    expect(lateEnd.body).toMatchObject({ outcome: "ignored", stop: false });
     expect(detail.body.events.map((e: { to: string }) => e.to)).toEqual([
       "QUEUED",
       "SUBMITTED",
