@@ -66,6 +66,19 @@ afterAll(async () => {
   expect(managed(), "containers left behind").toEqual([]);
 });
 
+/** A custom/custom job running `dir/train.sh` of `workspace` in the minimal python image. */
+async function customSpec(name: string, workspace: string, dir: string, gpus: number) {
+  return baseSpec({
+    name,
+    fleet: FLEET,
+    recipe: { name: "custom/custom", version: "1.0.0", digest: await recipeDigest(cp, op, "custom/custom") },
+    framework: { kind: "custom", version: "1", runtime_id: "bash", image: "starforge/python:bookworm" },
+    workspace,
+    experimentDir: dir,
+    gpus,
+  });
+}
+
 async function expectTrained(id: string, minSteps: number) {
   const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED", "STOPPED"], 300_000);
   expect(done.job.status, JSON.stringify(done.events)).toBe("SUCCEEDED");
@@ -127,19 +140,7 @@ describe("closed loop with docker", () => {
       },
       { path: "sim/train.py", content: trainPy },
     ]);
-    const spec = baseSpec({
-      name: "sim-docker",
-      fleet: FLEET,
-      recipe: {
-        name: "custom/custom",
-        version: "1.0.0",
-        digest: await recipeDigest(cp, op, "custom/custom"),
-      },
-      framework: { kind: "custom", version: "1", runtime_id: "bash", image: "starforge/python:bookworm" },
-      workspace,
-      experimentDir: "sim",
-      gpus: 2,
-    });
+    const spec = customSpec("sim-docker", workspace, "sim", 2);
     const sub = await call(cp, op, "POST", "/v1/jobs", spec);
     expect(sub.status, JSON.stringify(sub.body)).toBe(201);
     await expectTrained((sub.body.job as { id: string }).id, 20);
@@ -147,19 +148,7 @@ describe("closed loop with docker", () => {
 
   it("runs a job written for the original starforge.report API unchanged: metrics, hparams and CPU/memory samples read back", async () => {
     const workspace = await uploadWorkspace(cp.url, op, originalApiWorkspace("orig"));
-    const spec = baseSpec({
-      name: "original-api-docker",
-      fleet: FLEET,
-      recipe: {
-        name: "custom/custom",
-        version: "1.0.0",
-        digest: await recipeDigest(cp, op, "custom/custom"),
-      },
-      framework: { kind: "custom", version: "1", runtime_id: "bash", image: "starforge/python:bookworm" },
-      workspace,
-      experimentDir: "orig",
-      gpus: 1,
-    });
+    const spec = customSpec("original-api-docker", workspace, "orig", 1);
     const sub = await call(cp, op, "POST", "/v1/jobs", spec);
     expect(sub.status, JSON.stringify(sub.body)).toBe(201);
     const id = (sub.body.job as { id: string }).id;
@@ -265,19 +254,7 @@ describe("closed loop with docker", () => {
     const workspace = await uploadWorkspace(cp.url, op, [
       { path: "long/train.sh", content: "#!/usr/bin/env bash\necho started\nsleep 600\n", mode: 0o755 },
     ]);
-    const spec = baseSpec({
-      name: "killed",
-      fleet: FLEET,
-      recipe: {
-        name: "custom/custom",
-        version: "1.0.0",
-        digest: await recipeDigest(cp, op, "custom/custom"),
-      },
-      framework: { kind: "custom", version: "1", runtime_id: "bash", image: "starforge/python:bookworm" },
-      workspace,
-      experimentDir: "long",
-      gpus: 4,
-    });
+    const spec = customSpec("killed", workspace, "long", 4);
     const id = ((await call(cp, op, "POST", "/v1/jobs", spec)).body.job as { id: string }).id;
     const running = await waitForStatus(cp, op, id, ["RUNNING"], 120_000);
     const runId = running.job.current_run_id!;

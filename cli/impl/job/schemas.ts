@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { JobView } from "../../../contract/api.schema.js";
+import { TransitionView } from "../../../contract/readback.schema.js";
 import { CliError } from "../../errors.js";
 
 export { JobView };
@@ -33,15 +34,8 @@ export const RunView = z.looseObject({
 });
 export type RunView = z.infer<typeof RunView>;
 
-export const JobEvent = z.looseObject({
-  seq: z.number(),
-  ts: z.string(),
-  from: z.string().nullable(),
-  to: z.string(),
-  edge: z.string(),
-  actor: z.string(),
-  detail: z.unknown(),
-});
+/** One transition of a job (the same shape as a run's timeline transitions). */
+export const JobEvent = TransitionView;
 export type JobEvent = z.infer<typeof JobEvent>;
 
 export const JobDetailResponse = z.looseObject({
