@@ -140,7 +140,7 @@ describe("closed loop with docker", () => {
       },
       { path: "sim/train.py", content: trainPy },
     ]);
-    const spec = customSpec("sim-docker", workspace, "sim", 2);
+    const spec = await customSpec("sim-docker", workspace, "sim", 2);
     const sub = await call(cp, op, "POST", "/v1/jobs", spec);
     expect(sub.status, JSON.stringify(sub.body)).toBe(201);
     await expectTrained((sub.body.job as { id: string }).id, 20);
@@ -148,7 +148,7 @@ describe("closed loop with docker", () => {
 
   it("runs a job written for the original starforge.report API unchanged: metrics, hparams and CPU/memory samples read back", async () => {
     const workspace = await uploadWorkspace(cp.url, op, originalApiWorkspace("orig"));
-    const spec = customSpec("original-api-docker", workspace, "orig", 1);
+    const spec = await customSpec("original-api-docker", workspace, "orig", 1);
     const sub = await call(cp, op, "POST", "/v1/jobs", spec);
     expect(sub.status, JSON.stringify(sub.body)).toBe(201);
     const id = (sub.body.job as { id: string }).id;
@@ -254,7 +254,7 @@ describe("closed loop with docker", () => {
     const workspace = await uploadWorkspace(cp.url, op, [
       { path: "long/train.sh", content: "#!/usr/bin/env bash\necho started\nsleep 600\n", mode: 0o755 },
     ]);
-    const spec = customSpec("killed", workspace, "long", 4);
+    const spec = await customSpec("killed", workspace, "long", 4);
     const id = ((await call(cp, op, "POST", "/v1/jobs", spec)).body.job as { id: string }).id;
     const running = await waitForStatus(cp, op, id, ["RUNNING"], 120_000);
     const runId = running.job.current_run_id!;
