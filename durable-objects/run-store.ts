@@ -6,6 +6,7 @@
  * (rank, event), artifacts by path.
  */
 import type { LogStream } from "../contract/ingest.schema.js";
+import { LOG_HOLD_LIMITS, planRelease } from "./run-policy.js";
 import { RUN_MIGRATIONS } from "./run-schema.js";
 import { SqlStore } from "./sql-store.js";
 
@@ -153,6 +154,31 @@ export class RunStore extends SqlStore {
       s.stream,
       seq,
     );
+  }
+
+  /** Releases what a stream may show now: its next lines in seq order, skipping holes per the policy. */
+  releaseStream(s: StreamRow, now: number, force: boolean): boolean {
+    let released = false;
+    while (s.held > 0) {
+      const held = this.heldLines(s, s.next_seq, LOG_HOLD_LIMITS.maxHeldLines + 1).map((h) => ({
+        seq: h.seq,
+        receivedAt: h.ts,
+      }));
+      const plan = planRelease({ nextSeq: s.next_seq, held, heldTotal: s.held, now, force });
+      if (plan.release.length === 0) break;
+      for (const seq of plan.release) this.release(s, seq, this.takeCursor());
+      s.next_seq = plan.nextSeq;
+      s.held -= plan.release.length;
+      released = true;
+    }
+    return released;
+  }
+
+  /** Releases what every holding stream may show now (`force`: skip every hole, the run is over). */
+  releaseAll(now: number, force: boolean): void {
+    for (const s of this.streamsHolding()) {
+      if (this.releaseStream(s, now, force)) this.saveStream(s);
+    }
   }
 
   /** When the longest-waiting held line arrived, or null when nothing is held. */

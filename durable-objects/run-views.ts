@@ -1,11 +1,13 @@
 /** Rows of the Run DO as the API shows them: ISO times, null for absent ids, JSON decoded. */
 import { nowIso } from "../contract/ids.js";
+import type { ResumeFrom } from "../contract/launch-request.schema.js";
 import type {
   EnvironmentView,
   HardwareSeriesList,
   HardwareSeriesPoints,
   Json,
   LifecycleReportView,
+  ValidationSamplesView,
   ValidationSampleView,
   ValidationStepView,
 } from "../contract/readback.schema.js";
@@ -157,6 +159,52 @@ export function validationStepView(v: ValidationStepRow): ValidationStepView {
     avg_reward: v.avg_reward,
     dist: v.dist === null ? null : (JSON.parse(v.dist) as Json),
     updated_at: nowIso(v.updated_at),
+  };
+}
+
+/** One page of a step's samples: `rows` were read with one more than `limit`, to know if more follow. */
+export function validationPage(
+  runId: string,
+  step: ValidationStepRow,
+  rows: ValidationSampleRow[],
+  limit: number,
+): ValidationSamplesView {
+  const page = rows.slice(0, limit);
+  return {
+    run_id: runId,
+    step: validationStepView(step),
+    samples: page.map(validationSampleView),
+    next_after: rows.length > limit ? page[page.length - 1]!.idx : null,
+  };
+}
+
+export function hparamsView(rows: Array<{ key: string; value: string; updated_at: number }>): {
+  params: Record<string, Json>;
+  updated_at: string | null;
+} {
+  const params: Record<string, Json> = {};
+  for (const r of rows) params[r.key] = JSON.parse(r.value) as Json;
+  const latest = rows.reduce((m, r) => Math.max(m, r.updated_at), -1);
+  return { params, updated_at: latest < 0 ? null : nowIso(latest) };
+}
+
+/**
+ * The checkpoint a later run of this job would continue from: every stored checkpoint file of the
+ * highest step (a checkpoint may be several files); without step numbers, the newest registration.
+ * Only files whose bytes are stored and whose digest is known qualify: the next run verifies them.
+ */
+export function resumeCheckpoint(artifacts: ArtifactRow[]): Omit<ResumeFrom, "run_id"> | null {
+  const usable = artifacts.filter((a) => a.kind === "checkpoint" && a.r2_key !== null && a.digest !== null);
+  if (usable.length === 0) return null;
+  const stepped = usable.filter((a) => a.step !== null);
+  const top = stepped.length > 0 ? Math.max(...stepped.map((a) => a.step as number)) : null;
+  const chosen =
+    top !== null
+      ? stepped.filter((a) => a.step === top)
+      : [usable.reduce((a, b) => (b.registered_at >= a.registered_at ? b : a))];
+  return {
+    step: top,
+    files: chosen.map((a) => ({ path: a.path, digest: a.digest as string, size_bytes: a.size ?? 0 })),
   };
 }
 

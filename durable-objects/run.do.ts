@@ -27,9 +27,9 @@ import type {
   ValidationStepsView,
 } from "../contract/readback.schema.js";
 import type { AppEnv } from "../worker/env.js";
-import { consoleLines, LOG_HOLD_LIMITS, normalizeTs, planRelease, runIsOver } from "./run-policy.js";
+import { consoleLines, LOG_HOLD_LIMITS, normalizeTs, runIsOver } from "./run-policy.js";
 import { NO_GPU, NO_ID, RunReportsStore } from "./run-reports-store.js";
-import { type ArtifactRow, RunStore, type StreamRow } from "./run-store.js";
+import { type ArtifactRow, RunStore } from "./run-store.js";
 import { LogTail } from "./run-tail.js";
 import type {
   ArtifactRecord,
@@ -48,9 +48,11 @@ import {
   environmentView,
   hardwarePoints,
   hardwareSeriesList,
+  hparamsView,
   lifecycleView,
   lineView,
-  validationSampleView,
+  resumeCheckpoint,
+  validationPage,
   validationStepView,
 } from "./run-views.js";
 import { SSE_HEADERS } from "./sse-frames.js";
@@ -113,7 +115,7 @@ export class RunDO extends DurableObject<AppEnv> {
       const end = first + (batch.seq === null ? lines.length : batch.count);
       s.high_seq = Math.max(s.high_seq, end);
       if (batch.eof) s.eof_seq = end;
-      this.releaseStream(s, now, this.ended);
+      this.store.releaseStream(s, now, this.ended);
       this.store.saveStream(s);
       return {
         accepted,
@@ -323,11 +325,7 @@ export class RunDO extends DurableObject<AppEnv> {
   }
 
   async readHparams(): Promise<{ params: Record<string, Json>; updated_at: string | null }> {
-    const rows = this.store.hparams();
-    const params: Record<string, Json> = {};
-    for (const r of rows) params[r.key] = JSON.parse(r.value) as Json;
-    const latest = rows.reduce((m, r) => Math.max(m, r.updated_at), -1);
-    return { params, updated_at: latest < 0 ? null : nowIso(latest) };
+    return hparamsView(this.store.hparams());
   }
 
   async readHardware(runId: string, q: HardwareQuery): Promise<HardwareSeriesList | HardwareSeriesPoints> {
@@ -353,40 +351,16 @@ export class RunDO extends DurableObject<AppEnv> {
     }
     const step = this.reports.validationSteps(q.step)[0];
     if (!step) return null;
-    const rows = this.reports.samples(q.step, q.after, q.limit + 1);
-    const page = rows.slice(0, q.limit);
-    return {
-      run_id: runId,
-      step: validationStepView(step),
-      samples: page.map(validationSampleView),
-      next_after: rows.length > q.limit ? page[page.length - 1]!.idx : null,
-    };
+    return validationPage(runId, step, this.reports.samples(q.step, q.after, q.limit + 1), q.limit);
   }
 
   async artifacts(): Promise<ArtifactView[]> {
     return this.store.artifacts().map(artifactView);
   }
 
-  /**
-   * The checkpoint a later run of this job would continue from: every stored checkpoint file of the
-   * highest step (a checkpoint may be several files); without step numbers, the newest registration.
-   * Only files whose bytes are stored and whose digest is known qualify: the next run verifies them.
-   */
+  /** The checkpoint a later run of this job would continue from (see `resumeCheckpoint`). */
   async latestCheckpoint(): Promise<Omit<ResumeFrom, "run_id"> | null> {
-    const usable = this.store
-      .artifacts()
-      .filter((a) => a.kind === "checkpoint" && a.r2_key !== null && a.digest !== null);
-    if (usable.length === 0) return null;
-    const stepped = usable.filter((a) => a.step !== null);
-    const top = stepped.length > 0 ? Math.max(...stepped.map((a) => a.step as number)) : null;
-    const chosen =
-      top !== null
-        ? stepped.filter((a) => a.step === top)
-        : [usable.reduce((a, b) => (b.registered_at >= a.registered_at ? b : a))];
-    return {
-      step: top,
-      files: chosen.map((a) => ({ path: a.path, digest: a.digest as string, size_bytes: a.size ?? 0 })),
-    };
+    return resumeCheckpoint(this.store.artifacts());
   }
 
   /** One artifact and where its bytes are (null when it was registered by path only). */
@@ -408,7 +382,7 @@ export class RunDO extends DurableObject<AppEnv> {
     this.tx(() => {
       this.bind(runId);
       if (url.searchParams.get("over") === "1") this.end(now);
-      this.releaseAll(now, false);
+      this.store.releaseAll(now, false);
     });
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
     const tail = new LogTail(
@@ -468,33 +442,10 @@ export class RunDO extends DurableObject<AppEnv> {
     if (this.store.getMeta("run_id") === null) this.store.setMeta("run_id", runId);
   }
 
-  /** Releases what a stream may show now: its next lines in seq order, skipping holes per the policy. */
-  private releaseStream(s: StreamRow, now: number, force: boolean): boolean {
-    let released = false;
-    while (s.held > 0) {
-      const held = this.store
-        .heldLines(s, s.next_seq, LOG_HOLD_LIMITS.maxHeldLines + 1)
-        .map((h) => ({ seq: h.seq, receivedAt: h.ts }));
-      const plan = planRelease({ nextSeq: s.next_seq, held, heldTotal: s.held, now, force });
-      if (plan.release.length === 0) break;
-      for (const seq of plan.release) this.store.release(s, seq, this.store.takeCursor());
-      s.next_seq = plan.nextSeq;
-      s.held -= plan.release.length;
-      released = true;
-    }
-    return released;
-  }
-
-  private releaseAll(now: number, force: boolean): void {
-    for (const s of this.store.streamsHolding()) {
-      if (this.releaseStream(s, now, force)) this.store.saveStream(s);
-    }
-  }
-
   /** Releases holes that waited too long; called before reads so a reader never waits on a dead hole. */
   private releaseDue(): void {
     if (this.store.oldestHeld() === null) return;
-    this.tx(() => this.releaseAll(Date.now(), this.ended));
+    this.tx(() => this.store.releaseAll(Date.now(), this.ended));
   }
 
   /** The run is over: nothing more is worth waiting for, so every held line is released now. */
@@ -503,7 +454,7 @@ export class RunDO extends DurableObject<AppEnv> {
       this.store.setMeta("ended_at", String(now));
       this.ended = true;
     }
-    this.releaseAll(now, true);
+    this.store.releaseAll(now, true);
   }
 
   /** A run can also end without a runner report (a user stop, an agent-reported exit): ask the ledger. */
