@@ -3,6 +3,7 @@
  * runners report changes a run and its job. A run holds its GPUs until every rank is known to be gone
  * (exited, or never launched), so a stop never frees GPUs under a workload that is still running.
  */
+import { backoffDelay } from "../contract/backoff.js";
 import { fail, ok, type Result } from "../contract/errors.js";
 import { newId } from "../contract/ids.js";
 import { ACTION_TARGETS, type JobState } from "../contract/job-states.js";
@@ -236,7 +237,11 @@ export class FleetRuns extends FleetScheduling {
     // Only automatic retries count: runs started by resume, drain or windows do not use up the budget.
     const retriesUsed = Number(this.store.getMeta(retriesKey(job.id)) ?? "0");
     if (!(infra || lifecycle.retry_on_user_failure) || retriesUsed >= lifecycle.max_retries) return;
-    const delay = Math.min(this.retryBaseMs() * 2 ** retriesUsed, MAX_RETRY_BACKOFF_MS);
+    const delay = backoffDelay(retriesUsed, {
+      baseMs: this.retryBaseMs(),
+      capMs: MAX_RETRY_BACKOFF_MS,
+      jitter: "none",
+    });
     this.store.setMeta(retryTimer(job.id), String(job.attempt));
     this.store.setTimer(retryTimer(job.id), now + delay);
   }

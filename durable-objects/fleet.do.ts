@@ -14,6 +14,7 @@ import {
   type ServerFrame,
 } from "../contract/agent-frames.schema.js";
 import type { Quota, RegisterNodeBody } from "../contract/api.schema.js";
+import { backoffDelay } from "../contract/backoff.js";
 import type { Result } from "../contract/errors.js";
 import { newId } from "../contract/ids.js";
 import type { AppEnv } from "../worker/env.js";
@@ -464,7 +465,7 @@ export class FleetDO extends DurableObject<AppEnv> {
         if (flushed > 0) this.ctx.waitUntil(pokeDueWebhooks(this.env));
       } catch (err) {
         const base = Number(this.env.SF_OUTBOX_RETRY_SECONDS) * 1000 || 2000;
-        const delay = Math.min(base * 2 ** attempts, MAX_RETRY_MS);
+        const delay = backoffDelay(attempts, { baseMs: base, capMs: MAX_RETRY_MS, jitter: "none" });
         console.error(`fleet outbox flush failed (attempt ${attempts + 1}); retrying in ${delay} ms`, err);
         this.store.setTimer(OUTBOX_TIMER, Date.now() + delay, attempts + 1);
       } finally {

@@ -1,3 +1,5 @@
+import { backoffDelay } from "../contract/backoff.js";
+
 /**
  * What happens after a webhook attempt, as pure functions: a 2xx delivers; anything else (another status,
  * a network error, a timeout) is retried after a doubling delay until the retry budget is spent.
@@ -29,7 +31,7 @@ export function retrySettings(env: {
 
 /** The wait after the `n`th failed attempt of a cycle (n ≥ 1): base, 2·base, 4·base, … at most an hour. */
 export function retryDelayMs(n: number, s: RetrySettings): number {
-  return Math.min(s.baseMs * 2 ** Math.max(0, n - 1), MAX_RETRY_DELAY_MS);
+  return backoffDelay(n - 1, { baseMs: s.baseMs, capMs: MAX_RETRY_DELAY_MS, jitter: "none" });
 }
 
 export function isSuccess(status: number | null): boolean {

@@ -2,8 +2,10 @@
  * The agent's one outbound connection. It dials, says hello (through `onOpen`), heartbeats with "ping",
  * and on any loss reconnects with full-jitter exponential backoff. The control plane never dials in.
  */
+
 import WebSocket from "ws";
 import { HEARTBEAT_PING } from "../contract/agent-frames.schema.js";
+import { backoffDelay } from "../contract/backoff.js";
 
 export interface ConnectionOptions {
   url: string;
@@ -93,12 +95,12 @@ export class Connection {
     });
   }
 
-  /** Full jitter: uniform in [0, min(max, base·2^attempt)], so a fleet of agents does not reconnect in lockstep. */
+  /** Full jitter (contract/backoff.ts), so a fleet of agents does not reconnect in lockstep after a deploy. */
   private backoff(): number {
-    const base = this.o.backoffBaseMs ?? 500;
-    const max = this.o.backoffMaxMs ?? 30_000;
-    const ceiling = Math.min(max, base * 2 ** this.attempt++);
-    return Math.round(base / 2 + Math.random() * ceiling);
+    return backoffDelay(this.attempt++, {
+      baseMs: this.o.backoffBaseMs ?? 500,
+      capMs: this.o.backoffMaxMs ?? 30_000,
+    });
   }
 
   private startHeartbeat(): void {

@@ -6,6 +6,7 @@
  * status is read from the ledger (which can trail the run by a moment), and a retry's new run is followed
  * in turn.
  */
+import { type Backoff, backoffDelay, sleepBackoff } from "../../../contract/backoff.js";
 import type { Api } from "../../api.js";
 import { readJson } from "../../api.js";
 import { CliError, EXIT, type ExitCode } from "../../errors.js";
@@ -59,7 +60,7 @@ async function getJob(api: Api, jobId: string): Promise<JobDetailResponse> {
       if (!(err instanceof CliError) || err.exit !== EXIT.UNAVAILABLE || Date.now() - started > GIVE_UP_MS)
         throw err;
     }
-    await new Promise((r) => setTimeout(r, backoffMs(attempt)));
+    await sleepBackoff(attempt, FOLLOW_BACKOFF);
   }
 }
 
@@ -76,11 +77,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Exponential backoff with jitter (half to all of the step), so many followers do not reconnect in step. */
-export function backoffMs(attempt: number, baseMs = 250, capMs = 5_000): number {
-  const step = Math.min(capMs, baseMs * 2 ** attempt);
-  return Math.round(step / 2 + Math.random() * (step / 2));
-}
+/** Reconnects use full jitter (contract/backoff.ts), so many followers do not reconnect in step. */
+const FOLLOW_BACKOFF: Backoff = { baseMs: 250, capMs: 5_000 };
 
 export async function followJob(api: Api, jobId: string, opts: FollowOptions = {}): Promise<FollowResult> {
   const ac = new AbortController();
@@ -239,7 +237,7 @@ async function streamRun(
         hint: `the job keeps running; \`sf job logs ${jobId} -f\` picks up where you like`,
       });
     }
-    const wait = backoffMs(attempt++);
+    const wait = backoffDelay(attempt++, FOLLOW_BACKOFF);
     say(c.dim(`(log stream interrupted: ${why}; reconnecting in ${(wait / 1000).toFixed(1)} s)`));
     await sleep(wait, signal);
   }

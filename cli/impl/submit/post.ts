@@ -1,5 +1,7 @@
 /** Posting a JobSpec safely: one Idempotency-Key per job, so a retry after a network blip replays, never duplicates. */
+
 import { randomUUID } from "node:crypto";
+import { sleepBackoff } from "../../../contract/backoff.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import type { Api } from "../../api.js";
 import { CliError } from "../../errors.js";
@@ -39,7 +41,7 @@ export async function postJob(api: Api, spec: JobSpec, key: string): Promise<Job
           `submit did not complete (${err instanceof Error ? err.message : String(err)}); retrying with the same Idempotency-Key`,
         ),
       );
-      await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+      await sleepBackoff(attempt, { baseMs: 500, capMs: 8_000 });
     }
   }
 }
