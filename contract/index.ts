@@ -4,6 +4,7 @@ export * from "./capsule.schema.js";
 export * from "./catalog.schema.js";
 export * from "./digest.js";
 export * from "./errors.js";
+export * from "./fleet.schema.js";
 export * from "./hyperparams.js";
 export * from "./ids.js";
 export * from "./ingest.schema.js";

@@ -4,75 +4,9 @@
  * ignore by key), so a flush that is retried, replayed after a restart, or partially repeated is harmless.
  */
 import { ACTIVE_STATES } from "../contract/job-states.js";
-import type { FleetStore } from "./fleet-store.js";
-import { type EventJob, webhookFanout } from "./webhook-fanout.js";
-
-export interface JobSnapshot {
-  id: string;
-  user_id: string;
-  fleet_id: string;
-  name: string;
-  status: string;
-  priority: number;
-  gpus: number;
-  recipe: string;
-  spec: string;
-  pending_reasons: string;
-  current_run_id: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface RunSnapshot {
-  id: string;
-  job_id: string;
-  attempt: number;
-  epoch: number;
-  status: string;
-  placement: string;
-  gpus: number;
-  user_id: string;
-  allocated_at: string;
-  ended_at: string | null;
-  exit_code: number | null;
-  reason: string | null;
-  version: number;
-  /** JSON { run_id, step } of the checkpoint the run continued from, or null. */
-  resumed_from: string | null;
-}
-
-export interface NodeSnapshot {
-  id: string;
-  fleet_id: string;
-  name: string;
-  series: string;
-  gpus: number;
-  gpus_allocated: number;
-  status: string;
-  labels: string;
-  version: number;
-  updated_at: string;
-}
-
-export interface JobEventRecord {
-  job_id: string;
-  seq: number;
-  ts: string;
-  from_status: string | null;
-  to_status: string;
-  edge: string;
-  actor: string;
-  detail: string;
-}
-
-export type OutboxEntry =
-  | { kind: "job"; job: JobSnapshot }
-  | { kind: "event"; event: JobEventRecord; job?: EventJob }
-  | { kind: "run"; run: RunSnapshot }
-  | { kind: "node"; node: NodeSnapshot }
-  | { kind: "blob_refs"; job_id: string; digests: string[] }
-  | { kind: "usage"; run_id: string; day: string; user_id: string; fleet_id: string; gpu_seconds: number };
+import type { OutboxEntry } from "./fleet/outbox-entry.js";
+import type { FleetStore } from "./fleet/store.js";
+import { webhookFanout } from "./webhook-fanout.js";
 
 function upsert(
   d1: D1Database,

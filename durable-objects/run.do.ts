@@ -26,7 +26,7 @@ import type {
   ValidationSamplesView,
   ValidationStepsView,
 } from "../contract/readback.schema.js";
-import type { AppEnv } from "../worker/env.js";
+import type { DoEnv } from "./env.js";
 import { consoleLines, LOG_HOLD_LIMITS, normalizeTs, runIsOver } from "./run-policy.js";
 import { NO_GPU, NO_ID, RunReportsStore } from "./run-reports-store.js";
 import { type ArtifactRow, RunStore } from "./run-store.js";
@@ -63,7 +63,7 @@ export const MAX_ENV_PROBES = 1000;
 /** Live tails get a comment this often, and an idle tail re-checks whether its run is over. */
 export const KEEPALIVE_MS = 15_000;
 
-export class RunDO extends DurableObject<AppEnv> {
+export class RunDO extends DurableObject<DoEnv> {
   private readonly store: RunStore;
   private readonly reports: RunReportsStore;
   private readonly tails = new Set<LogTail>();
@@ -71,7 +71,7 @@ export class RunDO extends DurableObject<AppEnv> {
   /** When live tails next get a keep-alive (null while none is open). In memory: tails are too. */
   private keepAliveDue: number | null = null;
 
-  constructor(ctx: DurableObjectState, env: AppEnv) {
+  constructor(ctx: DurableObjectState, env: DoEnv) {
     super(ctx, env);
     this.store = new RunStore(ctx.storage.sql);
     this.reports = new RunReportsStore(ctx.storage.sql);

@@ -6,15 +6,7 @@
  */
 import { nowIso } from "../contract/ids.js";
 import { jobEventId, jobEventType } from "../contract/webhooks.schema.js";
-import type { JobEventRecord } from "./outbox.js";
-
-/** What an event entry carries about its job, so the fan-out needs no read of the (maybe unflushed) job row. */
-export interface EventJob {
-  user_id: string;
-  fleet_id: string;
-  name: string;
-  run_id: string | null;
-}
+import type { EventJob, JobEventRecord } from "./fleet/outbox-entry.js";
 
 /** The JSON body every endpoint receives for a job event (docs/operations.md "Webhooks"). */
 export function jobEventPayload(e: JobEventRecord, job: EventJob): string {

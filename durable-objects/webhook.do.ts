@@ -6,7 +6,7 @@
  * outlives the request that poked it. Nothing here is on a scheduling path.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { AppEnv } from "../worker/env.js";
+import type { DoEnv } from "./env.js";
 import { dispatchDue, nextDue, sweepFinished } from "./webhook-dispatch.js";
 import { retrySettings } from "./webhook-policy.js";
 
@@ -16,7 +16,7 @@ const SWEPT_KEY = "swept_at";
 const FAILED_PASS_RETRY_MS = 30_000;
 const SWEEP_EVERY_MS = 86_400_000;
 
-export class WebhookDispatcher extends DurableObject<AppEnv> {
+export class WebhookDispatcher extends DurableObject<DoEnv> {
   /** Set by a poke; a pass that saw it set re-arms for now, so a poke during a pass is never lost. */
   private poked = false;
 

@@ -3,14 +3,17 @@
  * secrets are declared here because wrangler.toml never holds them. Config is parsed with zod once.
  */
 import { z } from "zod";
-import type { FleetDO } from "../durable-objects/fleet.do.js";
+import type { DoEnv } from "../durable-objects/env.js";
+import type { FleetDO } from "../durable-objects/fleet/fleet.do.js";
 import type { RunDO } from "../durable-objects/run.do.js";
 import type { WebhookDispatcher } from "../durable-objects/webhook.do.js";
 
-export interface AppEnv extends Omit<Cloudflare.Env, "FLEET" | "RUN" | "WEBHOOKS"> {
+/** The Worker's env: the objects' (DoEnv) with typed namespaces, and the secrets only the Worker reads. */
+export interface AppEnv extends Omit<DoEnv, "FLEET" | "RUN" | "WEBHOOKS" | "SF_PUBLIC_URL"> {
   FLEET: DurableObjectNamespace<FleetDO>;
   RUN: DurableObjectNamespace<RunDO>;
   WEBHOOKS: DurableObjectNamespace<WebhookDispatcher>;
+  SF_PUBLIC_URL: string;
   /** Token of the admin created on first start (CI, `npm start`); optional afterwards. */
   SF_BOOTSTRAP_ADMIN_TOKEN?: string;
   /** HMAC key for agent credentials and run-scoped ingest tokens. */

@@ -2,7 +2,7 @@
 import { createApp } from "./app.js";
 import type { AppEnv } from "./env.js";
 
-export { FleetDO } from "../durable-objects/fleet.do.js";
+export { FleetDO } from "../durable-objects/fleet/fleet.do.js";
 export { RunDO } from "../durable-objects/run.do.js";
 export { WebhookDispatcher } from "../durable-objects/webhook.do.js";
 

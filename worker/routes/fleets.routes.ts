@@ -8,8 +8,8 @@ import {
   type TimeWindow,
   UpdateFleetBody,
 } from "../../contract/api.schema.js";
+import type { DrainReport } from "../../contract/fleet.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
-import type { DrainReport } from "../../durable-objects/fleet-engine.js";
 import { isValidTimeZone } from "../../durable-objects/scheduler/windows.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { mintSecret } from "../auth/secrets.js";

@@ -37,14 +37,13 @@ import {
   ValidationSample,
 } from "../../contract/ingest.schema.js";
 import { authenticateRun, type IngestCtx, type IngestEnv, requireSameRun } from "../auth/ingest-auth.js";
-import { db } from "../db/client.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
 import { parseValue } from "../http.js";
 import { artifactKey, artifactStoreFor, checkArtifactPath } from "../services/artifact-store.js";
 import { fleetStub } from "../services/fleets.service.js";
 import { parsePythonJson } from "../services/python-json.js";
-import { ledgerRunOver, runStub } from "../services/runs.service.js";
+import { runStub } from "../services/runs.service.js";
 import { declaredLength, putVerified, storedDigest } from "../services/verified-put.js";
 
 /**
@@ -215,9 +214,8 @@ export const ingestRoutes = new Hono<IngestEnv>()
     if (outcome.kind === "unknown_run") {
       throw new AppError("NOT_FOUND", `fleet ${claims.fleet} has no run ${body.run_id} rank ${body.rank}`);
     }
-    // The fleet flushes its ledger to D1 before answering, so D1 says whether the run is over (should that
-    // flush fail, the Run DO learns it later from the ledger: on the next log read or tail keep-alive).
-    const over = (await ledgerRunOver(db(c.env.DB), body.run_id)) ?? false;
+    // The fleet says whether its decision ended the run, so no ledger read is needed here.
+    const over = outcome.runOver;
     const recorded = await runStub(c.env, body.run_id).recordLifecycle(
       body.run_id,
       {

@@ -6,11 +6,11 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Quota } from "../../contract/api.schema.js";
 import type { RecipeVersion } from "../../contract/catalog.schema.js";
+import type { SubmitInput } from "../../contract/fleet.schema.js";
 import { validateHyperparams } from "../../contract/hyperparams.js";
 import { JobSpec, totalGpus } from "../../contract/jobspec.schema.js";
 import { ProfileError, poolGpus, shapeFor } from "../../contract/profile-grammar.js";
 import { WorkspaceManifest } from "../../contract/workspace-manifest.schema.js";
-import type { SubmitInput } from "../../durable-objects/fleet-engine.js";
 import { utcDay } from "../../durable-objects/scheduler/usage.js";
 import type { Principal } from "../auth/principal.js";
 import { findRecipeVersion, recipeExists } from "../catalog/catalog.service.js";

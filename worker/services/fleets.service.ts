@@ -1,15 +1,14 @@
 import { eq, or } from "drizzle-orm";
 import { TimeWindow } from "../../contract/api.schema.js";
-import type { FleetConfig } from "../../durable-objects/fleet-engine.js";
+import type { FleetConfig } from "../../contract/fleet.schema.js";
+import { fleetStub } from "../../durable-objects/fleet/stub.js";
 import { type Db, db, schema } from "../db/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
 
 export type FleetRow = typeof schema.fleets.$inferSelect;
 
-export function fleetStub(env: AppEnv, fleetId: string) {
-  return env.FLEET.get(env.FLEET.idFromName(fleetId));
-}
+export { fleetStub };
 
 export async function fleetStubs(env: AppEnv) {
   const rows = await db(env.DB).select({ id: schema.fleets.id }).from(schema.fleets).all();

@@ -1,38 +1,17 @@
 /** Runs as the Worker sees them: the Run DO that holds a run's data, and the ledger's view of the run. */
 import { and, desc, eq } from "drizzle-orm";
-import type { RunDO } from "../../durable-objects/run.do.js";
 import { runIsOver } from "../../durable-objects/run-policy.js";
+import { runStub } from "../../durable-objects/run-stub.js";
 import { type Db, schema } from "../db/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
 import { type JobRow, jobHistory } from "./jobs.service.js";
 
-/**
- * The Run DO as the Worker calls it: its own async methods, unmapped. Workers' RPC typing maps every
- * return type to its serialisable form and cannot follow the recursive JSON type of reported values
- * ("excessively deep"); every value these methods return is plain JSON, which RPC carries unchanged.
- */
-export type RunRpc = {
-  [K in keyof RunDO as RunDO[K] extends (...args: never[]) => Promise<unknown> ? K : never]: RunDO[K];
-};
-
-export function runStub(env: AppEnv, runId: string): RunRpc {
-  return env.RUN.get(env.RUN.idFromName(runId)) as unknown as RunRpc;
-}
+export { runStub };
 
 export interface RunRef {
   id: string;
   over: boolean;
-}
-
-/** Whether the ledger says a run is over; null when D1 does not know the run (yet). */
-export async function ledgerRunOver(d: Db, runId: string): Promise<boolean | null> {
-  const row = await d
-    .select({ status: schema.runs.status, endedAt: schema.runs.endedAt })
-    .from(schema.runs)
-    .where(eq(schema.runs.id, runId))
-    .get();
-  return row ? runIsOver(row.status, row.endedAt) : null;
 }
 
 /** The run a readback is about: the one asked for (it must be this job's), else the current or latest. */

@@ -1,10 +1,12 @@
 /**
  * Fleet Durable Object: one per fleet, the single writer of its scheduling state, and the end of every
- * agent's WebSocket. This class is an adapter: RPC calls, socket frames and alarms become synchronous
- * FleetEngine operations inside `transactionSync`; afterwards it flushes the outbox to D1 and sends
- * agents their pending commands. Order: constructor → RPC → fetch → webSocket* → alarm → helpers.
+ * agent's WebSocket. This class is an adapter: an RPC call, a socket frame or a timer becomes one
+ * `FleetEvent`, decided by the pure rules (fleet/decide.ts) inside one `transactionSync` in which the
+ * store applies their effects; afterwards it flushes the outbox to D1 and sends agents their pending
+ * commands. Order: constructor → RPC → fetch → webSocket* → alarm → helpers.
  */
 import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
 import {
   AGENT_PROTOCOL_VERSION,
   AgentFrame,
@@ -12,58 +14,54 @@ import {
   HEARTBEAT_PONG,
   parseFrame,
   type ServerFrame,
-} from "../contract/agent-frames.schema.js";
-import type { Quota, RegisterNodeBody } from "../contract/api.schema.js";
-import { backoffDelay } from "../contract/backoff.js";
-import type { Result } from "../contract/errors.js";
-import { newId } from "../contract/ids.js";
-import type { AppEnv } from "../worker/env.js";
-import {
-  type Actor,
-  type DrainReport,
-  type FleetConfig,
-  FleetEngine,
-  type FleetInspect,
-  type JobAction,
-  type JobDetail,
-  type NodeView,
-  type RunEventInput,
-  type RunEventOutcome,
-  type SubmitInput,
-  WINDOWS_TIMER,
-} from "./fleet-engine.js";
-import { buildLaunchRequest } from "./fleet-launch.js";
-import { type CommandRow, FleetStore } from "./fleet-store.js";
-import { drainOutbox } from "./outbox.js";
-import { pokeDueWebhooks } from "./webhook-poke.js";
+} from "../../contract/agent-frames.schema.js";
+import type { Quota, RegisterNodeBody } from "../../contract/api.schema.js";
+import { backoffDelay } from "../../contract/backoff.js";
+import type { Result } from "../../contract/errors.js";
+import type {
+  Actor,
+  DrainReport,
+  FleetConfig,
+  FleetInspect,
+  JobAction,
+  JobDetail,
+  NodeView,
+  RunEventInput,
+  RunEventOutcome,
+  SubmitInput,
+} from "../../contract/fleet.schema.js";
+import { newId } from "../../contract/ids.js";
+import type { ResumeFrom } from "../../contract/launch-request.schema.js";
+import { type DoEnv, doSettings } from "../env.js";
+import { drainOutbox } from "../outbox.js";
+import { pokeDueWebhooks } from "../webhook-poke.js";
+import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
+import { buildLaunchRequest, findResume } from "./launch.js";
+import type { CommandRow } from "./rows.js";
+import { launchContext } from "./rules/agents.js";
+import { FleetStore } from "./store.js";
+import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, timerTarget } from "./timers.js";
+import { inspect, jobDetail } from "./views.js";
 
-const OUTBOX_TIMER = "outbox";
-const SCHEDULE_TIMER = "schedule";
-const COMMANDS_TIMER = "commands";
-const LIVENESS_TIMER = "liveness";
-const LOST_PREFIX = "lost:";
-const RETRY_PREFIX = "retry:";
-const MAX_RETRY_MS = 300_000;
+const MAX_OUTBOX_RETRY_MS = 300_000;
+/** Stop frames sent for a report about a run that is over give its workload this long. */
+const OVER_STOP_GRACE_SECONDS = 10;
 
-interface SocketAttachment {
-  nodeId: string;
-  lastSeen: number;
-}
+/** Socket state is small (ids only) and parsed on read; everything else lives in SQL. */
+const SocketAttachment = z.object({ nodeId: z.string(), lastSeen: z.number() });
+type SocketAttachment = z.infer<typeof SocketAttachment>;
 
-export class FleetDO extends DurableObject<AppEnv> {
+export class FleetDO extends DurableObject<DoEnv> {
   private readonly store: FleetStore;
-  private readonly engine: FleetEngine;
   private flushing: Promise<void> | null = null;
 
-  constructor(ctx: DurableObjectState, env: AppEnv) {
+  constructor(ctx: DurableObjectState, env: DoEnv) {
     super(ctx, env);
     this.store = new FleetStore(ctx.storage.sql);
-    this.engine = new FleetEngine(this.store);
     // Heartbeats are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     void ctx.blockConcurrencyWhile(async () => {
       this.store.migrate();
-      this.store.setMeta("retry_base_ms", String((Number(env.SF_RETRY_BACKOFF_SECONDS) || 30) * 1000));
       // After a restart, anything written but not yet flushed or sent is picked up by the alarm.
       const now = Date.now();
       if (this.store.outboxSize() > 0) this.store.setTimer(OUTBOX_TIMER, now);
@@ -76,31 +74,29 @@ export class FleetDO extends DurableObject<AppEnv> {
   // RPC -------------------------------------------------------------------------
 
   async configure(cfg: FleetConfig): Promise<void> {
-    this.tx(() => this.engine.configure(cfg, Date.now()));
+    this.decide({ type: "configure", config: cfg });
     await this.afterChange();
   }
 
   async setQuota(userId: string, quota: Quota): Promise<void> {
-    this.tx(() => this.engine.setQuota(userId, quota, Date.now()));
+    this.decide({ type: "set_quota", userId, quota });
     await this.afterChange();
   }
 
   /** Maintenance drain on (idempotent) or off; the report lists what it paused and what blocks it. */
   async setDrain(draining: boolean, note: string | null): Promise<DrainReport> {
-    const now = Date.now();
-    const report = this.tx(() => (draining ? this.engine.drain(note, now) : this.engine.undrain(now)));
+    const report = this.decide(draining ? { type: "drain", note } : { type: "undrain" });
     await this.afterChange();
     return report;
   }
 
   /** The drain's current report (blockers shrink as paused runs confirm their stop). */
   async drainStatus(): Promise<DrainReport | null> {
-    const cfg = this.engine.config();
-    return cfg ? this.engine.drainReport(cfg, []) : null;
+    return currentDrainReport(this.store);
   }
 
   async submit(input: SubmitInput): Promise<Result<{ job: JobDetail }>> {
-    const r = this.tx(() => this.engine.submit(input, Date.now()));
+    const r = this.decide({ type: "submit", input });
     await this.afterChange();
     return r;
   }
@@ -111,30 +107,30 @@ export class FleetDO extends DurableObject<AppEnv> {
     actor: Actor,
     reason?: string,
   ): Promise<Result<JobDetail>> {
-    const r = this.tx(() => this.engine.action(jobId, action, actor, reason, Date.now()));
+    const r = this.decide({ type: "action", jobId, action, actor, reason });
     await this.afterChange();
     return r;
   }
 
   async registerNode(input: RegisterNodeBody): Promise<Result<NodeView>> {
-    const r = this.tx(() => this.engine.registerNode(input, Date.now()));
+    const r = this.decide({ type: "register_node", input });
     await this.afterChange();
     return r;
   }
 
   /** A lifecycle report from a run's runner (through ingest). */
   async runEvent(input: RunEventInput): Promise<RunEventOutcome> {
-    const r = this.tx(() => this.engine.runEvent(input, Date.now()));
+    const r = this.decide({ type: "run_event", input });
     await this.afterChange();
     return r;
   }
 
   async getJob(jobId: string): Promise<JobDetail | null> {
-    return this.engine.jobDetail(jobId);
+    return jobDetail(this.store, jobId);
   }
 
   async inspect(): Promise<FleetInspect> {
-    return this.engine.inspect();
+    return inspect(this.store);
   }
 
   /** Whether this fleet scheduled the run (agents may fetch its checkpoints). */
@@ -143,7 +139,7 @@ export class FleetDO extends DurableObject<AppEnv> {
   }
 
   async jobStatuses(): Promise<Array<{ id: string; status: string }>> {
-    return this.engine.jobStatuses();
+    return this.store.jobStatuses();
   }
 
   /** Entries written but not yet in D1 (operations and tests). */
@@ -173,88 +169,67 @@ export class FleetDO extends DurableObject<AppEnv> {
   // agent sockets ---------------------------------------------------------------
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    const att = ws.deserializeAttachment() as SocketAttachment;
+    const att = attachment(ws);
+    if (!att) return ws.close(4002, "unknown connection");
     ws.serializeAttachment({ ...att, lastSeen: Date.now() } satisfies SocketAttachment);
-    if (typeof message !== "string") {
-      return this.send(ws, {
-        v: 1,
-        type: "error",
-        id: newId("frm"),
-        ref: null,
-        code: "MALFORMED_FRAME",
-        message: "frames are JSON text",
-      });
-    }
+    if (typeof message !== "string")
+      return this.sendError(ws, null, "MALFORMED_FRAME", "frames are JSON text");
     if (message === HEARTBEAT_PING) return ws.send(HEARTBEAT_PONG);
     const parsed = parseFrame(AgentFrame, message);
-    if (!parsed.ok) {
-      return this.send(ws, {
-        v: 1,
-        type: "error",
-        id: newId("frm"),
-        ref: parsed.ref,
-        code: parsed.code,
-        message: parsed.message,
-      });
-    }
+    if (!parsed.ok) return this.sendError(ws, parsed.ref, parsed.code, parsed.message);
     const frame = parsed.frame;
-    const now = Date.now();
     switch (frame.type) {
       case "hello": {
-        const welcome = this.tx(() => this.engine.hello(att.nodeId, frame.inventory, frame.journal, now));
+        const welcome = this.decide({
+          type: "hello",
+          nodeId: att.nodeId,
+          inventory: frame.inventory,
+          journal: frame.journal,
+        });
         this.send(ws, {
-          v: 1,
+          v: AGENT_PROTOCOL_VERSION,
           type: "welcome",
           id: newId("frm"),
           node_id: att.nodeId,
-          fleet_id: this.store.getMeta("fleet_id") ?? "",
+          fleet_id: this.store.meta("fleet_id") ?? "",
           expected: welcome.expected,
           stop: welcome.stop,
-          heartbeat_seconds: this.heartbeatMs() / 1000,
+          heartbeat_seconds: doSettings(this.env).heartbeatMs / 1000,
         });
         break;
       }
       case "ack":
-        this.tx(() => this.engine.ackCommand(att.nodeId, frame.ref, now));
+        this.decide({ type: "ack", nodeId: att.nodeId, commandId: frame.ref });
         break;
       case "report": {
-        const outcome = this.tx(() =>
-          this.engine.runEvent(
-            {
-              runId: frame.run_id,
-              epoch: frame.epoch,
-              rank: frame.rank,
-              event: frame.event,
-              exitCode: frame.exit_code,
-              reason: frame.reason,
-              infra: frame.infra,
-              source: "agent",
-            },
-            now,
-          ),
-        );
+        const outcome = this.decide({
+          type: "run_event",
+          input: {
+            runId: frame.run_id,
+            epoch: frame.epoch,
+            rank: frame.rank,
+            event: frame.event,
+            exitCode: frame.exit_code,
+            reason: frame.reason,
+            infra: frame.infra,
+            source: "agent",
+          },
+        });
         if (outcome.kind === "stale_epoch" || outcome.kind === "unknown_run") {
           const code = outcome.kind === "stale_epoch" ? "STALE_EPOCH" : "UNKNOWN_RUN";
-          this.send(ws, {
-            v: 1,
-            type: "error",
-            id: newId("frm"),
-            ref: frame.id,
-            code,
-            message: `${code} for ${frame.run_id} epoch ${frame.epoch}`,
-          });
+          this.sendError(ws, frame.id, code, `${code} for ${frame.run_id} epoch ${frame.epoch}`);
         } else {
-          this.send(ws, { v: 1, type: "ack", id: newId("frm"), ref: frame.id });
+          this.send(ws, { v: AGENT_PROTOCOL_VERSION, type: "ack", id: newId("frm"), ref: frame.id });
         }
         if (outcome.stopWorkload && frame.event !== "exited" && frame.event !== "stopped") {
           this.send(ws, {
-            v: 1,
+            v: AGENT_PROTOCOL_VERSION,
             type: "stop",
             id: newId("frm"),
             run_id: frame.run_id,
             epoch: frame.epoch,
             rank: frame.rank,
-            grace_seconds: 10,
+            grace_seconds: OVER_STOP_GRACE_SECONDS,
             reason: "this run is over on the control plane",
           });
         }
@@ -262,8 +237,15 @@ export class FleetDO extends DurableObject<AppEnv> {
       }
       case "error":
         console.warn(`agent ${att.nodeId} refused ${frame.ref ?? "a frame"}: ${frame.code} ${frame.message}`);
-        if (frame.ref)
-          this.tx(() => this.refusedCommand(att.nodeId, frame.ref!, frame.code, frame.message, now));
+        if (frame.ref) {
+          this.decide({
+            type: "refused",
+            nodeId: att.nodeId,
+            commandId: frame.ref,
+            code: frame.code,
+            message: frame.message,
+          });
+        }
         break;
     }
     await this.afterChange();
@@ -289,17 +271,12 @@ export class FleetDO extends DurableObject<AppEnv> {
       const now = Date.now();
       for (const t of this.store.dueTimers(now)) {
         this.store.deleteTimer(t.id);
-        if (t.id === SCHEDULE_TIMER || t.id === WINDOWS_TIMER) this.tx(() => this.engine.schedule(now));
-        if (t.id === LIVENESS_TIMER) this.checkLiveness(now);
-        if (t.id === OUTBOX_TIMER) await this.flush(t.attempts);
-        if (t.id.startsWith(RETRY_PREFIX)) {
-          const jobId = t.id.slice(RETRY_PREFIX.length);
-          this.tx(() => this.engine.retryDue(jobId, now));
-        }
-        if (t.id.startsWith(LOST_PREFIX)) {
-          const nodeId = t.id.slice(LOST_PREFIX.length);
-          this.tx(() => this.engine.lostGraceOver(nodeId, this.lostGraceMs(), now));
-        }
+        const target = timerTarget(t.id);
+        if (target.kind === "liveness") this.checkLiveness(now);
+        else if (target.kind === "outbox") await this.flush(t.attempts);
+        else if (target.kind !== "commands" && target.kind !== "unknown")
+          this.decide({ type: "timer", id: t.id });
+        // `commands`: afterChange below sends what is due a re-send.
       }
       await this.afterChange();
     } finally {
@@ -309,9 +286,17 @@ export class FleetDO extends DurableObject<AppEnv> {
 
   // helpers ---------------------------------------------------------------------
 
-  /** Runs one decision as a single SQL transaction. */
-  private tx<T>(fn: () => T): T {
-    return this.ctx.storage.transactionSync(fn);
+  /** Decides one event in one SQL transaction: the store applies the rules' effects as they come. */
+  private decide<E extends FleetEvent>(event: E): FleetResults[E["type"]] {
+    const settings = doSettings(this.env);
+    return this.ctx.storage.transactionSync(
+      () =>
+        decide(this.store, event, {
+          now: Date.now(),
+          newId,
+          settings: { retryBaseMs: settings.retryBackoffMs, lostGraceMs: settings.lostGraceMs },
+        }).result,
+    );
   }
 
   /** After any state change: persist to D1, hand agents their commands, point the alarm at what is next. */
@@ -321,25 +306,12 @@ export class FleetDO extends DurableObject<AppEnv> {
     await this.armAlarm();
   }
 
-  private heartbeatMs(): number {
-    return (Number(this.env.SF_AGENT_HEARTBEAT_SECONDS) || 10) * 1000;
-  }
-
   /**
    * How often silent sockets are looked for: every three heartbeats, so the object (which the runtime's
    * ping auto-response does not wake) wakes for liveness a third as often as agents ping.
    */
   private livenessMs(): number {
-    return 3 * this.heartbeatMs();
-  }
-
-  /** How long a lost agent's runs keep RUNNING before they fail as infrastructure failures. */
-  private lostGraceMs(): number {
-    return (Number(this.env.SF_AGENT_LOST_GRACE_SECONDS) || 300) * 1000;
-  }
-
-  private resendMs(): number {
-    return (Number(this.env.SF_COMMAND_RESEND_SECONDS) || 5) * 1000;
+    return 3 * doSettings(this.env).heartbeatMs;
   }
 
   private send(ws: WebSocket, frame: ServerFrame): void {
@@ -350,77 +322,53 @@ export class FleetDO extends DurableObject<AppEnv> {
     }
   }
 
+  private sendError(ws: WebSocket, ref: string | null, code: string, message: string): void {
+    this.send(ws, { v: AGENT_PROTOCOL_VERSION, type: "error", id: newId("frm"), ref, code, message });
+  }
+
   private socketGone(ws: WebSocket): void {
-    const att = ws.deserializeAttachment() as SocketAttachment | null;
+    const att = attachment(ws);
     if (!att) return;
     const others = this.ctx
       .getWebSockets(`agent:${att.nodeId}`)
       .filter((w) => w !== ws && w.readyState === WebSocket.OPEN);
-    if (others.length === 0) this.tx(() => this.engine.nodeLost(att.nodeId, Date.now(), this.lostGraceMs()));
+    if (others.length === 0) this.decide({ type: "node_lost", nodeId: att.nodeId });
     void this.afterChange();
   }
 
   /** Closes sockets silent for three heartbeats (no ping answered by the runtime, no frame). */
   private checkLiveness(now: number): void {
-    const sockets = this.ctx.getWebSockets();
-    for (const ws of sockets) {
-      const att = ws.deserializeAttachment() as SocketAttachment | null;
+    for (const ws of this.ctx.getWebSockets()) {
+      const att = attachment(ws);
       if (!att) continue;
       const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
-      if (now - Math.max(pinged, att.lastSeen) > 3 * this.heartbeatMs()) {
+      if (now - Math.max(pinged, att.lastSeen) > this.livenessMs()) {
         ws.close(4001, "heartbeat timeout");
-        this.tx(() => this.engine.nodeLost(att.nodeId, now, this.lostGraceMs()));
+        this.decide({ type: "node_lost", nodeId: att.nodeId });
       }
     }
     if (this.ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
   }
 
-  /** The agent refused a command: a refused launch fails that rank as an infrastructure failure. */
-  private refusedCommand(nodeId: string, ref: string, code: string, message: string, now: number): void {
-    const cmd = this.store.command(ref);
-    if (!cmd || cmd.node_id !== nodeId) return;
-    this.store.ackCommand(cmd.id, now);
-    if (cmd.kind !== "launch") return;
-    const run = this.store.run(cmd.run_id);
-    if (!run) return;
-    this.launchFailed(run, cmd.rank, `agent refused the launch: ${code}: ${message}`, now);
-  }
-
-  /** A rank that could not be launched: an infrastructure failure of the run (call inside tx). */
-  private launchFailed(run: { id: string; epoch: number }, rank: number, reason: string, now: number): void {
-    this.engine.runEvent(
-      {
-        runId: run.id,
-        epoch: run.epoch,
-        rank,
-        event: "launch_failed",
-        exitCode: null,
-        reason,
-        infra: true,
-        source: "agent",
-      },
-      now,
-    );
-  }
-
   /** Sends every connected agent its unacknowledged commands (new ones, and old ones due a re-send). */
   private async pushCommands(): Promise<void> {
     const now = Date.now();
+    const resendMs = doSettings(this.env).commandResendMs;
     for (const ws of this.ctx.getWebSockets()) {
-      const att = ws.deserializeAttachment() as SocketAttachment | null;
+      const att = attachment(ws);
       if (!att || ws.readyState !== WebSocket.OPEN) continue;
-      for (const cmd of this.engine.openCommands(att.nodeId)) {
-        if (cmd.sent_at !== null && now - cmd.sent_at < this.resendMs()) continue;
-        const frame = await this.commandFrame(cmd, now);
+      for (const cmd of this.store.openCommands(att.nodeId)) {
+        if (cmd.sent_at !== null && now - cmd.sent_at < resendMs) continue;
+        const frame = await this.commandFrame(cmd);
         if (!frame) continue;
         this.send(ws, frame);
-        this.tx(() => this.engine.markSent(cmd.id, now));
+        this.decide({ type: "sent", commandId: cmd.id });
       }
     }
-    if (this.store.hasOpenCommands()) this.store.setTimer(COMMANDS_TIMER, now + this.resendMs());
+    if (this.store.hasOpenCommands()) this.store.setTimer(COMMANDS_TIMER, now + resendMs);
   }
 
-  private async commandFrame(cmd: CommandRow, now: number): Promise<ServerFrame | null> {
+  private async commandFrame(cmd: CommandRow): Promise<ServerFrame | null> {
     if (cmd.kind === "stop") {
       const p = JSON.parse(cmd.payload) as { epoch: number; grace_seconds: number; reason: string };
       return {
@@ -434,21 +382,33 @@ export class FleetDO extends DurableObject<AppEnv> {
         reason: p.reason,
       };
     }
-    const ctx = this.engine.launchContext(cmd);
+    const ctx = launchContext(this.store, cmd.run_id);
     if (!ctx) {
-      this.tx(() => this.store.ackCommand(cmd.id, now));
+      this.decide({ type: "ack", nodeId: cmd.node_id, commandId: cmd.id });
       return null;
     }
-    const resolved = this.store.runResume(ctx.run.id) !== undefined;
-    const built = await buildLaunchRequest(this.env, this.store, ctx);
+    const built = await buildLaunchRequest(doSettings(this.env), ctx, await this.resumeOf(ctx.run));
     if (!built.ok) {
-      this.tx(() => this.launchFailed(ctx.run, cmd.rank, built.reason, now));
+      this.decide({ type: "launch_failed", runId: ctx.run.id, rank: cmd.rank, reason: built.reason });
       return null;
     }
-    // The first build resolved where this run continues from: the ledger (and `sf job status`) learn it.
-    if (!resolved) this.tx(() => this.engine.resumeResolved(ctx.run.id, now));
-    const request = built.request;
-    return { v: AGENT_PROTOCOL_VERSION, type: "launch", id: cmd.id, rank: cmd.rank, request };
+    return { v: AGENT_PROTOCOL_VERSION, type: "launch", id: cmd.id, rank: cmd.rank, request: built.request };
+  }
+
+  /**
+   * Where a run continues from: resolved once (asking the Run DOs of the job's earlier runs), then kept,
+   * so every rank and re-sent launch carry the same checkpoint and the ledger learns it.
+   */
+  private async resumeOf(run: { id: string; job_id: string; attempt: number }): Promise<ResumeFrom | null> {
+    let known = this.store.runResume(run.id);
+    if (known === undefined) {
+      const earlier = this.store.runsOfJob(run.job_id).filter((r) => r.attempt < run.attempt);
+      const found = await findResume(this.env, earlier);
+      // Two ranks may resolve concurrently (the await above lets other events in): the first one wins.
+      this.decide({ type: "resume_resolved", runId: run.id, body: JSON.stringify(found) });
+      known = this.store.runResume(run.id);
+    }
+    return JSON.parse(known ?? "null") as ResumeFrom | null;
   }
 
   /**
@@ -464,8 +424,11 @@ export class FleetDO extends DurableObject<AppEnv> {
         // Webhook deliveries the flush created are sent by their owners' dispatchers, never on this path.
         if (flushed > 0) this.ctx.waitUntil(pokeDueWebhooks(this.env));
       } catch (err) {
-        const base = Number(this.env.SF_OUTBOX_RETRY_SECONDS) * 1000 || 2000;
-        const delay = backoffDelay(attempts, { baseMs: base, capMs: MAX_RETRY_MS, jitter: "none" });
+        const delay = backoffDelay(attempts, {
+          baseMs: doSettings(this.env).outboxRetryMs,
+          capMs: MAX_OUTBOX_RETRY_MS,
+          jitter: "none",
+        });
         console.error(`fleet outbox flush failed (attempt ${attempts + 1}); retrying in ${delay} ms`, err);
         this.store.setTimer(OUTBOX_TIMER, Date.now() + delay, attempts + 1);
       } finally {
@@ -480,4 +443,10 @@ export class FleetDO extends DurableObject<AppEnv> {
     if (due === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(due);
   }
+}
+
+/** A socket's attachment, or null when it is not one of ours (or was written by an older version). */
+function attachment(ws: WebSocket): SocketAttachment | null {
+  const r = SocketAttachment.safeParse(ws.deserializeAttachment());
+  return r.success ? r.data : null;
 }

@@ -1,9 +1,14 @@
 /**
- * The Fleet DO's own SQLite schema and typed row access. Times are epoch milliseconds here (ISO strings
- * only at the D1 boundary). `gpu_alloc`'s primary key (node, index) makes double booking impossible at
- * the storage level, whatever the policy decides.
+ * The Fleet DO's SQLite: its schema, the reads the rules make (`FleetState`) and the one applier of
+ * their effects (`apply`). `gpu_alloc`'s primary key (node, index) makes double booking impossible at
+ * the storage level, whatever a rule decides: a second booking throws and aborts the transaction.
+ * Everything here runs inside the DO's `transactionSync`.
  */
-import { SqlStore } from "./sql-store.js";
+
+import { SqlStore } from "../sql-store.js";
+import type { OutboxEntry } from "./outbox-entry.js";
+import type { AllocRow, CommandRow, JobRow, NodeRow, RankRow, RunRow, TimerRow } from "./rows.js";
+import type { FleetEffect, Ledger } from "./state.js";
 
 /**
  * Append-only schema steps: step N brings a store from version N-1 to N. Never edit a shipped step;
@@ -61,108 +66,102 @@ const MIGRATIONS: string[][] = [
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
 
-export interface JobRow {
-  [k: string]: SqlStorageValue;
-  id: string;
-  user_id: string;
-  name: string;
-  status: string;
-  priority: number;
-  queue_seq: number;
-  gpus: number;
-  recipe: string;
-  spec: string;
-  pending_reasons: string;
-  current_run_id: string | null;
-  attempt: number;
-  version: number;
-  event_seq: number;
-  created_at: number;
-  updated_at: number;
-  capsule: string | null;
-  launch: string | null;
+const JOB_COLUMNS = [
+  "id",
+  "user_id",
+  "name",
+  "status",
+  "priority",
+  "queue_seq",
+  "gpus",
+  "recipe",
+  "spec",
+  "pending_reasons",
+  "current_run_id",
+  "attempt",
+  "version",
+  "event_seq",
+  "created_at",
+  "updated_at",
+  "capsule",
+  "launch",
+] as const;
+const RUN_COLUMNS = [
+  "id",
+  "job_id",
+  "attempt",
+  "epoch",
+  "status",
+  "placement",
+  "gpus",
+  "user_id",
+  "allocated_at",
+  "ended_at",
+  "exit_code",
+  "reason",
+  "version",
+] as const;
+const RANK_COLUMNS = [
+  "run_id",
+  "rank",
+  "node_id",
+  "pool",
+  "gpu_indices",
+  "state",
+  "exit_code",
+  "reason",
+  "updated_at",
+] as const;
+const NODE_COLUMNS = [
+  "id",
+  "name",
+  "series",
+  "gpus",
+  "status",
+  "runtime",
+  "labels",
+  "cpus",
+  "memory_mb",
+  "version",
+  "created_at",
+  "updated_at",
+  "agent",
+  "hostname",
+  "lost_since",
+] as const;
+
+/** `INSERT … ON CONFLICT (key) DO UPDATE SET every other column (but `keep`)`: a whole row written. */
+function upsertSql(table: string, columns: readonly string[], key: string[], keep: string[] = []): string {
+  const updates = columns
+    .filter((c) => !key.includes(c) && !keep.includes(c))
+    .map((c) => `${c} = excluded.${c}`);
+  return `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})
+    ON CONFLICT (${key.join(", ")}) DO UPDATE SET ${updates.join(", ")}`;
 }
 
-export interface RunRow {
-  [k: string]: SqlStorageValue;
-  id: string;
-  job_id: string;
-  attempt: number;
-  epoch: number;
-  status: string;
-  placement: string;
-  gpus: number;
-  user_id: string;
-  allocated_at: number;
-  ended_at: number | null;
-  exit_code: number | null;
-  reason: string | null;
-  version: number;
+const UPSERT = {
+  job: upsertSql("jobs", JOB_COLUMNS, ["id"]),
+  run: upsertSql("runs", RUN_COLUMNS, ["id"]),
+  rank: upsertSql("run_ranks", RANK_COLUMNS, ["run_id", "rank"]),
+  node: upsertSql("nodes", NODE_COLUMNS, ["id"], ["created_at"]),
+};
+
+function values<R extends Record<string, unknown>>(
+  row: R,
+  columns: readonly (keyof R & string)[],
+): SqlStorageValue[] {
+  return columns.map((c) => row[c] as SqlStorageValue);
 }
 
-export interface RankRow {
-  [k: string]: SqlStorageValue;
-  run_id: string;
-  rank: number;
-  node_id: string;
-  pool: string;
-  gpu_indices: string;
-  /** pending (launch not acked) → accepted → launched → exited; `cancelled` if never acked before a stop. */
-  state: string;
-  exit_code: number | null;
-  reason: string | null;
-  updated_at: number;
-}
-
-export interface CommandRow {
-  [k: string]: SqlStorageValue;
-  id: string;
-  node_id: string;
-  run_id: string;
-  rank: number;
-  kind: string;
-  payload: string;
-  created_at: number;
-  sent_at: number | null;
-  acked_at: number | null;
-}
-
-export interface NodeRow {
-  [k: string]: SqlStorageValue;
-  id: string;
-  name: string;
-  series: string;
-  gpus: number;
-  status: string;
-  runtime: string | null;
-  labels: string;
-  cpus: number | null;
-  memory_mb: number | null;
-  version: number;
-  created_at: number;
-  updated_at: number;
-  agent: number;
-  hostname: string | null;
-  lost_since: number | null;
-}
-
-export interface TimerRow {
-  [k: string]: SqlStorageValue;
-  id: string;
-  due_at: number;
-  attempts: number;
-}
-
-export class FleetStore extends SqlStore {
+export class FleetStore extends SqlStore implements Ledger {
   constructor(sql: SqlStorage) {
     super(sql, MIGRATIONS);
   }
 
-  /** Monotonic counters kept in meta (queue order, lease epochs). */
-  nextCounter(key: string): number {
-    const n = Number(this.getMeta(key) ?? "0") + 1;
-    this.setMeta(key, String(n));
-    return n;
+  // FleetState: what the rules read ---------------------------------------------------
+
+  meta(key: string): string | null {
+    return this.getMeta(key);
   }
 
   job(id: string): JobRow | null {
@@ -177,21 +176,15 @@ export class FleetStore extends SqlStore {
     return this.sql.exec<RunRow>("SELECT * FROM runs WHERE id = ?", id).toArray()[0] ?? null;
   }
 
-  /** The resolved resume checkpoint of a run (JSON, "null" for none), or undefined when not resolved yet. */
   runResume(runId: string): string | undefined {
     return this.sql.exec<{ body: string }>("SELECT body FROM run_resume WHERE run_id = ?", runId).toArray()[0]
       ?.body;
-  }
-
-  setRunResume(runId: string, body: string): void {
-    this.sql.exec("INSERT OR IGNORE INTO run_resume (run_id, body) VALUES (?, ?)", runId, body);
   }
 
   runsOfJob(jobId: string): RunRow[] {
     return this.sql.exec<RunRow>("SELECT * FROM runs WHERE job_id = ? ORDER BY attempt", jobId).toArray();
   }
 
-  /** Runs that overlap [since, now]: open ones and those that ended after `since`. */
   runsSince(since: number): RunRow[] {
     return this.sql
       .exec<RunRow>("SELECT * FROM runs WHERE ended_at IS NULL OR ended_at > ?", since)
@@ -202,53 +195,20 @@ export class FleetStore extends SqlStore {
     return this.sql.exec<RankRow>("SELECT * FROM run_ranks WHERE run_id = ? ORDER BY rank", runId).toArray();
   }
 
-  /** Ranks on a node whose run still holds GPUs. */
   openRanksOn(nodeId: string): RankRow[] {
     return this.sql
       .exec<RankRow>(
-        "SELECT rr.* FROM run_ranks rr JOIN runs r ON r.id = rr.run_id WHERE rr.node_id = ? AND r.ended_at IS NULL ORDER BY rr.run_id, rr.rank",
+        `SELECT rr.* FROM run_ranks rr JOIN runs r ON r.id = rr.run_id
+         WHERE rr.node_id = ? AND r.ended_at IS NULL ORDER BY rr.run_id, rr.rank`,
         nodeId,
       )
       .toArray();
-  }
-
-  setRank(
-    runId: string,
-    rank: number,
-    state: string,
-    exitCode: number | null,
-    reason: string | null,
-    now: number,
-  ): void {
-    this.sql.exec(
-      "UPDATE run_ranks SET state = ?, exit_code = ?, reason = ?, updated_at = ? WHERE run_id = ? AND rank = ?",
-      state,
-      exitCode,
-      reason,
-      now,
-      runId,
-      rank,
-    );
-  }
-
-  addCommand(c: Omit<CommandRow, "sent_at" | "acked_at">): void {
-    this.sql.exec(
-      "INSERT INTO commands (id, node_id, run_id, rank, kind, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      c.id,
-      c.node_id,
-      c.run_id,
-      c.rank,
-      c.kind,
-      c.payload,
-      c.created_at,
-    );
   }
 
   command(id: string): CommandRow | null {
     return this.sql.exec<CommandRow>("SELECT * FROM commands WHERE id = ?", id).toArray()[0] ?? null;
   }
 
-  /** Unacknowledged commands for a node, oldest first. */
   openCommands(nodeId: string): CommandRow[] {
     return this.sql
       .exec<CommandRow>(
@@ -256,49 +216,6 @@ export class FleetStore extends SqlStore {
         nodeId,
       )
       .toArray();
-  }
-
-  ackCommand(id: string, now: number): void {
-    this.sql.exec("UPDATE commands SET acked_at = ? WHERE id = ? AND acked_at IS NULL", now, id);
-  }
-
-  /**
-   * Opens a run rank's acknowledged launch again, so it is re-sent: the agent acked it but came back
-   * without it (it never journaled it). Returns whether there was one to reopen.
-   */
-  reopenLaunch(runId: string, rank: number, nodeId: string): boolean {
-    const rows = this.sql
-      .exec(
-        `UPDATE commands SET acked_at = NULL, sent_at = NULL
-         WHERE run_id = ? AND rank = ? AND node_id = ? AND kind = 'launch' AND acked_at IS NOT NULL
-         RETURNING id`,
-        runId,
-        rank,
-        nodeId,
-      )
-      .toArray();
-    return rows.length > 0;
-  }
-
-  /** Closes every open command of a run rank (its run ended or a stop superseded the launch). */
-  settleCommands(runId: string, rank: number, kind: string, now: number): void {
-    this.sql.exec(
-      "UPDATE commands SET acked_at = ? WHERE run_id = ? AND rank = ? AND kind = ? AND acked_at IS NULL",
-      now,
-      runId,
-      rank,
-      kind,
-    );
-  }
-
-  markSent(id: string, now: number): void {
-    this.sql.exec("UPDATE commands SET sent_at = ? WHERE id = ?", now, id);
-  }
-
-  hasOpenCommands(): boolean {
-    return (
-      this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM commands WHERE acked_at IS NULL").one().n > 0
-    );
   }
 
   node(id: string): NodeRow | null {
@@ -313,11 +230,9 @@ export class FleetStore extends SqlStore {
     return this.sql.exec<NodeRow>("SELECT * FROM nodes ORDER BY name").toArray();
   }
 
-  allocations(): Array<{ node_id: string; idx: number; run_id: string }> {
+  allocations(): AllocRow[] {
     return this.sql
-      .exec<{ node_id: string; idx: number; run_id: string }>(
-        "SELECT node_id, idx, run_id FROM gpu_alloc ORDER BY node_id, idx",
-      )
+      .exec<AllocRow>("SELECT node_id, idx, run_id FROM gpu_alloc ORDER BY node_id, idx")
       .toArray();
   }
 
@@ -335,17 +250,118 @@ export class FleetStore extends SqlStore {
     );
   }
 
-  setQuota(userId: string, body: string): void {
-    this.sql.exec(
-      "INSERT INTO quotas (user_id, body) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET body = excluded.body",
-      userId,
-      body,
+  // the one applier ---------------------------------------------------------------------
+
+  apply(e: FleetEffect): void {
+    switch (e.kind) {
+      case "meta":
+        if (e.value === null) this.deleteMeta(e.key);
+        else this.setMeta(e.key, e.value);
+        return;
+      case "job":
+        this.sql.exec(UPSERT.job, ...values(e.row, JOB_COLUMNS));
+        return;
+      case "run":
+        this.sql.exec(UPSERT.run, ...values(e.row, RUN_COLUMNS));
+        return;
+      case "rank":
+        this.sql.exec(UPSERT.rank, ...values(e.row, RANK_COLUMNS));
+        return;
+      case "node":
+        this.sql.exec(UPSERT.node, ...values(e.row, NODE_COLUMNS));
+        return;
+      case "quota":
+        this.sql.exec(
+          "INSERT INTO quotas (user_id, body) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET body = excluded.body",
+          e.user_id,
+          e.body,
+        );
+        return;
+      case "alloc":
+        // No OR IGNORE: the primary key refuses a double booking and aborts the transaction.
+        this.sql.exec(
+          "INSERT INTO gpu_alloc (node_id, idx, run_id) VALUES (?, ?, ?)",
+          e.alloc.node_id,
+          e.alloc.idx,
+          e.alloc.run_id,
+        );
+        return;
+      case "free":
+        this.sql.exec("DELETE FROM gpu_alloc WHERE run_id = ?", e.run_id);
+        return;
+      case "command":
+        this.sql.exec(
+          "INSERT INTO commands (id, node_id, run_id, rank, kind, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          e.row.id,
+          e.row.node_id,
+          e.row.run_id,
+          e.row.rank,
+          e.row.kind,
+          e.row.payload,
+          e.row.created_at,
+        );
+        return;
+      case "settle":
+        if (e.rank === null)
+          this.sql.exec(
+            "UPDATE commands SET acked_at = ? WHERE run_id = ? AND kind = ? AND acked_at IS NULL",
+            e.at,
+            e.run_id,
+            e.command,
+          );
+        else
+          this.sql.exec(
+            "UPDATE commands SET acked_at = ? WHERE run_id = ? AND rank = ? AND kind = ? AND acked_at IS NULL",
+            e.at,
+            e.run_id,
+            e.rank,
+            e.command,
+          );
+        return;
+      case "ack":
+        this.sql.exec("UPDATE commands SET acked_at = ? WHERE id = ? AND acked_at IS NULL", e.at, e.id);
+        return;
+      case "reopen":
+        this.sql.exec(
+          `UPDATE commands SET acked_at = NULL, sent_at = NULL
+           WHERE run_id = ? AND rank = ? AND node_id = ? AND kind = 'launch' AND acked_at IS NOT NULL`,
+          e.run_id,
+          e.rank,
+          e.node_id,
+        );
+        return;
+      case "sent":
+        this.sql.exec("UPDATE commands SET sent_at = ? WHERE id = ?", e.at, e.id);
+        return;
+      case "timer":
+        if (e.due === null) this.deleteTimer(e.id);
+        else this.setTimer(e.id, e.due);
+        return;
+      case "outbox":
+        this.enqueue(e.entry, e.at);
+        return;
+      case "resume":
+        this.sql.exec("INSERT OR IGNORE INTO run_resume (run_id, body) VALUES (?, ?)", e.run_id, e.body);
+        return;
+    }
+  }
+
+  // the adapter's own rows: command sending, the outbox flush, timers --------------------
+
+  /** Every job id with its status, in queue order (tests and reconciliation). */
+  jobStatuses(): Array<{ id: string; status: string }> {
+    return this.sql
+      .exec<{ id: string; status: string }>("SELECT id, status FROM jobs ORDER BY queue_seq")
+      .toArray();
+  }
+
+  hasOpenCommands(): boolean {
+    return (
+      this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM commands WHERE acked_at IS NULL").one().n > 0
     );
   }
 
-  // outbox ------------------------------------------------------------------
-
-  enqueue(payload: unknown, now: number): void {
+  enqueue(payload: OutboxEntry, now: number): void {
     this.sql.exec("INSERT INTO outbox (payload, created_at) VALUES (?, ?)", JSON.stringify(payload), now);
   }
 
@@ -362,8 +378,6 @@ export class FleetStore extends SqlStore {
   ackOutbox(upToSeq: number): void {
     this.sql.exec("DELETE FROM outbox WHERE seq <= ?", upToSeq);
   }
-
-  // timers ------------------------------------------------------------------
 
   /** Sets a timer to fire at `dueAt`, keeping an earlier due time if one is already set. */
   setTimer(id: string, dueAt: number, attempts = 0): void {

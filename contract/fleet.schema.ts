@@ -1,0 +1,154 @@
+/**
+ * The Fleet's shapes shared across layers: what the Worker hands the Fleet DO (config, submit input,
+ * actions, run events) and what the DO answers, which the API returns and the CLI parses (job detail,
+ * runs, nodes, the fleet view, drain reports). Views are zod schemas (loose, so a field added later does
+ * not break an older client); RPC inputs are plain types.
+ */
+import { z } from "zod";
+import { JobView, PendingReasons, type Quota, TimeWindow } from "./api.schema.js";
+import type { Entrypoint } from "./catalog.schema.js";
+import type { JobSpec } from "./jobspec.schema.js";
+import { Placement } from "./launch-request.schema.js";
+
+export const FleetConfig = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  windows: z.array(TimeWindow),
+  draining: z.boolean(),
+  drainNote: z.string().nullable(),
+});
+export type FleetConfig = z.infer<typeof FleetConfig>;
+
+export interface SubmitInput {
+  jobId: string;
+  userId: string;
+  userName: string;
+  spec: JobSpec;
+  priority: number;
+  quota: Quota;
+  blobDigests: string[];
+  /** The job capsule (file name → digest) current at admission, recorded with the job; null if none. */
+  capsule: Record<string, string> | null;
+  /** Resolved at admission from the catalog: how to start it and which image runs it. */
+  launch: { entrypoint: Entrypoint; image: string | null };
+}
+
+export const JOB_ACTIONS = ["stop", "pause", "resume"] as const;
+export type JobAction = (typeof JOB_ACTIONS)[number];
+
+export interface Actor {
+  userId: string;
+  name: string;
+  admin: boolean;
+}
+
+export const RunView = z.looseObject({
+  id: z.string(),
+  attempt: z.number(),
+  epoch: z.number(),
+  status: z.string(),
+  placement: z.array(Placement),
+  gpus: z.number(),
+  allocated_at: z.string(),
+  ended_at: z.string().nullable(),
+  exit_code: z.number().nullable(),
+  reason: z.string().nullable(),
+  /** The checkpoint this run continued from (set when its launch was first built), or null. */
+  resumed_from: z.looseObject({ run_id: z.string(), step: z.number().nullable() }).nullable(),
+});
+export type RunView = z.infer<typeof RunView>;
+
+/** The API's job view plus its runs, as the Fleet DO sees it right now. */
+export const JobDetail = z.looseObject({ ...JobView.shape, runs: z.array(RunView) });
+export type JobDetail = z.infer<typeof JobDetail>;
+
+export const NodeView = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  series: z.string(),
+  /** ready | lost (an agent that went silent) */
+  status: z.string(),
+  agent: z.boolean(),
+  lost_since: z.string().nullable(),
+  runtime: z.string().nullable(),
+  labels: z.record(z.string(), z.string()),
+  gpus: z.array(
+    z.looseObject({ index: z.number(), run_id: z.string().nullable(), job_id: z.string().nullable() }),
+  ),
+});
+export type NodeView = z.infer<typeof NodeView>;
+
+export const FleetInspect = z.looseObject({
+  fleet_id: z.string(),
+  draining: z.boolean(),
+  drain_note: z.string().nullable(),
+  windows: z.array(TimeWindow),
+  nodes: z.array(NodeView),
+  totals: z.looseObject({
+    gpus: z.number(),
+    allocated: z.number(),
+    free: z.number(),
+    queued: z.number(),
+    running: z.number(),
+  }),
+  queue: z.array(
+    z.looseObject({
+      job_id: z.string(),
+      user_id: z.string(),
+      priority: z.number(),
+      gpus: z.number(),
+      pending_reasons: PendingReasons,
+    }),
+  ),
+});
+export type FleetInspect = z.infer<typeof FleetInspect>;
+
+export const DrainBlocker = z.looseObject({
+  job_id: z.string(),
+  name: z.string(),
+  status: z.string(),
+  reason: z.string(),
+});
+export type DrainBlocker = z.infer<typeof DrainBlocker>;
+
+export const DrainReport = z.looseObject({
+  config: FleetConfig,
+  /** Jobs the drain holds now: paused while running, or held while queued (all calls so far). */
+  paused: z.array(z.string()),
+  held: z.array(z.string()),
+  /** Jobs still holding GPUs that the drain will not pause. Maintenance must wait for them. */
+  blockers: z.array(DrainBlocker),
+  /** On resume: the jobs re-queued, in queue order. */
+  resumed: z.array(z.string()),
+});
+export type DrainReport = z.infer<typeof DrainReport>;
+
+/** One thing that happened to a rank of a run, from its agent or from the runner inside it. */
+export interface RunEventInput {
+  runId: string;
+  epoch: number;
+  rank: number;
+  event:
+    | "accepted"
+    | "launched"
+    | "started"
+    | "exited"
+    | "stopped"
+    | "launch_failed"
+    | "succeeded"
+    | "failed";
+  exitCode: number | null;
+  reason: string | null;
+  /** An infrastructure failure (node, runtime, host OOM) rather than the workload's own exit. */
+  infra: boolean;
+  source: "agent" | "runner";
+}
+
+/**
+ * What a run event did. `runOver`: the run has ended on the control plane (released, or no longer in a
+ * running state), so ingest knows it without reading the ledger back.
+ */
+export type RunEventOutcome =
+  | { kind: "applied" | "ignored"; stopWorkload: boolean; runOver: boolean }
+  | { kind: "stale_epoch" | "unknown_run"; stopWorkload: true; runOver: boolean };

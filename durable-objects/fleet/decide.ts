@@ -1,0 +1,153 @@
+/**
+ * The Fleet engine's one entry point: `decide(ledger, event, context)`. Every event the Fleet DO
+ * handles — an RPC call, an agent frame, a timer — is one `FleetEvent`; the rules (fleet/rules/*) read
+ * the ledger and change it only through effects, which the ledger applies as they are emitted (inside
+ * the DO's single SQL transaction; in memory in tests). The decision returns the event's result and the
+ * list of effects, in order. No I/O: time and ids come from the context.
+ */
+import type { Inventory, JournalEntry } from "../../contract/agent-frames.schema.js";
+import type { Quota, RegisterNodeBody } from "../../contract/api.schema.js";
+import type { Result } from "../../contract/errors.js";
+import type {
+  Actor,
+  DrainReport,
+  FleetConfig,
+  JobAction,
+  JobDetail,
+  NodeView,
+  RunEventInput,
+  RunEventOutcome,
+  SubmitInput,
+} from "../../contract/fleet.schema.js";
+import {
+  ackCommand,
+  hello,
+  launchFailed,
+  lostGraceOver,
+  nodeLost,
+  refusedCommand,
+  type Welcome,
+} from "./rules/agents.js";
+import { config, resumeResolved } from "./rules/ledger.js";
+import { drain, drainReport, undrain } from "./rules/lifecycle.js";
+import { action, retryDue, runEvent, submit } from "./rules/runs.js";
+import { configure, registerNode, schedule, setQuota } from "./rules/schedule.js";
+import type { FleetEffect, Ledger } from "./state.js";
+import { timerTarget } from "./timers.js";
+import { type DecideContext, Tx } from "./tx.js";
+
+export type FleetEvent =
+  | { type: "configure"; config: FleetConfig }
+  | { type: "set_quota"; userId: string; quota: Quota }
+  | { type: "drain"; note: string | null }
+  | { type: "undrain" }
+  | { type: "submit"; input: SubmitInput }
+  | { type: "action"; jobId: string; action: JobAction; actor: Actor; reason?: string }
+  | { type: "register_node"; input: RegisterNodeBody }
+  | { type: "run_event"; input: RunEventInput }
+  | { type: "hello"; nodeId: string; inventory: Inventory; journal: JournalEntry[] }
+  | { type: "ack"; nodeId: string; commandId: string }
+  | { type: "refused"; nodeId: string; commandId: string; code: string; message: string }
+  | { type: "node_lost"; nodeId: string }
+  /** A launch command could not become a LaunchRequest (no capsule, no signing key…). */
+  | { type: "launch_failed"; runId: string; rank: number; reason: string }
+  /** A command frame went out on the agent's socket. */
+  | { type: "sent"; commandId: string }
+  /** The checkpoint a run continues from was resolved (JSON of ResumeFrom | null). */
+  | { type: "resume_resolved"; runId: string; body: string }
+  /** A timer row came due: `schedule`, `windows`, `retry:<job>`, `lost:<node>`. */
+  | { type: "timer"; id: string };
+
+/** What each event answers. */
+export interface FleetResults {
+  configure: undefined;
+  set_quota: undefined;
+  drain: DrainReport;
+  undrain: DrainReport;
+  submit: Result<{ job: JobDetail }>;
+  action: Result<JobDetail>;
+  register_node: Result<NodeView>;
+  run_event: RunEventOutcome;
+  hello: Welcome;
+  ack: boolean;
+  refused: undefined;
+  node_lost: undefined;
+  launch_failed: undefined;
+  sent: undefined;
+  resume_resolved: undefined;
+  timer: undefined;
+}
+
+export interface Decision<T> {
+  result: T;
+  effects: FleetEffect[];
+}
+
+export function decide<E extends FleetEvent>(
+  ledger: Ledger,
+  event: E,
+  ctx: DecideContext,
+): Decision<FleetResults[E["type"]]> {
+  const t = new Tx(ledger, ctx);
+  const result = apply(t, event) as FleetResults[E["type"]];
+  return { result, effects: t.effects };
+}
+
+function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
+  switch (e.type) {
+    case "configure":
+      configure(t, e.config);
+      return undefined;
+    case "set_quota":
+      setQuota(t, e.userId, e.quota);
+      return undefined;
+    case "drain":
+      return drain(t, e.note);
+    case "undrain":
+      return undrain(t);
+    case "submit":
+      return submit(t, e.input);
+    case "action":
+      return action(t, e.jobId, e.action, e.actor, e.reason);
+    case "register_node":
+      return registerNode(t, e.input);
+    case "run_event":
+      return runEvent(t, e.input);
+    case "hello":
+      return hello(t, e.nodeId, e.inventory, e.journal);
+    case "ack":
+      return ackCommand(t, e.nodeId, e.commandId);
+    case "refused":
+      refusedCommand(t, e.nodeId, e.commandId, e.code, e.message);
+      return undefined;
+    case "node_lost":
+      nodeLost(t, e.nodeId);
+      return undefined;
+    case "launch_failed":
+      launchFailed(t, e.runId, e.rank, e.reason);
+      return undefined;
+    case "sent":
+      if (t.s.command(e.commandId)) t.put({ kind: "sent", id: e.commandId, at: t.now });
+      return undefined;
+    case "resume_resolved":
+      resumeResolved(t, e.runId, e.body);
+      return undefined;
+    case "timer":
+      timerDue(t, e.id);
+      return undefined;
+  }
+}
+
+/** A rule's timer came due (the adapter consumed its row first; the rule may arm it again). */
+function timerDue(t: Tx, id: string): void {
+  const target = timerTarget(id);
+  if (target.kind === "schedule") schedule(t);
+  else if (target.kind === "retry") retryDue(t, target.jobId);
+  else if (target.kind === "lost") lostGraceOver(t, target.nodeId);
+}
+
+/** The drain's current report, or null before the fleet is configured (a read: no effects). */
+export function currentDrainReport(ledger: Ledger): DrainReport | null {
+  const cfg = config(ledger);
+  return cfg ? drainReport(ledger, cfg, []) : null;
+}

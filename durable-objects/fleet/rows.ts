@@ -1,0 +1,95 @@
+/**
+ * The Fleet DO's rows, as the rules see them. Times are epoch milliseconds (ISO strings only at the D1
+ * boundary). Type aliases rather than interfaces, so a row is also a plain record for the SQL layer.
+ */
+
+export type JobRow = {
+  id: string;
+  user_id: string;
+  name: string;
+  status: string;
+  priority: number;
+  queue_seq: number;
+  gpus: number;
+  recipe: string;
+  spec: string;
+  pending_reasons: string;
+  current_run_id: string | null;
+  attempt: number;
+  version: number;
+  event_seq: number;
+  created_at: number;
+  updated_at: number;
+  capsule: string | null;
+  launch: string | null;
+};
+
+export type RunRow = {
+  id: string;
+  job_id: string;
+  attempt: number;
+  epoch: number;
+  status: string;
+  placement: string;
+  gpus: number;
+  user_id: string;
+  allocated_at: number;
+  ended_at: number | null;
+  exit_code: number | null;
+  reason: string | null;
+  version: number;
+};
+
+/** pending (launch not acked) → accepted → launched → exited; `cancelled` if never acked before a stop. */
+export type RankState = "pending" | "accepted" | "launched" | "exited" | "cancelled";
+
+export type RankRow = {
+  run_id: string;
+  rank: number;
+  node_id: string;
+  pool: string;
+  gpu_indices: string;
+  state: string;
+  exit_code: number | null;
+  reason: string | null;
+  updated_at: number;
+};
+
+export type CommandKind = "launch" | "stop";
+
+export type CommandRow = {
+  id: string;
+  node_id: string;
+  run_id: string;
+  rank: number;
+  kind: string;
+  payload: string;
+  created_at: number;
+  sent_at: number | null;
+  acked_at: number | null;
+};
+
+export type NodeRow = {
+  id: string;
+  name: string;
+  series: string;
+  gpus: number;
+  status: string;
+  runtime: string | null;
+  labels: string;
+  cpus: number | null;
+  memory_mb: number | null;
+  version: number;
+  created_at: number;
+  updated_at: number;
+  agent: number;
+  hostname: string | null;
+  lost_since: number | null;
+};
+
+export type AllocRow = { node_id: string; idx: number; run_id: string };
+
+export type TimerRow = { id: string; due_at: number; attempts: number };
+
+/** A rank in one of these states can no longer run anything. */
+export const GONE_RANK_STATES: ReadonlySet<string> = new Set(["exited", "cancelled"]);

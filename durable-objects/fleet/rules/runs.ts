@@ -1,0 +1,278 @@
+/**
+ * Jobs and their runs: submit, user actions, retries, and `runEvent` — the one place where what agents
+ * and runners report changes a run and its job. A run holds its GPUs until every rank is known to be
+ * gone (exited, or never launched), so a stop never frees GPUs under a workload that is still running.
+ */
+import { backoffDelay } from "../../../contract/backoff.js";
+import { fail, ok, type Result } from "../../../contract/errors.js";
+import type {
+  Actor,
+  JobAction,
+  JobDetail,
+  RunEventInput,
+  RunEventOutcome,
+  SubmitInput,
+} from "../../../contract/fleet.schema.js";
+import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
+import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import { runIsOver } from "../../run-policy.js";
+import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
+import { retryTimer } from "../timers.js";
+import type { Tx } from "../tx.js";
+import { jobDetail } from "../views.js";
+import { closeRun, config, emit, emitJob, putJob, recordEvent, releaseRun, setStatus } from "./ledger.js";
+import { movedKey, pauseIfDraining } from "./lifecycle.js";
+import { schedule } from "./schedule.js";
+
+/** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
+export const STOP_GRACE_SECONDS = 30;
+const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
+
+/** Meta row: automatic retries a job has used (a person resuming it gives it a fresh budget). */
+export function retriesKey(jobId: string): string {
+  return `retries:${jobId}`;
+}
+
+/**
+ * Queues an admitted job. Per-user limits that span fleets (active jobs, Idempotency-Key) were reserved
+ * atomically in D1 before this call; what is checked here is this fleet's own state.
+ */
+export function submit(t: Tx, input: SubmitInput): Result<{ job: JobDetail }> {
+  const cfg = config(t.s);
+  if (!cfg) return fail("FLEET_NOT_FOUND", "this fleet is not configured");
+  if (cfg.draining)
+    return fail("FLEET_DRAINING", `fleet ${cfg.name} is draining: ${cfg.drainNote ?? "maintenance"}`);
+  if (t.s.job(input.jobId)) return fail("ALREADY_EXISTS", `job ${input.jobId} already exists`);
+  t.put({ kind: "quota", user_id: input.userId, body: JSON.stringify(input.quota) });
+  const spec = input.spec;
+  const row: JobRow = {
+    id: input.jobId,
+    user_id: input.userId,
+    name: spec.metadata.name,
+    status: "QUEUED",
+    priority: input.priority,
+    queue_seq: t.counter("queue_seq"),
+    gpus: spec.resources.pools.reduce((n, p) => n + p.nodes * p.gpus_per_node, 0),
+    recipe: `${spec.recipe.name}@${spec.recipe.version}`,
+    spec: JSON.stringify(spec),
+    pending_reasons: "[]",
+    current_run_id: null,
+    attempt: 0,
+    version: 1,
+    event_seq: 0,
+    created_at: t.now,
+    updated_at: t.now,
+    capsule: input.capsule ? JSON.stringify(input.capsule) : null,
+    launch: JSON.stringify(input.launch),
+  };
+  putJob(t, row);
+  const digests = [...input.blobDigests, ...Object.values(input.capsule ?? {})];
+  if (digests.length > 0) emit(t, { kind: "blob_refs", job_id: input.jobId, digests });
+  recordEvent(t, row, null, "QUEUED", "admitted", `user:${input.userName}`, {});
+  emitJob(t, row);
+  schedule(t);
+  return ok({ job: jobDetail(t.s, input.jobId)! });
+}
+
+/** stop / pause / resume by a person; acting on a job takes it over from a drain or window. */
+export function action(
+  t: Tx,
+  jobId: string,
+  act: JobAction,
+  actor: Actor,
+  reason: string | undefined,
+): Result<JobDetail> {
+  const job = t.s.job(jobId);
+  if (!job) return fail("JOB_NOT_FOUND", `no job ${jobId} in this fleet`);
+  if (!actor.admin && job.user_id !== actor.userId)
+    return fail("FORBIDDEN", "you may only act on your own jobs");
+  const from = job.status as JobState;
+  const to = ACTION_TARGETS[act][from];
+  if (!to) {
+    const allowed = Object.keys(ACTION_TARGETS[act]).join(", ");
+    return fail("INVALID_TRANSITION", `cannot ${act} a job that is ${from}; ${act} applies to ${allowed}`, {
+      status: from,
+    });
+  }
+  const run = job.current_run_id ? t.s.run(job.current_run_id) : null;
+  if (act === "resume") t.deleteMeta(retriesKey(job.id));
+  t.deleteMeta(movedKey(job.id));
+  // The status first, so the scheduling pass a stop may cause never sees this job as still queued.
+  setStatus(t, job, to, `user:${actor.name}`, reason ? { reason } : {});
+  // Stop and pause end the current run. A resume never touches the previous run: if its agent has not
+  // confirmed the stop yet, that run keeps its status and GPUs until it does.
+  if (run && run.ended_at === null && act !== "resume") stopRun(t, run, to, `${act} by ${actor.name}`);
+  schedule(t);
+  return ok(jobDetail(t.s, jobId)!);
+}
+
+/**
+ * Ends a run on the control plane's side: ranks never handed to an agent are cancelled, ranks an agent
+ * may be running get a stop command. GPUs are released once no rank can still be running.
+ */
+export function stopRun(t: Tx, run: RunRow, status: string, reason: string): void {
+  closeRun(t, run, status, reason, null);
+  for (const r of t.s.ranks(run.id)) stopRank(t, run, r, reason);
+  releaseIfGone(t, run);
+}
+
+function setRank(t: Tx, r: RankRow, state: string, exitCode: number | null, reason: string | null): void {
+  t.put({ kind: "rank", row: { ...r, state, exit_code: exitCode, reason, updated_at: t.now } });
+}
+
+function stopRank(t: Tx, run: RunRow, r: RankRow, reason: string): void {
+  if (GONE_RANK_STATES.has(r.state)) return;
+  const open = t.s.openCommands(r.node_id).filter((c) => c.run_id === run.id && c.rank === r.rank);
+  const launch = open.find((c) => c.kind === "launch");
+  if (r.state === "pending" && (!launch || launch.sent_at === null)) {
+    // Never reached an agent: nothing can be running.
+    setRank(t, r, "cancelled", null, reason);
+    t.put({ kind: "settle", run_id: run.id, rank: r.rank, command: "launch", at: t.now });
+    return;
+  }
+  if (!open.some((c) => c.kind === "stop")) {
+    t.put({
+      kind: "command",
+      row: {
+        id: t.newId("cmd"),
+        node_id: r.node_id,
+        run_id: run.id,
+        rank: r.rank,
+        kind: "stop",
+        payload: JSON.stringify({ epoch: run.epoch, grace_seconds: STOP_GRACE_SECONDS, reason }),
+        created_at: t.now,
+      },
+    });
+  }
+}
+
+function releaseIfGone(t: Tx, run: RunRow): void {
+  if (run.ended_at !== null) return;
+  if (t.s.ranks(run.id).every((r) => GONE_RANK_STATES.has(r.state))) {
+    releaseRun(t, run);
+    schedule(t);
+  }
+}
+
+/** Applies one report about one rank of a run. Idempotent: a repeated report changes nothing. */
+export function runEvent(t: Tx, e: RunEventInput): RunEventOutcome {
+  const out = applyRunEvent(t, e);
+  pauseIfDraining(t, e.runId);
+  const run = t.s.run(e.runId);
+  return { ...out, runOver: run ? runIsOver(run.status, run.ended_at) : true } as RunEventOutcome;
+}
+
+function applyRunEvent(t: Tx, e: RunEventInput): Omit<RunEventOutcome, "runOver"> {
+  const run = t.s.run(e.runId);
+  if (!run) return { kind: "unknown_run", stopWorkload: true };
+  if (e.epoch !== run.epoch) return { kind: "stale_epoch", stopWorkload: true };
+  const rank = t.s.ranks(run.id).find((r) => r.rank === e.rank);
+  if (!rank) return { kind: "unknown_run", stopWorkload: true };
+  const running = e.event === "accepted" || e.event === "launched" || e.event === "started";
+  // A released run is over: whatever still runs for it must stop (fencing).
+  if (run.ended_at !== null) return { kind: "ignored", stopWorkload: running };
+  if (GONE_RANK_STATES.has(rank.state)) return { kind: "ignored", stopWorkload: running };
+  const job = t.s.job(run.job_id)!;
+  const current =
+    job.current_run_id === run.id &&
+    ALLOCATED_STATES.has(job.status as JobState) &&
+    !["STOPPED", "PAUSED"].includes(run.status);
+  const actor = `${e.source}:${rank.node_id}`;
+
+  if (e.event === "accepted") {
+    if (rank.state === "pending") setRank(t, rank, "accepted", null, null);
+    t.put({ kind: "settle", run_id: run.id, rank: rank.rank, command: "launch", at: t.now });
+    if (current && job.status === "SUBMITTED") setStatus(t, job, "PENDING", actor, { rank: rank.rank });
+    return { kind: "applied", stopWorkload: !current };
+  }
+  if (running) {
+    if (rank.state !== "launched") setRank(t, rank, "launched", null, null);
+    t.put({ kind: "settle", run_id: run.id, rank: rank.rank, command: "launch", at: t.now });
+    if (current) markStarted(t, job, run, actor, rank.rank);
+    return { kind: "applied", stopWorkload: !current };
+  }
+
+  // The rank is gone: exited, stopped, failed to launch, or its runner reported the end.
+  const code = e.exitCode ?? (e.event === "succeeded" ? 0 : null);
+  const reason = e.reason ?? describeExit(e.event, code);
+  setRank(t, rank, "exited", code, reason);
+  t.put({ kind: "settle", run_id: run.id, rank: rank.rank, command: "launch", at: t.now });
+  t.put({ kind: "settle", run_id: run.id, rank: rank.rank, command: "stop", at: t.now });
+  if (current) {
+    // Reports may be applied out of order (frames are independent). Any end other than launch_failed
+    // means the workload ran, so the job passes through RUNNING first, whatever arrived before.
+    if (e.event !== "launch_failed") markStarted(t, job, run, actor, rank.rank);
+    const failed = e.event === "failed" || e.event === "launch_failed" || e.event === "stopped" || code !== 0;
+    if (failed) failRun(t, job, run, rank.rank, code, reason, e.infra, actor);
+    else if (t.s.ranks(run.id).every((r) => r.state === "exited" && r.exit_code === 0)) {
+      closeRun(t, run, "SUCCEEDED", "all ranks exited 0", 0);
+      setStatus(t, job, "SUCCEEDED", actor, { exit_code: 0 });
+    }
+  }
+  releaseIfGone(t, run);
+  return { kind: "applied", stopWorkload: false };
+}
+
+/** SUBMITTED/PENDING → RUNNING along the table's edges (ack, started); a no-op once RUNNING. */
+function markStarted(t: Tx, job: JobRow, run: RunRow, actor: string, rank: number): void {
+  if (job.status === "SUBMITTED") setStatus(t, job, "PENDING", actor, { rank });
+  if (job.status === "PENDING") {
+    setStatus(t, job, "RUNNING", actor, { rank });
+    closeRun(t, run, "RUNNING", null, null);
+  }
+}
+
+/** One rank failed: the job fails, and every other rank of the gang is stopped. */
+function failRun(
+  t: Tx,
+  job: JobRow,
+  run: RunRow,
+  rank: number,
+  code: number | null,
+  reason: string,
+  infra: boolean,
+  actor: string,
+): void {
+  closeRun(t, run, "FAILED", reason, code);
+  setStatus(t, job, "FAILED", actor, { rank, exit_code: code, reason, infra });
+  for (const r of t.s.ranks(run.id)) if (r.rank !== rank) stopRank(t, run, r, `rank ${rank} failed`);
+  planRetry(t, job, infra);
+}
+
+/**
+ * Auto-retry: an infrastructure failure (or any failure, if the spec asks) re-queues the job after a
+ * backoff, while its budget (`lifecycle.max_retries`) lasts. A timer row does it, so the retry survives
+ * a restart; each attempt is a new run with its own id, epoch and token.
+ */
+function planRetry(t: Tx, job: JobRow, infra: boolean): void {
+  const lifecycle = (JSON.parse(job.spec) as JobSpec).lifecycle;
+  // Only automatic retries count: runs started by resume, drain or windows do not use up the budget.
+  const used = Number(t.s.meta(retriesKey(job.id)) ?? "0");
+  if (!(infra || lifecycle.retry_on_user_failure) || used >= lifecycle.max_retries) return;
+  const delay = backoffDelay(used, {
+    baseMs: t.ctx.settings.retryBaseMs,
+    capMs: MAX_RETRY_BACKOFF_MS,
+    jitter: "none",
+  });
+  t.setMeta(retryTimer(job.id), String(job.attempt));
+  t.setTimer(retryTimer(job.id), t.now + delay);
+}
+
+/** The retry timer fired: re-queue (FAILED → QUEUED, edge `retry`) unless something else moved the job. */
+export function retryDue(t: Tx, jobId: string): void {
+  const job = t.s.job(jobId);
+  const planned = t.s.meta(retryTimer(jobId));
+  if (job?.status !== "FAILED" || planned !== String(job.attempt)) return;
+  const used = Number(t.s.meta(retriesKey(jobId)) ?? "0") + 1;
+  t.setMeta(retriesKey(jobId), String(used));
+  setStatus(t, job, "QUEUED", "system:retry", { attempt: job.attempt + 1, retry: used });
+  schedule(t);
+}
+
+function describeExit(event: RunEventInput["event"], code: number | null): string {
+  if (event === "launch_failed") return "the runtime could not start the workload";
+  if (event === "stopped") return "stopped by the agent";
+  if (code === null) return `${event} without an exit code`;
+  if (code > 128) return `killed by signal ${code - 128}`;
+  return `exited with code ${code}`;
+}

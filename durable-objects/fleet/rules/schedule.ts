@@ -1,0 +1,267 @@
+/**
+ * Configuration, quotas, admin-registered nodes and the scheduling pass: the pure policy
+ * (scheduler/policy.ts) chooses, these rules turn its choice into runs, ranks, GPU bookings and launch
+ * commands. Every entry point ends in `schedule`, which also runs the time-window pass around it.
+ */
+import { DEFAULT_QUOTA, type Quota, QuotaBody, type RegisterNodeBody } from "../../../contract/api.schema.js";
+import { fail, ok, type Result } from "../../../contract/errors.js";
+import type { FleetConfig, NodeView } from "../../../contract/fleet.schema.js";
+import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import type { Placement } from "../../../contract/launch-request.schema.js";
+import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
+import { decide, type UserInput } from "../../scheduler/policy.js";
+import { overlapGpuSeconds } from "../../scheduler/usage.js";
+import type { JobRow, NodeRow, RunRow } from "../rows.js";
+import { SCHEDULE_TIMER } from "../timers.js";
+import type { Tx } from "../tx.js";
+import { nodeView } from "../views.js";
+import { config, emitJob, emitNode, emitRun, putJob, putNode, putRun, setStatus } from "./ledger.js";
+import { armWindowTimer, windowPass } from "./lifecycle.js";
+
+const DAY_MS = 86_400_000;
+
+export function configure(t: Tx, cfg: FleetConfig): void {
+  const current = t.s.meta("fleet_id");
+  if (current && current !== cfg.id)
+    throw new Error(`fleet DO for ${current} cannot be reconfigured as ${cfg.id}`);
+  t.setMeta("fleet_id", cfg.id);
+  t.setMeta("config", JSON.stringify(cfg));
+  schedule(t);
+}
+
+/** Drain on (with a note) or off. Queued jobs wait with FLEET_DRAINING; new submits are refused. */
+export function setDrain(t: Tx, draining: boolean, note: string | null): FleetConfig {
+  const cfg = config(t.s);
+  if (!cfg) throw new Error("fleet DO used before configure()");
+  const next = { ...cfg, draining, drainNote: draining ? note : null };
+  t.setMeta("config", JSON.stringify(next));
+  schedule(t);
+  return next;
+}
+
+export function setQuota(t: Tx, userId: string, quota: Quota): void {
+  t.put({ kind: "quota", user_id: userId, body: JSON.stringify(QuotaBody.parse(quota)) });
+  schedule(t);
+}
+
+/** An admin-registered node (no agent): capacity for the scheduler, always ready. */
+export function registerNode(t: Tx, input: RegisterNodeBody): Result<NodeView> {
+  const existing = t.s.nodeByName(input.name);
+  if (existing?.agent === 1)
+    return fail("CONFLICT", `node ${input.name} belongs to an agent; it registers itself`);
+  if (existing) {
+    const held = t.s.allocatedOn(existing.id);
+    const tooHigh = held.filter((g) => g >= input.gpus);
+    if (tooHigh.length > 0) {
+      return fail(
+        "CONFLICT",
+        `node ${input.name} has GPUs ${tooHigh.join(", ")} allocated; it cannot shrink to ${input.gpus}`,
+      );
+    }
+    if (existing.series !== input.series && held.length > 0) {
+      return fail("CONFLICT", `node ${input.name} has allocations; it cannot change series while busy`);
+    }
+  }
+  const row: NodeRow = {
+    id: existing?.id ?? t.newId("nod"),
+    name: input.name,
+    series: input.series,
+    gpus: input.gpus,
+    status: "ready",
+    runtime: input.runtime ?? null,
+    labels: JSON.stringify(input.labels ?? {}),
+    cpus: input.cpus ?? null,
+    memory_mb: input.memory_mb ?? null,
+    version: (existing?.version ?? 0) + 1,
+    created_at: existing?.created_at ?? t.now,
+    updated_at: t.now,
+    agent: 0,
+    hostname: null,
+    lost_since: null,
+  };
+  putNode(t, row);
+  schedule(t);
+  return ok(nodeView(t.s, t.s.node(row.id)!));
+}
+
+/**
+ * One scheduling pass: stop what runs in a closed window and resume what reopened, dispatch what fits,
+ * refresh pending reasons, and arm the wake-up timers. Passes caused by the window pass itself (a stop
+ * that frees GPUs) only dispatch.
+ */
+export function schedule(t: Tx): void {
+  if (t.inWindowPass) {
+    dispatchPass(t);
+    return;
+  }
+  t.inWindowPass = true;
+  try {
+    windowPass(t);
+    dispatchPass(t);
+    // After dispatch: what was just placed must be stopped when its window closes.
+    armWindowTimer(t);
+  } finally {
+    t.inWindowPass = false;
+  }
+}
+
+function dispatchPass(t: Tx): void {
+  const cfg = config(t.s);
+  if (!cfg) return;
+  const queued = t.s.jobsByStatus("QUEUED");
+  // A resumed job waits until its previous run has released its GPUs: that run may still be writing
+  // the checkpoint the next run starts from.
+  const settling = new Map<string, PendingReason[]>();
+  for (const j of queued) {
+    const prev = j.current_run_id ? t.s.run(j.current_run_id) : null;
+    if (prev && prev.ended_at === null) {
+      settling.set(j.id, [
+        {
+          code: "PREVIOUS_RUN_STOPPING",
+          message: `waiting for run ${prev.id} to stop and checkpoint on its node; the next run continues from it`,
+          details: { run_id: prev.id },
+        },
+      ]);
+    }
+  }
+  const allocs = t.s.allocations();
+  const decision = decide({
+    now: t.now,
+    draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
+    windows: cfg.windows,
+    nodes: t.s.nodes().map((n) => ({
+      id: n.id,
+      name: n.name,
+      series: n.series,
+      gpus: n.gpus,
+      schedulable: n.status === "ready",
+      used: allocs.filter((a) => a.node_id === n.id).map((a) => a.idx),
+      runtime: n.runtime,
+    })),
+    queue: queued
+      .filter((j) => !settling.has(j.id))
+      .map((j) => ({
+        id: j.id,
+        userId: j.user_id,
+        priority: j.priority,
+        queueSeq: j.queue_seq,
+        pools: (JSON.parse(j.spec) as JobSpec).resources.pools,
+        needsImage: (JSON.parse(j.launch ?? "null") as { image?: string | null } | null)?.image != null,
+      })),
+    users: userInputs(t, new Set(queued.map((j) => j.user_id))),
+  });
+
+  for (const d of decision.dispatch) dispatch(t, t.s.job(d.jobId)!, d.placement);
+  let wake: number | null = null;
+  for (const queuedJob of queued) {
+    const reasons = settling.get(queuedJob.id) ?? decision.pending[queuedJob.id];
+    if (!reasons) continue;
+    const json = JSON.stringify(reasons);
+    const job = t.s.job(queuedJob.id)!;
+    if (json !== job.pending_reasons) {
+      job.pending_reasons = json;
+      job.version += 1;
+      job.updated_at = t.now;
+      putJob(t, job);
+      emitJob(t, job);
+    }
+    for (const r of reasons) {
+      const at = wakeTime(r, t.now);
+      if (at !== null && (wake === null || at < wake)) wake = at;
+    }
+  }
+  if (wake !== null) t.setTimer(SCHEDULE_TIMER, wake);
+}
+
+/** QUEUED → SUBMITTED: a new run holds the GPUs; each rank's node gets a launch command. */
+function dispatch(t: Tx, job: JobRow, placement: Placement[]): void {
+  const run: RunRow = {
+    id: t.newId("run"),
+    job_id: job.id,
+    attempt: job.attempt + 1,
+    epoch: t.counter("epoch"),
+    status: "SUBMITTED",
+    placement: JSON.stringify(placement),
+    gpus: placement.reduce((n, p) => n + p.gpu_indices.length, 0),
+    user_id: job.user_id,
+    allocated_at: t.now,
+    ended_at: null,
+    exit_code: null,
+    reason: null,
+    version: 1,
+  };
+  putRun(t, run);
+  for (const p of placement) {
+    // The store refuses a second booking of one (node, index); that would abort the whole transaction.
+    for (const g of p.gpu_indices)
+      t.put({ kind: "alloc", alloc: { node_id: p.node_id, idx: g, run_id: run.id } });
+    t.put({
+      kind: "rank",
+      row: {
+        run_id: run.id,
+        rank: p.rank,
+        node_id: p.node_id,
+        pool: p.pool,
+        gpu_indices: JSON.stringify(p.gpu_indices),
+        state: "pending",
+        exit_code: null,
+        reason: null,
+        updated_at: t.now,
+      },
+    });
+    // Admin-registered nodes have no agent to receive it; the run waits there until stopped.
+    if (t.s.node(p.node_id)?.agent === 1) {
+      t.put({
+        kind: "command",
+        row: {
+          id: t.newId("cmd"),
+          node_id: p.node_id,
+          run_id: run.id,
+          rank: p.rank,
+          kind: "launch",
+          payload: "{}",
+          created_at: t.now,
+        },
+      });
+    }
+  }
+  job.current_run_id = run.id;
+  job.attempt = run.attempt;
+  job.pending_reasons = "[]";
+  putJob(t, job);
+  emitRun(t, run);
+  setStatus(t, job, "SUBMITTED", "system:scheduler", { run_id: run.id, epoch: run.epoch, placement });
+  for (const nodeId of new Set(placement.map((p) => p.node_id))) emitNode(t, t.s.node(nodeId)!);
+}
+
+function userInputs(t: Tx, userIds: Set<string>): Record<string, UserInput> {
+  const out: Record<string, UserInput> = {};
+  for (const id of userIds) {
+    const raw = t.s.quotaBody(id);
+    out[id] = {
+      quota: raw ? QuotaBody.parse(JSON.parse(raw)) : DEFAULT_QUOTA,
+      runningGpus: 0,
+      recentGpuSeconds: 0,
+      gpuSecondsToday: 0,
+    };
+  }
+  const now = t.now;
+  const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
+  for (const r of t.s.runsSince(now - DAY_MS)) {
+    const u = out[r.user_id];
+    if (!u) continue;
+    const end = r.ended_at ?? now;
+    if (r.ended_at === null) u.runningGpus += r.gpus;
+    u.recentGpuSeconds += overlapGpuSeconds(r.allocated_at, end, r.gpus, now - DAY_MS, now);
+    u.gpuSecondsToday += overlapGpuSeconds(r.allocated_at, end, r.gpus, dayStart, now);
+  }
+  return out;
+}
+
+/** When a pending reason can change by itself (a window opens, a new UTC day starts). */
+function wakeTime(r: PendingReason, now: number): number | null {
+  if (r.code === "WINDOW_CLOSED" && typeof r.details.opens_at === "string")
+    return Date.parse(r.details.opens_at);
+  if (r.code === "QUOTA_GPU_HOURS") return (Math.floor(now / DAY_MS) + 1) * DAY_MS;
+  return null;
+}

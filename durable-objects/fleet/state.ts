@@ -1,0 +1,70 @@
+/**
+ * What the Fleet engine's rules read (`FleetState`) and the only way they change it (`FleetEffect`).
+ * Two implementations: the DO's SQLite store (fleet/store.ts) and an in-memory state for the unit and
+ * property tests (fleet/memory-state.ts). Both answer every query in the same order.
+ */
+import type { OutboxEntry } from "./outbox-entry.js";
+import type { AllocRow, CommandKind, CommandRow, JobRow, NodeRow, RankRow, RunRow } from "./rows.js";
+
+export interface FleetState {
+  meta(key: string): string | null;
+  /** Meta rows whose key starts with `prefix`, by key. */
+  metaByPrefix(prefix: string): Array<{ key: string; value: string }>;
+  job(id: string): JobRow | null;
+  /** Jobs in `status`, in queue order (queue_seq). */
+  jobsByStatus(status: string): JobRow[];
+  run(id: string): RunRow | null;
+  /** The job's runs by attempt. */
+  runsOfJob(jobId: string): RunRow[];
+  /** Runs that overlap [since, now]: open ones and those that ended after `since`. */
+  runsSince(since: number): RunRow[];
+  /** The resolved resume checkpoint of a run (JSON, "null" for none); undefined while unresolved. */
+  runResume(runId: string): string | undefined;
+  /** A run's ranks by rank. */
+  ranks(runId: string): RankRow[];
+  /** Ranks on a node whose run still holds GPUs, by run then rank. */
+  openRanksOn(nodeId: string): RankRow[];
+  command(id: string): CommandRow | null;
+  /** Unacknowledged commands for a node, oldest first (created_at, id). */
+  openCommands(nodeId: string): CommandRow[];
+  node(id: string): NodeRow | null;
+  nodeByName(name: string): NodeRow | null;
+  /** Nodes by name. */
+  nodes(): NodeRow[];
+  /** GPU allocations by node, then index. */
+  allocations(): AllocRow[];
+  allocatedOn(nodeId: string): number[];
+  quotaBody(userId: string): string | null;
+}
+
+/**
+ * One change. Rows are written whole (the rule read the row, changed it and hands it back); commands
+ * are settled by what they are for; a timer keeps the earlier of two due times (`due: null` cancels it).
+ */
+export type FleetEffect =
+  | { kind: "meta"; key: string; value: string | null }
+  | { kind: "job"; row: JobRow }
+  | { kind: "run"; row: RunRow }
+  | { kind: "rank"; row: RankRow }
+  | { kind: "node"; row: NodeRow }
+  | { kind: "quota"; user_id: string; body: string }
+  /** Books one GPU. The store refuses a second booking of the same (node, index). */
+  | { kind: "alloc"; alloc: AllocRow }
+  /** Frees every GPU of a run. */
+  | { kind: "free"; run_id: string }
+  | { kind: "command"; row: Omit<CommandRow, "sent_at" | "acked_at"> }
+  /** Closes the open commands of `command` kind of a run (one rank, or every rank when null). */
+  | { kind: "settle"; run_id: string; rank: number | null; command: CommandKind; at: number }
+  | { kind: "ack"; id: string; at: number }
+  /** The agent lost an acked launch: open it again so it is re-sent. */
+  | { kind: "reopen"; run_id: string; rank: number; node_id: string }
+  | { kind: "sent"; id: string; at: number }
+  | { kind: "timer"; id: string; due: number | null }
+  | { kind: "outbox"; entry: OutboxEntry; at: number }
+  /** The first resolution of a run's resume checkpoint wins. */
+  | { kind: "resume"; run_id: string; body: string };
+
+/** A state that also executes effects: the one applier. */
+export interface Ledger extends FleetState {
+  apply(effect: FleetEffect): void;
+}

@@ -1,0 +1,45 @@
+/**
+ * Every timer the Fleet DO keeps: one row each (table `timers`), the alarm pointing at the earliest.
+ * Rules arm `schedule`, `windows`, `retry:<job>` and `lost:<node>`; the adapter arms `outbox`,
+ * `commands` and `liveness` around its I/O.
+ */
+
+/** The next scheduling pass (a window opens, a new UTC day starts). */
+export const SCHEDULE_TIMER = "schedule";
+/** The next time window close or reopen. */
+export const WINDOWS_TIMER = "windows";
+/** A flush of the outbox to D1 failed: try again. */
+export const OUTBOX_TIMER = "outbox";
+/** Unacknowledged commands are due a re-send. */
+export const COMMANDS_TIMER = "commands";
+/** Look for agent sockets that went silent. */
+export const LIVENESS_TIMER = "liveness";
+
+const RETRY_PREFIX = "retry:";
+const LOST_PREFIX = "lost:";
+
+/** The timer (and its meta row) that re-queues a failed job for another attempt. */
+export function retryTimer(jobId: string): string {
+  return `${RETRY_PREFIX}${jobId}`;
+}
+
+/** The timer that fails a lost node's runs when its grace period ends. */
+export function lostTimer(nodeId: string): string {
+  return `${LOST_PREFIX}${nodeId}`;
+}
+
+export type TimerTarget =
+  | { kind: "schedule" }
+  | { kind: "retry"; jobId: string }
+  | { kind: "lost"; nodeId: string }
+  | { kind: "outbox" | "commands" | "liveness" }
+  | { kind: "unknown" };
+
+/** What a due timer row is for. */
+export function timerTarget(id: string): TimerTarget {
+  if (id === SCHEDULE_TIMER || id === WINDOWS_TIMER) return { kind: "schedule" };
+  if (id === OUTBOX_TIMER || id === COMMANDS_TIMER || id === LIVENESS_TIMER) return { kind: id };
+  if (id.startsWith(RETRY_PREFIX)) return { kind: "retry", jobId: id.slice(RETRY_PREFIX.length) };
+  if (id.startsWith(LOST_PREFIX)) return { kind: "lost", nodeId: id.slice(LOST_PREFIX.length) };
+  return { kind: "unknown" };
+}

@@ -1,0 +1,69 @@
+/**
+ * One decision in progress. Rules read through `s` and change state only with `put(effect)`: the effect
+ * is applied at once (inside the DO's single transaction, or to the in-memory state in tests), so a rule
+ * that composes steps reads its own writes, and it is recorded, so a decision returns the list of what
+ * it changed. Nothing here touches SQL, a socket or the clock: `now` and new ids come from the context.
+ */
+import type { IdPrefix } from "../../contract/ids.js";
+import type { FleetEffect, Ledger } from "./state.js";
+
+export interface DecideSettings {
+  /** Base of the auto-retry backoff (SF_RETRY_BACKOFF_SECONDS). */
+  retryBaseMs: number;
+  /** How long a lost agent's runs keep running before they fail (SF_AGENT_LOST_GRACE_SECONDS). */
+  lostGraceMs: number;
+}
+
+export interface DecideContext {
+  now: number;
+  newId: (prefix: IdPrefix) => string;
+  settings: DecideSettings;
+}
+
+export class Tx {
+  readonly effects: FleetEffect[] = [];
+  /** Set while a windows pass runs: the scheduling passes it causes must not start another one. */
+  inWindowPass = false;
+
+  constructor(
+    readonly s: Ledger,
+    readonly ctx: DecideContext,
+  ) {}
+
+  get now(): number {
+    return this.ctx.now;
+  }
+
+  put(effect: FleetEffect): void {
+    this.s.apply(effect);
+    this.effects.push(effect);
+  }
+
+  newId(prefix: IdPrefix): string {
+    return this.ctx.newId(prefix);
+  }
+
+  setMeta(key: string, value: string): void {
+    this.put({ kind: "meta", key, value });
+  }
+
+  deleteMeta(key: string): void {
+    if (this.s.meta(key) !== null) this.put({ kind: "meta", key, value: null });
+  }
+
+  /** The next value of a monotonic counter kept in meta (queue order, lease epochs, versions). */
+  counter(key: string): number {
+    const n = Number(this.s.meta(key) ?? "0") + 1;
+    this.setMeta(key, String(n));
+    return n;
+  }
+
+  /** Arms a timer; an earlier due time already set is kept. */
+  setTimer(id: string, due: number): void {
+    this.put({ kind: "timer", id, due });
+  }
+
+  cancelTimer(id: string): void {
+    this.put({ kind: "timer", id, due: null });
+  }
+}

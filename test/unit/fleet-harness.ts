@@ -1,0 +1,262 @@
+/**
+ * A Fleet in memory for the decider tests: the real rules (durable-objects/fleet/decide.ts) against
+ * MemoryFleetState, with a clock and ids the test controls, plus the invariants the workerd tests assert
+ * (no GPU booked twice or beyond its node, legal transitions only, every queued job has a reason, no run
+ * lost), checked over the whole state.
+ */
+import { expect } from "vitest";
+import { Inventory, type JournalEntry } from "../../contract/agent-frames.schema.js";
+import { DEFAULT_QUOTA, type TimeWindow } from "../../contract/api.schema.js";
+import type { Actor, JobAction, RunEventInput } from "../../contract/fleet.schema.js";
+import type { IdPrefix } from "../../contract/ids.js";
+import { ALLOCATED_STATES, findEdge, type JobState } from "../../contract/job-states.js";
+import { JobSpec, type JobSpecInput } from "../../contract/jobspec.schema.js";
+import {
+  type Decision,
+  decide,
+  type FleetEvent,
+  type FleetResults,
+} from "../../durable-objects/fleet/decide.js";
+import { MemoryFleetState } from "../../durable-objects/fleet/memory-state.js";
+import { GONE_RANK_STATES } from "../../durable-objects/fleet/rows.js";
+import { timerTarget } from "../../durable-objects/fleet/timers.js";
+
+export const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
+export const FLEET_ID = "flt_test";
+export const ADA: Actor = { userId: "usr_ada", name: "ada", admin: false };
+
+export interface SpecOptions {
+  name?: string;
+  gpus?: number;
+  nodes?: number;
+  series?: string;
+  image?: string | null;
+  python?: boolean;
+  maxRetries?: number;
+  retryOnUserFailure?: boolean;
+  resumable?: boolean;
+}
+
+export function spec(o: SpecOptions = {}): JobSpec {
+  const input: JobSpecInput = {
+    api_version: "starforge.dev/v1",
+    metadata: { name: o.name ?? "exp", labels: {} },
+    recipe: { name: "custom/custom", version: "1.0.0", digest: `sha256:${"a".repeat(64)}` },
+    framework: { kind: "custom", version: "1", runtime_id: "bash", image: o.image ?? null },
+    source: { workspace: null, experiment_dir: "." },
+    resources: {
+      fleet: "test",
+      pools: [
+        {
+          name: "default",
+          profile: "h200",
+          series: o.series ?? "h200",
+          nodes: o.nodes ?? 1,
+          gpus_per_node: o.gpus ?? 1,
+        },
+      ],
+      roles: {},
+    },
+    hyperparams: {},
+    lifecycle: {
+      max_retries: o.maxRetries ?? 2,
+      retry_on_user_failure: o.retryOnUserFailure ?? false,
+      ...(o.resumable === undefined ? {} : { resumable: o.resumable }),
+    },
+    provenance: { git_commit: null, git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
+  };
+  return JobSpec.parse(input);
+}
+
+export function inventory(name: string, gpus: number, series = "h200"): Inventory {
+  return Inventory.parse({
+    hostname: name,
+    gpu_series: series,
+    gpus: Array.from({ length: gpus }, (_, i) => ({ index: i, name: "H200", simulated: true })),
+    runtime: "process",
+    labels: {},
+    cpus: 8,
+    memory_mb: 64_000,
+    agent_version: "test",
+  });
+}
+
+export type SubmitOptions = SpecOptions & {
+  jobId?: string;
+  user?: string;
+  priority?: number;
+  launch?: "python" | "script";
+};
+
+export class Fleet {
+  readonly s = new MemoryFleetState();
+  now = T0;
+  private seq = 0;
+  readonly settings = { retryBaseMs: 30_000, lostGraceMs: 300_000 };
+
+  constructor(o: { windows?: TimeWindow[] } = {}) {
+    this.decide({
+      type: "configure",
+      config: {
+        id: FLEET_ID,
+        name: "test",
+        kind: "process",
+        windows: o.windows ?? [],
+        draining: false,
+        drainNote: null,
+      },
+    });
+  }
+
+  newId = (prefix: IdPrefix): string => `${prefix}_${String(++this.seq).padStart(10, "0")}`;
+
+  decide<E extends FleetEvent>(event: E): Decision<FleetResults[E["type"]]> {
+    return decide(this.s, event, { now: this.now, newId: this.newId, settings: this.settings });
+  }
+
+  /** An agent's node (hello) with `gpus` GPUs; returns its id. */
+  agent(name: string, gpus: number, journal: JournalEntry[] = [], id = this.newId("nod")): string {
+    this.decide({ type: "hello", nodeId: id, inventory: inventory(name, gpus), journal });
+    return id;
+  }
+
+  submit(o: SubmitOptions = {}): string {
+    const jobId = o.jobId ?? this.newId("job");
+    const r = this.trySubmit({ ...o, jobId });
+    if (!r.ok) throw new Error(`submit: ${r.code} ${r.message}`);
+    return jobId;
+  }
+
+  trySubmit(o: SubmitOptions & { jobId: string }) {
+    const jobId = o.jobId;
+    return this.decide({
+      type: "submit",
+      input: {
+        jobId,
+        userId: o.user ?? ADA.userId,
+        userName: o.user ?? ADA.name,
+        spec: spec(o),
+        priority: o.priority ?? 10,
+        quota: { ...DEFAULT_QUOTA, max_gpus: 10_000, max_jobs: 10_000, daily_gpu_hours: 1e6 },
+        blobDigests: [],
+        capsule: { "runner.pyz": `sha256:${"c".repeat(64)}` },
+        launch: {
+          entrypoint:
+            o.launch === "python" || o.python
+              ? { kind: "python", module: "charlm.train" }
+              : { kind: "script", path: "train.sh" },
+          image: o.image ?? null,
+        },
+      },
+    }).result;
+  }
+
+  act(jobId: string, action: JobAction, actor: Actor = ADA) {
+    return this.decide({ type: "action", jobId, action, actor }).result;
+  }
+
+  job(jobId: string) {
+    return this.s.job(jobId)!;
+  }
+
+  currentRun(jobId: string) {
+    return this.s.run(this.job(jobId).current_run_id!)!;
+  }
+
+  /** A report about every rank of the job's current run. */
+  report(jobId: string, event: RunEventInput["event"], o: Partial<RunEventInput> = {}) {
+    const run = this.currentRun(jobId);
+    return this.s.ranks(run.id).map(
+      (r) =>
+        this.decide({
+          type: "run_event",
+          input: {
+            runId: run.id,
+            epoch: run.epoch,
+            rank: r.rank,
+            event,
+            exitCode: event === "succeeded" ? 0 : null,
+            reason: null,
+            infra: false,
+            source: "agent",
+            ...o,
+          },
+        }).result,
+    );
+  }
+
+  /** Moves the clock and fires every rule timer that came due, as the DO's alarm does. */
+  advance(ms: number): void {
+    this.now += ms;
+    for (const id of this.s.takeDueTimers(this.now)) {
+      const target = timerTarget(id);
+      if (target.kind === "schedule" || target.kind === "retry" || target.kind === "lost")
+        this.decide({ type: "timer", id });
+    }
+  }
+
+  /** The job transitions recorded in the outbox, in order, as "FROM→TO". */
+  transitions(jobId: string): string[] {
+    return this.s.outbox
+      .filter((e) => e.kind === "event" && e.event.job_id === jobId)
+      .map((e) => (e.kind === "event" ? `${e.event.from_status ?? "·"}→${e.event.to_status}` : ""));
+  }
+
+  /** The invariants the tier-2 tests assert through HTTP, checked over the whole state at once. */
+  checkInvariants(): void {
+    const nodes = new Map(this.s.nodes().map((n) => [n.id, n]));
+    const allocs = this.s.allocations();
+    // GPUs never double-booked (the memory store throws on it) nor beyond their node.
+    for (const a of allocs) {
+      const n = nodes.get(a.node_id);
+      expect(n, `allocation on unknown node ${a.node_id}`).toBeDefined();
+      expect(a.idx, `GPU ${a.idx} beyond node ${n?.name}`).toBeLessThan(n!.gpus);
+    }
+    // Every booking belongs to an open run that placed exactly that GPU.
+    for (const a of allocs) {
+      const run = this.s.run(a.run_id);
+      expect(run?.ended_at, `GPU ${a.node_id}#${a.idx} held by a run that is over`).toBeNull();
+    }
+    for (const job of this.s.jobRows.values()) {
+      const status = job.status as JobState;
+      // Every QUEUED job says why it waits (after the pass that queued it).
+      if (status === "QUEUED")
+        expect(JSON.parse(job.pending_reasons).length, `${job.id} queued without a reason`).toBeGreaterThan(
+          0,
+        );
+      // A job that holds GPUs has an open current run with all its GPUs booked.
+      if (ALLOCATED_STATES.has(status)) {
+        const run = job.current_run_id ? this.s.run(job.current_run_id) : null;
+        expect(run, `${job.id} is ${status} without a run`).not.toBeNull();
+        expect(run!.ended_at, `${job.id} is ${status} but its run was released`).toBeNull();
+        expect(allocs.filter((a) => a.run_id === run!.id).length).toBe(run!.gpus);
+      }
+    }
+    // No run lost: an open run is its job's current one while the job holds GPUs; otherwise it is
+    // being stopped (a rank still running has a stop command, or sits on a lost node waiting for its grace).
+    for (const run of this.s.runRows.values()) {
+      if (run.ended_at !== null) continue;
+      const job = this.s.job(run.job_id)!;
+      const current = job.current_run_id === run.id && ALLOCATED_STATES.has(job.status as JobState);
+      if (current) continue;
+      for (const r of this.s.ranks(run.id)) {
+        if (GONE_RANK_STATES.has(r.state)) continue;
+        const node = nodes.get(r.node_id);
+        // A stop command, sent or already acked: the agent is ending that workload.
+        const stopping = [...this.s.commandRows.values()].some(
+          (c) => c.run_id === run.id && c.rank === r.rank && c.kind === "stop",
+        );
+        const waits = node?.agent === 0 || node?.status === "lost" || stopping;
+        expect(waits, `run ${run.id} rank ${r.rank} is ${r.state} with nothing to end it`).toBe(true);
+      }
+    }
+    // Every recorded transition is an edge of the table.
+    for (const e of this.s.outbox) {
+      if (e.kind !== "event" || e.event.from_status === null) continue;
+      expect(
+        findEdge(e.event.from_status as JobState, e.event.to_status as JobState),
+        `${e.event.from_status}→${e.event.to_status}`,
+      ).toBeDefined();
+    }
+  }
+}
