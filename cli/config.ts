@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { writeFileAtomic } from "../forgelet/files.js";
+import { writeFileAtomic } from "../contract/node-files.js";
 import { CliError, EXIT } from "./errors.js";
 
 const Credentials = z.object({

@@ -11,8 +11,8 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } f
 import { dirname, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { writeFileAtomic } from "../contract/node-files.js";
 import { RecipeLock } from "../contract/recipe-lock.schema.js";
-import { writeFileAtomic } from "../forgelet/files.js";
 import { CliError, EXIT } from "./errors.js";
 
 export const PROJECT_MARKER = "starforge.yaml";

@@ -91,6 +91,14 @@ export const RESTING_STATES: ReadonlySet<JobState> = new Set(["SUCCEEDED", "FAIL
 /** States that count as "active" for concurrency quotas. */
 export const ACTIVE_STATES: ReadonlySet<JobState> = new Set(["QUEUED", "SUBMITTED", "PENDING", "RUNNING"]);
 
+/**
+ * Whether a run is over: released (`ended_at` set) or no longer in a state that holds GPUs (stopped,
+ * paused, finished). A run's status uses the job states.
+ */
+export function runIsOver(status: string, endedAt: string | number | null): boolean {
+  return endedAt !== null || !(ALLOCATED_STATES as ReadonlySet<string>).has(status);
+}
+
 /** The target state of each user action, by current state; absent = not allowed from there. */
 export const ACTION_TARGETS: Record<"stop" | "pause" | "resume", Partial<Record<JobState, JobState>>> = {
   stop: {

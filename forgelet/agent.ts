@@ -18,9 +18,9 @@ import {
   ServerFrame,
 } from "../contract/agent-frames.schema.js";
 import { newId } from "../contract/ids.js";
+import { writeFileAtomic } from "../contract/node-files.js";
 import { BlobCache, BlobFetchError, DigestMismatchError } from "./blob-cache.js";
 import { Connection } from "./connection.js";
-import { writeFileAtomic } from "./files.js";
 import { Journal, type JournalRecord } from "./journal.js";
 import { materialize } from "./materialize.js";
 import { LaunchError, type RunExit, type RunSpec, type Runtime } from "./runtime.js";

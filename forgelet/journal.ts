@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import type { JournalEntry } from "../contract/agent-frames.schema.js";
-import { writeFileAtomic } from "./files.js";
+import { writeFileAtomic } from "../contract/node-files.js";
 
 export const JournalRecord = z.object({
   run_id: z.string(),

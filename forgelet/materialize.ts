@@ -7,9 +7,9 @@ import { chmodSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { CAPSULE_VERSION, type CapsuleManifest } from "../contract/capsule.schema.js";
 import { type LaunchRequest, rankEnv } from "../contract/launch-request.schema.js";
+import { writeFileAtomic } from "../contract/node-files.js";
 import { WorkspaceManifest } from "../contract/workspace-manifest.schema.js";
 import type { BlobCache } from "./blob-cache.js";
-import { writeFileAtomic } from "./files.js";
 import { type RunSpec, runLabels } from "./runtime.js";
 
 export const CAPSULE_DIR = ".starforge/capsule";

@@ -5,8 +5,8 @@
 import { z } from "zod";
 import type { DoEnv } from "../durable-objects/env.js";
 import type { FleetDO } from "../durable-objects/fleet/fleet.do.js";
-import type { RunDO } from "../durable-objects/run.do.js";
-import type { WebhookDispatcher } from "../durable-objects/webhook.do.js";
+import type { RunDO } from "../durable-objects/run/run.do.js";
+import type { WebhookDispatcher } from "../durable-objects/webhooks/webhook.do.js";
 
 /** The Worker's env: the objects' (DoEnv) with typed namespaces, and the secrets only the Worker reads. */
 export interface AppEnv extends Omit<DoEnv, "FLEET" | "RUN" | "WEBHOOKS" | "SF_PUBLIC_URL"> {

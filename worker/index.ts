@@ -3,8 +3,8 @@ import { createApp } from "./app.js";
 import type { AppEnv } from "./env.js";
 
 export { FleetDO } from "../durable-objects/fleet/fleet.do.js";
-export { RunDO } from "../durable-objects/run.do.js";
-export { WebhookDispatcher } from "../durable-objects/webhook.do.js";
+export { RunDO } from "../durable-objects/run/run.do.js";
+export { WebhookDispatcher } from "../durable-objects/webhooks/webhook.do.js";
 
 const app = createApp();
 

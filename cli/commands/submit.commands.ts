@@ -1,23 +1,9 @@
 /** Submitting work: one job (`sf submit`) or a bounded grid of them (`sf sweep`). */
 import type { Command } from "commander";
+import type { SubmitFlags, SweepFlags } from "../impl/submit/flags.js";
 
 // No default value: commander would print "(default: [])" in --help. Absent means none.
 const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
-
-export interface SubmitFlags {
-  profile?: string[];
-  set?: string[];
-  allowDirty?: boolean;
-  image?: string;
-  fleet?: string;
-  name?: string;
-  follow?: boolean;
-}
-
-export interface SweepFlags extends Omit<SubmitFlags, "follow"> {
-  setGrid?: string[];
-  max: string;
-}
 
 function submitOptions(cmd: Command): Command {
   return cmd

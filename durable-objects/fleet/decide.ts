@@ -28,9 +28,10 @@ import {
   refusedCommand,
   type Welcome,
 } from "./rules/agents.js";
+import { runEvent } from "./rules/events.js";
 import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
-import { action, retryDue, runEvent, submit } from "./rules/runs.js";
+import { action, retryDue, submit } from "./rules/runs.js";
 import { configure, registerNode, schedule, setQuota } from "./rules/schedule.js";
 import type { FleetEffect, Ledger } from "./state.js";
 import { timerTarget } from "./timers.js";
@@ -88,7 +89,7 @@ export function decide<E extends FleetEvent>(
   event: E,
   ctx: DecideContext,
 ): Decision<FleetResults[E["type"]]> {
-  const t = new Tx(ledger, ctx);
+  const t = new Tx(ledger, ctx, schedule);
   const result = apply(t, event) as FleetResults[E["type"]];
   return { result, effects: t.effects };
 }
@@ -141,7 +142,7 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
 /** A rule's timer came due (the adapter consumed its row first; the rule may arm it again). */
 function timerDue(t: Tx, id: string): void {
   const target = timerTarget(id);
-  if (target.kind === "schedule") schedule(t);
+  if (target.kind === "schedule") t.schedule();
   else if (target.kind === "retry") retryDue(t, target.jobId);
   else if (target.kind === "lost") lostGraceOver(t, target.nodeId);
 }

@@ -33,10 +33,10 @@ import type {
 import { newId } from "../../contract/ids.js";
 import type { ResumeFrom } from "../../contract/launch-request.schema.js";
 import { type DoEnv, doSettings } from "../env.js";
-import { drainOutbox } from "../outbox.js";
-import { pokeDueWebhooks } from "../webhook-poke.js";
+import { pokeDueWebhooks } from "../webhooks/stub.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
 import { buildLaunchRequest, findResume } from "./launch.js";
+import { drainOutbox } from "./outbox.js";
 import type { CommandRow } from "./rows.js";
 import { launchContext } from "./rules/agents.js";
 import { FleetStore } from "./store.js";

@@ -14,7 +14,7 @@ import {
   type ResumeFrom,
 } from "../../contract/launch-request.schema.js";
 import type { DoEnv, DoSettings } from "../env.js";
-import { runStub } from "../run-stub.js";
+import { runStub } from "../run/stub.js";
 import type { JobRow, RunRow } from "./rows.js";
 
 export type LaunchBuild = { ok: true; request: LaunchRequest } | { ok: false; reason: string };

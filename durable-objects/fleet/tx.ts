@@ -25,10 +25,21 @@ export class Tx {
   /** Set while a windows pass runs: the scheduling passes it causes must not start another one. */
   inWindowPass = false;
 
+  /**
+   * `pass` is the scheduling pass (rules/schedule.ts), handed in by `decide` so that the rules which end
+   * in one (a stop that frees GPUs, a retry, a hello) need not import it: the rules call each other
+   * recursively, their modules must not.
+   */
   constructor(
     readonly s: Ledger,
     readonly ctx: DecideContext,
+    private readonly pass: (t: Tx) => void,
   ) {}
+
+  /** Runs a scheduling pass now (dispatch, pending reasons, windows). */
+  schedule(): void {
+    this.pass(this);
+  }
 
   get now(): number {
     return this.ctx.now;

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_LOG_LINE } from "../../contract/ingest.schema.js";
-import { consoleLines } from "../../durable-objects/run-policy.js";
+import { consoleLines } from "../../durable-objects/run/policy.js";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { FaultProxy } from "../support/fault-proxy.js";
 import { waitForStatus } from "../support/jobs.js";

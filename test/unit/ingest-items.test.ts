@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkItems, logTarget, MetricPoint } from "../../contract/ingest.schema.js";
-import { consoleLines } from "../../durable-objects/run-policy.js";
+import { consoleLines } from "../../durable-objects/run/policy.js";
 import { parsePythonJson, replaceNonFinite } from "../../worker/services/python-json.js";
 
 describe("parsePythonJson", () => {

@@ -9,7 +9,7 @@ import type {
   PolicyInput,
   QueuedJobInput,
   UserInput,
-} from "../../durable-objects/scheduler/policy.js";
+} from "../../durable-objects/fleet/scheduler/policy.js";
 
 /** Monday 2026-01-05 12:00 UTC. */
 export const NOW = Date.parse("2026-01-05T12:00:00Z");

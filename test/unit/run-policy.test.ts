@@ -1,13 +1,13 @@
 /** The Run DO's pure rules: held-back log lines are released in seq order, and holes are bounded. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { runIsOver } from "../../contract/job-states.js";
 import {
   type HeldLine,
   LOG_HOLD_LIMITS,
   normalizeTs,
   planRelease,
-  runIsOver,
-} from "../../durable-objects/run-policy.js";
+} from "../../durable-objects/run/policy.js";
 
 const T0 = 1_800_000_000_000;
 

@@ -10,7 +10,7 @@ import {
   type PolicyInput,
   type QueuedJobInput,
   type UserInput,
-} from "../../durable-objects/scheduler/policy.js";
+} from "../../durable-objects/fleet/scheduler/policy.js";
 import { NOW } from "./policy-fixtures.js";
 
 // Nodes come in two series; jobs sometimes ask for a third that no node has.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decide } from "../../durable-objects/scheduler/policy.js";
+import { decide } from "../../durable-objects/fleet/scheduler/policy.js";
 import {
   dispatched,
   input,

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { overlapGpuSeconds, splitByUtcDay, utcDay } from "../../durable-objects/scheduler/usage.js";
+import { utcDay } from "../../contract/time.js";
+import { overlapGpuSeconds, splitByUtcDay } from "../../durable-objects/fleet/scheduler/usage.js";
 
 const t = (iso: string) => Date.parse(iso);
 const HOUR = 3_600_000;

@@ -1,6 +1,6 @@
 /** The webhook retry policy: what an attempt's answer means for the delivery, and when it is tried again. */
 import { describe, expect, it } from "vitest";
-import { attemptOutcome, retryDelayMs, retrySettings } from "../../durable-objects/webhook-policy.js";
+import { attemptOutcome, retryDelayMs, retrySettings } from "../../durable-objects/webhooks/policy.js";
 
 const s = { baseMs: 30_000, maxAttempts: 8 };
 

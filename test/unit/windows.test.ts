@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TimeWindow } from "../../contract/api.schema.js";
-import {
-  closesAt,
-  isValidTimeZone,
-  minuteOfWeek,
-  windowStatus,
-} from "../../durable-objects/scheduler/windows.js";
+import { isValidTimeZone } from "../../contract/time.js";
+import { closesAt, minuteOfWeek, windowStatus } from "../../durable-objects/fleet/scheduler/windows.js";
 
 // 2026-01-04 is a Sunday; January is outside daylight saving time in New York (UTC-5). Tokyo is UTC+9.
 const SUN = "2026-01-04";

@@ -5,7 +5,7 @@
  * (signatures, retries, redelivery) is tier 3 (test/node/webhooks.test.ts).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { toStatements } from "../../durable-objects/outbox.js";
+import { toStatements } from "../../durable-objects/fleet/outbox.js";
 import { ADMIN, api, createFleet, createUser, customSpec } from "./helpers.js";
 import { testEnv } from "./test-env.js";
 

@@ -10,7 +10,7 @@ import {
 } from "../../contract/api.schema.js";
 import type { DrainReport } from "../../contract/fleet.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
-import { isValidTimeZone } from "../../durable-objects/scheduler/windows.js";
+import { isValidTimeZone } from "../../contract/time.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { mintSecret } from "../auth/secrets.js";
 import { db, schema } from "../db/client.js";

@@ -6,17 +6,7 @@ import { type Env, requireRole } from "../auth/middleware.js";
 import { type Db, db, schema } from "../db/client.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
-
-export async function readProfiles(d: Db): Promise<ProfileEntry[]> {
-  const rows = await d.select().from(schema.profiles).orderBy(asc(schema.profiles.name)).all();
-  return rows.map((r) => ({
-    name: r.name,
-    series: r.series,
-    gpus_per_node: r.gpusPerNode,
-    default_gpus: r.defaultGpus,
-    description: r.description,
-  }));
-}
+import { readProfiles } from "../services/profiles.service.js";
 
 const ProfileBody = ProfileEntry.omit({ name: true }).refine(
   (p) => p.default_gpus <= p.gpus_per_node || p.default_gpus % p.gpus_per_node === 0,

@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
+import { ACTIVE_STATES } from "../../contract/job-states.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { db, schema } from "../db/client.js";
 import { AppError } from "../errors.js";
@@ -24,12 +25,7 @@ export const usageRoutes = new Hono<Env>().get("/usage", requireRole("viewer"), 
     d
       .select({ n: sql<number>`count(*)` })
       .from(schema.jobs)
-      .where(
-        and(
-          eq(schema.jobs.userId, user.id),
-          inArray(schema.jobs.status, ["QUEUED", "SUBMITTED", "PENDING", "RUNNING"]),
-        ),
-      )
+      .where(and(eq(schema.jobs.userId, user.id), inArray(schema.jobs.status, [...ACTIVE_STATES])))
       .get(),
     d
       .select({ s: sql<number>`coalesce(sum(${schema.runUsage.gpuSeconds}), 0)` })

@@ -13,32 +13,20 @@
  */
 import type { ArtifactUploadTarget } from "../../contract/ingest.schema.js";
 import { AppError } from "../errors.js";
+import {
+  type ArtifactStore,
+  type R2PresignConfig,
+  UPLOAD_TTL_SECONDS,
+  type UploadTargetInput,
+} from "./artifact-target.js";
 
-/** How long an upload target is meant to be used; a client asks again for a later retry. */
-export const UPLOAD_TTL_SECONDS = 3600;
-
-export interface UploadTargetInput {
-  runId: string;
-  /** Already checked with `checkArtifactPath`. */
-  path: string;
-  sizeBytes: number;
-  digest: string;
-  /** The run's ingest token (the Worker store hands it back as the upload's auth header). */
-  token: string;
-  now?: number;
-}
-
-export interface ArtifactStore {
-  readonly kind: "worker" | "r2-presigned";
-  uploadTarget(input: UploadTargetInput): Promise<ArtifactUploadTarget>;
-}
-
-export interface R2PresignConfig {
-  accountId: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  bucket: string;
-}
+export {
+  type ArtifactStore,
+  artifactKey,
+  type R2PresignConfig,
+  UPLOAD_TTL_SECONDS,
+  type UploadTargetInput,
+} from "./artifact-target.js";
 
 /**
  * Artifact paths are relative, '/'-separated, with no empty, '.' or '..' segment and no control
@@ -58,11 +46,6 @@ export function checkArtifactPath(path: string): string {
     );
   }
   return path;
-}
-
-/** Every artifact's bytes live under its run, so one run's token can never touch another run's files. */
-export function artifactKey(runId: string, path: string): string {
-  return `artifacts/${runId}/${path}`;
 }
 
 /** The path part of an upload URL: each segment percent-encoded, slashes kept. */

@@ -12,7 +12,7 @@ import {
   type R2PresignConfig,
   UPLOAD_TTL_SECONDS,
   type UploadTargetInput,
-} from "./artifact-store.js";
+} from "./artifact-target.js";
 
 export class R2PresignedArtifactStore implements ArtifactStore {
   readonly kind = "r2-presigned";

@@ -1,7 +1,7 @@
 /** Runs as the Worker sees them: the Run DO that holds a run's data, and the ledger's view of the run. */
 import { and, desc, eq } from "drizzle-orm";
-import { runIsOver } from "../../durable-objects/run-policy.js";
-import { runStub } from "../../durable-objects/run-stub.js";
+import { runIsOver } from "../../contract/job-states.js";
+import { runStub } from "../../durable-objects/run/stub.js";
 import { type Db, schema } from "../db/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";

@@ -14,7 +14,7 @@ import {
   TEST_EVENT_TYPE,
   webhookUrlProblem,
 } from "../../contract/webhooks.schema.js";
-import { pokeWebhookDispatcher } from "../../durable-objects/webhook-poke.js";
+import { pokeWebhookDispatcher } from "../../durable-objects/webhooks/stub.js";
 import type { Principal } from "../auth/principal.js";
 import { randomBase64Url } from "../auth/secrets.js";
 import { type Db, schema } from "../db/client.js";

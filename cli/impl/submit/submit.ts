@@ -1,10 +1,10 @@
 /** `sf submit EXP`: every check first (see prepare.ts for the order), then one JobSpec posted once. */
 import type { Command } from "commander";
-import type { SubmitFlags } from "../../commands/submit.commands.js";
 import { EXIT } from "../../errors.js";
 import { c, emit, info, print } from "../../output.js";
 import { followExitCode, followJob } from "../job/follow.js";
 import { parseSets } from "../project/validate.js";
+import type { SubmitFlags } from "./flags.js";
 import { resolveHyperparams } from "./params.js";
 import { describeJob, idempotencyKey, postJob } from "./post.js";
 import { loadLocal, prepareRemote } from "./prepare.js";

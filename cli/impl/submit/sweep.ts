@@ -6,10 +6,10 @@
 import type { Command } from "commander";
 import { ulid } from "ulid";
 import type { ParamValue } from "../../../contract/hyperparams.js";
-import type { SweepFlags } from "../../commands/submit.commands.js";
 import { CliError, EXIT } from "../../errors.js";
 import { emit, info, table } from "../../output.js";
 import { parseSets, validateExperiment } from "../project/validate.js";
+import type { SweepFlags } from "./flags.js";
 import { parseGrid } from "./params.js";
 import { idempotencyKey, type JobDetail, postJob } from "./post.js";
 import { loadLocal, prepareRemote } from "./prepare.js";

@@ -10,9 +10,8 @@ import type { NodeRow } from "../rows.js";
 import type { FleetState } from "../state.js";
 import { lostTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
+import { runEvent } from "./events.js";
 import { fleetId, putNode } from "./ledger.js";
-import { runEvent } from "./runs.js";
-import { schedule } from "./schedule.js";
 
 export interface Welcome {
   expected: Array<{ run_id: string; epoch: number; rank: number }>;
@@ -83,7 +82,7 @@ export function hello(t: Tx, nodeId: string, inv: Inventory, journal: JournalEnt
   // Anything else the agent runs is not ours any more (ended, replaced by a newer epoch, unknown).
   for (const j of known.values())
     if (j.state !== "exited") welcome.stop.push({ run_id: j.run_id, epoch: j.epoch });
-  schedule(t);
+  t.schedule();
   return welcome;
 }
 

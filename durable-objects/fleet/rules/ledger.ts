@@ -8,9 +8,9 @@ import type { FleetConfig } from "../../../contract/fleet.schema.js";
 import { nowIso } from "../../../contract/ids.js";
 import { type JobState, transition } from "../../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../../contract/launch-request.schema.js";
-import { splitByUtcDay } from "../../scheduler/usage.js";
 import type { JobEventRecord, JobSnapshot, NodeSnapshot, OutboxEntry, RunSnapshot } from "../outbox-entry.js";
 import type { JobRow, NodeRow, RunRow } from "../rows.js";
+import { splitByUtcDay } from "../scheduler/usage.js";
 import type { FleetState } from "../state.js";
 import type { Tx } from "../tx.js";
 

@@ -15,20 +15,14 @@
 import type { DrainBlocker, DrainReport, FleetConfig } from "../../../contract/fleet.schema.js";
 import { ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
-import { closesAt, windowStatus } from "../../scheduler/windows.js";
+import { MOVED_PREFIX, movedKey } from "../keys.js";
 import type { JobRow } from "../rows.js";
+import { closesAt, windowStatus } from "../scheduler/windows.js";
 import type { FleetState } from "../state.js";
 import { WINDOWS_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { config, setStatus } from "./ledger.js";
 import { stopRun } from "./runs.js";
-import { schedule, setDrain } from "./schedule.js";
-
-const MOVED_PREFIX = "moved:";
-
-export function movedKey(jobId: string): string {
-  return `${MOVED_PREFIX}${jobId}`;
-}
 
 /**
  * Whether a job can stop and continue from a checkpoint: the spec says so (`lifecycle.resumable`), else
@@ -53,13 +47,23 @@ function allocatedJobs(s: FleetState): JobRow[] {
 
 // drain --------------------------------------------------------------------------------
 
+/** Drain on (with a note) or off. Queued jobs wait with FLEET_DRAINING; new submits are refused. */
+function setDrain(t: Tx, draining: boolean, note: string | null): FleetConfig {
+  const cfg = config(t.s);
+  if (!cfg) throw new Error("fleet DO used before configure()");
+  const next = { ...cfg, draining, drainNote: draining ? note : null };
+  t.setMeta("config", JSON.stringify(next));
+  t.schedule();
+  return next;
+}
+
 export function drain(t: Tx, note: string | null): DrainReport {
   const cfg = setDrain(t, true, note);
   const reason = `fleet ${cfg.name} is draining: ${note || "maintenance"}`;
   for (const job of t.s.jobsByStatus("QUEUED")) move(t, job, "PAUSED", "drain", reason);
   for (const job of t.s.jobsByStatus("RUNNING"))
     if (jobResumable(job)) move(t, job, "PAUSED", "drain", reason);
-  schedule(t);
+  t.schedule();
   return drainReport(t.s, cfg, []);
 }
 

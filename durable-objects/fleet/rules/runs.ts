@@ -15,23 +15,16 @@ import type {
 } from "../../../contract/fleet.schema.js";
 import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
-import { runIsOver } from "../../run-policy.js";
+import { movedKey, retriesKey } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
 import { retryTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
 import { closeRun, config, emit, emitJob, putJob, recordEvent, releaseRun, setStatus } from "./ledger.js";
-import { movedKey, pauseIfDraining } from "./lifecycle.js";
-import { schedule } from "./schedule.js";
 
 /** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
 export const STOP_GRACE_SECONDS = 30;
 const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
-
-/** Meta row: automatic retries a job has used (a person resuming it gives it a fresh budget). */
-export function retriesKey(jobId: string): string {
-  return `retries:${jobId}`;
-}
 
 /**
  * Queues an admitted job. Per-user limits that span fleets (active jobs, Idempotency-Key) were reserved
@@ -70,7 +63,7 @@ export function submit(t: Tx, input: SubmitInput): Result<{ job: JobDetail }> {
   if (digests.length > 0) emit(t, { kind: "blob_refs", job_id: input.jobId, digests });
   recordEvent(t, row, null, "QUEUED", "admitted", `user:${input.userName}`, {});
   emitJob(t, row);
-  schedule(t);
+  t.schedule();
   return ok({ job: jobDetail(t.s, input.jobId)! });
 }
 
@@ -102,7 +95,7 @@ export function action(
   // Stop and pause end the current run. A resume never touches the previous run: if its agent has not
   // confirmed the stop yet, that run keeps its status and GPUs until it does.
   if (run && run.ended_at === null && act !== "resume") stopRun(t, run, to, `${act} by ${actor.name}`);
-  schedule(t);
+  t.schedule();
   return ok(jobDetail(t.s, jobId)!);
 }
 
@@ -150,19 +143,12 @@ function releaseIfGone(t: Tx, run: RunRow): void {
   if (run.ended_at !== null) return;
   if (t.s.ranks(run.id).every((r) => GONE_RANK_STATES.has(r.state))) {
     releaseRun(t, run);
-    schedule(t);
+    t.schedule();
   }
 }
 
-/** Applies one report about one rank of a run. Idempotent: a repeated report changes nothing. */
-export function runEvent(t: Tx, e: RunEventInput): RunEventOutcome {
-  const out = applyRunEvent(t, e);
-  pauseIfDraining(t, e.runId);
-  const run = t.s.run(e.runId);
-  return { ...out, runOver: run ? runIsOver(run.status, run.ended_at) : true } as RunEventOutcome;
-}
-
-function applyRunEvent(t: Tx, e: RunEventInput): Omit<RunEventOutcome, "runOver"> {
+/** Applies one report about one rank of a run (rules/events.ts adds what a drain makes of it). */
+export function applyRunEvent(t: Tx, e: RunEventInput): Omit<RunEventOutcome, "runOver"> {
   const run = t.s.run(e.runId);
   if (!run) return { kind: "unknown_run", stopWorkload: true };
   if (e.epoch !== run.epoch) return { kind: "stale_epoch", stopWorkload: true };
@@ -266,7 +252,7 @@ export function retryDue(t: Tx, jobId: string): void {
   const used = Number(t.s.meta(retriesKey(jobId)) ?? "0") + 1;
   t.setMeta(retriesKey(jobId), String(used));
   setStatus(t, job, "QUEUED", "system:retry", { attempt: job.attempt + 1, retry: used });
-  schedule(t);
+  t.schedule();
 }
 
 function describeExit(event: RunEventInput["event"], code: number | null): string {

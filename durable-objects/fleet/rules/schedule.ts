@@ -9,9 +9,9 @@ import type { FleetConfig, NodeView } from "../../../contract/fleet.schema.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
-import { decide, type UserInput } from "../../scheduler/policy.js";
-import { overlapGpuSeconds } from "../../scheduler/usage.js";
 import type { JobRow, NodeRow, RunRow } from "../rows.js";
+import { decide, type UserInput } from "../scheduler/policy.js";
+import { overlapGpuSeconds } from "../scheduler/usage.js";
 import { SCHEDULE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { nodeView } from "../views.js";
@@ -27,16 +27,6 @@ export function configure(t: Tx, cfg: FleetConfig): void {
   t.setMeta("fleet_id", cfg.id);
   t.setMeta("config", JSON.stringify(cfg));
   schedule(t);
-}
-
-/** Drain on (with a note) or off. Queued jobs wait with FLEET_DRAINING; new submits are refused. */
-export function setDrain(t: Tx, draining: boolean, note: string | null): FleetConfig {
-  const cfg = config(t.s);
-  if (!cfg) throw new Error("fleet DO used before configure()");
-  const next = { ...cfg, draining, drainNote: draining ? note : null };
-  t.setMeta("config", JSON.stringify(next));
-  schedule(t);
-  return next;
 }
 
 export function setQuota(t: Tx, userId: string, quota: Quota): void {

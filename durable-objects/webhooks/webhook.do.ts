@@ -6,9 +6,9 @@
  * outlives the request that poked it. Nothing here is on a scheduling path.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { DoEnv } from "./env.js";
-import { dispatchDue, nextDue, sweepFinished } from "./webhook-dispatch.js";
-import { retrySettings } from "./webhook-policy.js";
+import type { DoEnv } from "../env.js";
+import { dispatchDue, nextDue, sweepFinished } from "./dispatch.js";
+import { retrySettings } from "./policy.js";
 
 const USER_KEY = "user_id";
 const SWEPT_KEY = "swept_at";

@@ -4,9 +4,9 @@
  * the event; (webhook, event) is unique and the insert ignores conflicts, so a flush that is retried or
  * replayed never creates a delivery twice. Sending is the WebhookDispatcher's job, never the flush's.
  */
-import { nowIso } from "../contract/ids.js";
-import { jobEventId, jobEventType } from "../contract/webhooks.schema.js";
-import type { EventJob, JobEventRecord } from "./fleet/outbox-entry.js";
+import { nowIso } from "../../contract/ids.js";
+import { jobEventId, jobEventType } from "../../contract/webhooks.schema.js";
+import type { EventJob, JobEventRecord } from "../fleet/outbox-entry.js";
 
 /** The JSON body every endpoint receives for a job event (docs/operations.md "Webhooks"). */
 export function jobEventPayload(e: JobEventRecord, job: EventJob): string {

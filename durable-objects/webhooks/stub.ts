@@ -2,9 +2,9 @@
  * Waking WebhookDispatchers. A poke only sets the dispatcher's alarm, so it is cheap and never waits for
  * a delivery; callers on a request or scheduling path fire it without awaiting and only log a failure.
  */
-import { type Namespace, type Rpc, stubOf } from "./rpc.js";
+import { type Namespace, type Rpc, stubOf } from "../rpc.js";
+import { usersWithDueDeliveries } from "./dispatch.js";
 import type { WebhookDispatcher } from "./webhook.do.js";
-import { usersWithDueDeliveries } from "./webhook-dispatch.js";
 
 export function webhookDispatcher(env: { WEBHOOKS: Namespace }, userId: string): Rpc<WebhookDispatcher> {
   return stubOf<WebhookDispatcher>(env.WEBHOOKS, userId);

@@ -3,20 +3,11 @@
  * A window whose end is at or before its start spans midnight into the next day.
  * `opens_at` is computed in minutes-of-week in the window's zone; across a DST change it may be an hour off.
  */
-import type { TimeWindow } from "../../contract/api.schema.js";
+import type { TimeWindow } from "../../../contract/api.schema.js";
 
 const WEEK = 7 * 1440;
 const DAY_INDEX: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 };
 const formatters = new Map<string, Intl.DateTimeFormat>();
-
-export function isValidTimeZone(tz: string): boolean {
-  try {
-    formatter(tz);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);

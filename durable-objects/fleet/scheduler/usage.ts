@@ -1,10 +1,7 @@
 /** GPU-time accounting helpers, pure. */
+import { utcDay } from "../../../contract/time.js";
 
 const DAY_MS = 86_400_000;
-
-export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
 
 /** Splits an allocation interval into GPU-seconds per UTC day, so daily quotas and reports agree. */
 export function splitByUtcDay(

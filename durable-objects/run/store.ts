@@ -5,10 +5,10 @@
  * rewrites the same rows: log lines by (rank, stream, seq), metrics by (key, step), lifecycle events by
  * (rank, event), artifacts by path.
  */
-import type { LogStream } from "../contract/ingest.schema.js";
-import { LOG_HOLD_LIMITS, planRelease } from "./run-policy.js";
-import { RUN_MIGRATIONS } from "./run-schema.js";
-import { SqlStore } from "./sql-store.js";
+import type { LogStream } from "../../contract/ingest.schema.js";
+import { SqlStore } from "../sql-store.js";
+import { LOG_HOLD_LIMITS, planRelease } from "./policy.js";
+import { RUN_MIGRATIONS } from "./schema.js";
 
 export type LogStreamName = LogStream;
 

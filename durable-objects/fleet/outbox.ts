@@ -3,10 +3,10 @@
  * flushed to the D1 ledger. Each entry maps to idempotent D1 statements (versioned upserts, insert-or-
  * ignore by key), so a flush that is retried, replayed after a restart, or partially repeated is harmless.
  */
-import { ACTIVE_STATES } from "../contract/job-states.js";
-import type { OutboxEntry } from "./fleet/outbox-entry.js";
-import type { FleetStore } from "./fleet/store.js";
-import { webhookFanout } from "./webhook-fanout.js";
+import { ACTIVE_STATES } from "../../contract/job-states.js";
+import { webhookFanout } from "../webhooks/fanout.js";
+import type { OutboxEntry } from "./outbox-entry.js";
+import type { FleetStore } from "./store.js";
 
 function upsert(
   d1: D1Database,

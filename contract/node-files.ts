@@ -1,4 +1,7 @@
-/** Small durable-file helpers: atomic writes (temp + fsync + rename) so a crash never leaves half a file. */
+/**
+ * Durable-file helpers for the Node-side layers (sf, forgelet): atomic writes (temp + fsync + rename) so
+ * a crash never leaves half a file. Node only: the Worker and the Durable Objects never import this.
+ */
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 

@@ -1,6 +1,6 @@
 /** Rows of the Run DO as the API shows them: ISO times, null for absent ids, JSON decoded. */
-import { nowIso } from "../contract/ids.js";
-import type { ResumeFrom } from "../contract/launch-request.schema.js";
+import { nowIso } from "../../contract/ids.js";
+import type { ResumeFrom } from "../../contract/launch-request.schema.js";
 import type {
   EnvironmentView,
   HardwareSeriesList,
@@ -10,7 +10,7 @@ import type {
   ValidationSamplesView,
   ValidationSampleView,
   ValidationStepView,
-} from "../contract/readback.schema.js";
+} from "../../contract/readback.schema.js";
 import {
   type HardwareRow,
   NO_GPU,
@@ -19,9 +19,9 @@ import {
   type ProbeRow,
   type ValidationSampleRow,
   type ValidationStepRow,
-} from "./run-reports-store.js";
-import type { ArtifactRow, EventRow, LineRow, LogStreamName } from "./run-store.js";
-import type { ArtifactView, LogLineView } from "./run-types.js";
+} from "./reports-store.js";
+import type { ArtifactRow, EventRow, LineRow, LogStreamName } from "./store.js";
+import type { ArtifactView, LogLineView } from "./types.js";
 
 export function lineView(l: LineRow): LogLineView {
   return {

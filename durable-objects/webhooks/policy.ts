@@ -1,4 +1,4 @@
-import { backoffDelay } from "../contract/backoff.js";
+import { backoffDelay } from "../../contract/backoff.js";
 
 /**
  * What happens after a webhook attempt, as pure functions: a 2xx delivers; anything else (another status,

@@ -95,13 +95,6 @@ export function normalizeTs(ts: string | number | null | undefined, receivedAt: 
   return Number.isFinite(ms) && ms >= 0 ? ms : receivedAt;
 }
 
-const ACTIVE_RUN: ReadonlySet<string> = new Set(["SUBMITTED", "PENDING", "RUNNING"]);
-
-/** A run is over once released (`ended_at`) or once its status left the active ones (stopped, finished). */
-export function runIsOver(status: string, endedAt: string | number | null): boolean {
-  return endedAt !== null || !ACTIVE_RUN.has(status);
-}
-
 /**
  * Terminal text from an unsequenced writer (the original client's `/logs` chunks) as log lines. A chunk
  * holds several lines; it is split at "\n" ("\r\n" loses its "\r"), and a last piece without a newline

@@ -1,7 +1,7 @@
 /** Types the Run DO's RPC surface shares with the Worker (views are what the API returns). */
-import type { ArtifactRegistration } from "../contract/ingest.schema.js";
-import type { Json } from "../contract/readback.schema.js";
-import type { LogStreamName } from "./run-store.js";
+import type { ArtifactRegistration } from "../../contract/ingest.schema.js";
+import type { Json } from "../../contract/readback.schema.js";
+import type { LogStreamName } from "./store.js";
 
 export interface LogsAccepted {
   /** Lines stored by this request (new (rank, stream, seq) keys). */

@@ -11,10 +11,10 @@
  * its own node of the pool's GPU series (pools of one job may share a node); nodes are chosen best-fit (the fewest free GPUs that still fit)
  * to keep whole nodes free for large jobs, and GPUs are the lowest free indices.
  */
-import type { Quota, TimeWindow } from "../../contract/api.schema.js";
-import type { Placement } from "../../contract/launch-request.schema.js";
-import type { PendingReason } from "../../contract/pending-reasons.schema.js";
-import type { Pool } from "../../contract/profile-grammar.js";
+import type { Quota, TimeWindow } from "../../../contract/api.schema.js";
+import type { Placement } from "../../../contract/launch-request.schema.js";
+import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
+import type { Pool } from "../../../contract/profile-grammar.js";
 import { windowStatus } from "./windows.js";
 
 export interface NodeInput {

@@ -6,7 +6,7 @@
  * `fetch` and the alarm into synchronous SQL blocks. Order: constructor → RPC → fetch → alarm → helpers.
  */
 import { DurableObject } from "cloudflare:workers";
-import { nowIso } from "../contract/ids.js";
+import { nowIso } from "../../contract/ids.js";
 import {
   type EnvironmentNode,
   type HardwarePoint,
@@ -15,8 +15,9 @@ import {
   type MetricPoint,
   type ValidationChunk,
   type ValidationSample,
-} from "../contract/ingest.schema.js";
-import type { ResumeFrom } from "../contract/launch-request.schema.js";
+} from "../../contract/ingest.schema.js";
+import { runIsOver } from "../../contract/job-states.js";
+import type { ResumeFrom } from "../../contract/launch-request.schema.js";
 import type {
   EnvironmentView,
   HardwareSeriesList,
@@ -25,12 +26,13 @@ import type {
   LifecycleReportView,
   ValidationSamplesView,
   ValidationStepsView,
-} from "../contract/readback.schema.js";
-import type { DoEnv } from "./env.js";
-import { consoleLines, LOG_HOLD_LIMITS, normalizeTs, runIsOver } from "./run-policy.js";
-import { NO_GPU, NO_ID, RunReportsStore } from "./run-reports-store.js";
-import { type ArtifactRow, RunStore } from "./run-store.js";
-import { LogTail } from "./run-tail.js";
+} from "../../contract/readback.schema.js";
+import type { DoEnv } from "../env.js";
+import { consoleLines, LOG_HOLD_LIMITS, normalizeTs } from "./policy.js";
+import { NO_GPU, NO_ID, RunReportsStore } from "./reports-store.js";
+import { SSE_HEADERS } from "./sse-frames.js";
+import { type ArtifactRow, RunStore } from "./store.js";
+import { LogTail } from "./tail.js";
 import type {
   ArtifactRecord,
   ArtifactView,
@@ -42,7 +44,7 @@ import type {
   LogsQuery,
   MetricKeyView,
   MetricSeries,
-} from "./run-types.js";
+} from "./types.js";
 import {
   artifactView,
   environmentView,
@@ -54,8 +56,7 @@ import {
   resumeCheckpoint,
   validationPage,
   validationStepView,
-} from "./run-views.js";
-import { SSE_HEADERS } from "./sse-frames.js";
+} from "./views.js";
 
 /** Distinct environment probes kept per run (each process's init sends one). */
 export const MAX_ENV_PROBES = 1000;

@@ -3,9 +3,9 @@
  * its sender is retried when the lease ends), send each claimed delivery signed and with a timeout, and
  * record the attempt. The pending rows are the timers; the WebhookDispatcher's alarm points at the earliest.
  */
-import { nowIso } from "../contract/ids.js";
-import { type DeliveryAttempt, signatureHeader, WEBHOOK_HEADERS } from "../contract/webhooks.schema.js";
-import { ATTEMPT_TIMEOUT_MS, attemptOutcome, type RetrySettings } from "./webhook-policy.js";
+import { nowIso } from "../../contract/ids.js";
+import { type DeliveryAttempt, signatureHeader, WEBHOOK_HEADERS } from "../../contract/webhooks.schema.js";
+import { ATTEMPT_TIMEOUT_MS, attemptOutcome, type RetrySettings } from "./policy.js";
 
 /** Deliveries claimed and sent together; they go out concurrently. */
 const BATCH = 10;

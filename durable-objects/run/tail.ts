@@ -3,8 +3,9 @@
  * never misses a line released while it was writing, never repeats one, and honours backpressure: a slow
  * reader only slows its own tail. New lines, keep-alives and the end of the run wake it up.
  */
-import type { LogLineView } from "./run-types.js";
+
 import { bytes, sseComment, sseEvent } from "./sse-frames.js";
+import type { LogLineView } from "./types.js";
 
 export interface TailSource {
   /** Released lines with cursor ≥ `from`, in cursor order. */

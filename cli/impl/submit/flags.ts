@@ -1,0 +1,15 @@
+/** The options of `sf submit` and `sf sweep`, as commander hands them to the implementations. */
+export interface SubmitFlags {
+  profile?: string[];
+  set?: string[];
+  allowDirty?: boolean;
+  image?: string;
+  fleet?: string;
+  name?: string;
+  follow?: boolean;
+}
+
+export interface SweepFlags extends Omit<SubmitFlags, "follow"> {
+  setGrid?: string[];
+  max: string;
+}

@@ -1,0 +1,37 @@
+/**
+ * What both artifact stores share (artifact-store.ts, r2-presigned-store.ts): the store interface, its
+ * input, the run-scoped key and the target's lifetime. Its own module so the presigned store, loaded
+ * lazily, does not import the module that loads it.
+ */
+import type { ArtifactUploadTarget } from "../../contract/ingest.schema.js";
+
+/** How long an upload target is meant to be used; a client asks again for a later retry. */
+export const UPLOAD_TTL_SECONDS = 3600;
+
+export interface UploadTargetInput {
+  runId: string;
+  /** Already checked with `checkArtifactPath`. */
+  path: string;
+  sizeBytes: number;
+  digest: string;
+  /** The run's ingest token (the Worker store hands it back as the upload's auth header). */
+  token: string;
+  now?: number;
+}
+
+export interface ArtifactStore {
+  readonly kind: "worker" | "r2-presigned";
+  uploadTarget(input: UploadTargetInput): Promise<ArtifactUploadTarget>;
+}
+
+export interface R2PresignConfig {
+  accountId: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  bucket: string;
+}
+
+/** Every artifact's bytes live under its run, so one run's token can never touch another run's files. */
+export function artifactKey(runId: string, path: string): string {
+  return `artifacts/${runId}/${path}`;
+}
