@@ -2,6 +2,6 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./worker/db/schema.ts",
+  schema: "./durable-objects/ledger/schema.ts",
   out: "./migrations",
 });

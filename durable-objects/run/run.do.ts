@@ -6,6 +6,7 @@
  * `fetch` and the alarm into synchronous SQL blocks. Order: constructor → RPC → fetch → alarm → helpers.
  */
 import { DurableObject } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { nowIso } from "../../contract/ids.js";
 import {
   type EnvironmentNode,
@@ -28,6 +29,7 @@ import type {
   ValidationStepsView,
 } from "../../contract/readback.schema.js";
 import type { DoEnv } from "../env.js";
+import { db, schema } from "../ledger/client.js";
 import { consoleLines, LOG_HOLD_LIMITS, normalizeTs } from "./policy.js";
 import { NO_GPU, NO_ID, RunReportsStore } from "./reports-store.js";
 import { SSE_HEADERS } from "./sse-frames.js";
@@ -462,10 +464,11 @@ export class RunDO extends DurableObject<DoEnv> {
   private async checkLedger(): Promise<void> {
     const runId = this.store.getMeta("run_id");
     if (!runId) return;
-    const row = await this.env.DB.prepare("SELECT status, ended_at FROM runs WHERE id = ?")
-      .bind(runId)
-      .first<{ status: string; ended_at: string | null }>();
-    if (row && runIsOver(row.status, row.ended_at)) this.tx(() => this.end(Date.now()));
+    const [row] = await db(this.env.DB)
+      .select({ status: schema.runs.status, endedAt: schema.runs.endedAt })
+      .from(schema.runs)
+      .where(eq(schema.runs.id, runId));
+    if (row && runIsOver(row.status, row.endedAt)) this.tx(() => this.end(Date.now()));
   }
 
   private notifyTails(): void {

@@ -7,7 +7,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { DoEnv } from "../env.js";
-import { dispatchDue, nextDue, sweepFinished } from "./dispatch.js";
+import { dispatchDue, nextDue, sweepOld } from "./dispatch.js";
 import { retrySettings } from "./policy.js";
 
 const USER_KEY = "user_id";
@@ -59,7 +59,7 @@ export class WebhookDispatcher extends DurableObject<DoEnv> {
     const now = Date.now();
     const last = (await this.ctx.storage.get<number>(SWEPT_KEY)) ?? 0;
     if (now - last < SWEEP_EVERY_MS) return;
-    await sweepFinished(this.env.DB, userId, now);
+    await sweepOld(this.env.DB, userId, now);
     await this.ctx.storage.put(SWEPT_KEY, now);
   }
 }

@@ -59,8 +59,12 @@ function allowed(from: string, to: string): boolean {
       return b === "contract" || b === "durable-objects";
     case "worker":
       if (from.startsWith("worker/services/") && to.startsWith("worker/routes/")) return false;
+      // An object's class, its stub and its env; and the D1 ledger, which the objects write and all read.
       if (b === "durable-objects")
-        return /(\.do|\/stub|^durable-objects\/env|^durable-objects\/rpc)\.ts$/.test(to);
+        return (
+          /(\.do|\/stub|^durable-objects\/env|^durable-objects\/rpc)\.ts$/.test(to) ||
+          to.startsWith("durable-objects/ledger/")
+        );
       return b === "contract" || b === "worker";
     case "cli":
     case "forgelet":
@@ -78,6 +82,23 @@ describe("the import graph", () => {
   it("points inward only", () => {
     const outward = graph.filter((e) => !allowed(e.from, e.to)).map((e) => `${e.from} → ${e.to}`);
     expect(outward).toEqual([]);
+  });
+
+  it("reaches D1 only through the typed ledger (durable-objects/ledger/): no SQL text elsewhere", () => {
+    const raw = files
+      .filter(
+        (f) =>
+          (f.startsWith("worker/") || f.startsWith("durable-objects/")) &&
+          !f.startsWith("durable-objects/ledger/"),
+      )
+      .flatMap((f) =>
+        readFileSync(join(ROOT, f), "utf8")
+          .split("\n")
+          .map((line, i) => ({ f, i, line }))
+          .filter(({ line }) => /\.prepare\(/.test(line) && !/prepare\("SELECT 1"\)/.test(line)),
+      )
+      .map(({ f, i }) => `${f}:${i + 1}`);
+    expect(raw).toEqual([]);
   });
 
   it("has no import cycles", () => {

@@ -6,7 +6,7 @@ import { and, eq } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { ROLE_RANK, type Role } from "../../contract/api.schema.js";
 import { nowIso } from "../../contract/ids.js";
-import { db, schema } from "../db/client.js";
+import { db, schema } from "../../durable-objects/ledger/client.js";
 import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 import { verifyAgentCredential } from "./agent-credential.js";

@@ -6,9 +6,9 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { DIGEST_RE } from "../../contract/digest.js";
+import { type Db, db, schema } from "../../durable-objects/ledger/client.js";
 import { type Ctx, currentUser, type Env, isAdmin, requireRole } from "../auth/middleware.js";
 import type { Principal } from "../auth/principal.js";
-import { type Db, db, schema } from "../db/client.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
 import { blobKey } from "../services/admission.js";

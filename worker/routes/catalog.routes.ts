@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { db } from "../../durable-objects/ledger/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { publishRecipe, readCatalog } from "../catalog/catalog.service.js";
-import { db } from "../db/client.js";
 import { AppError } from "../errors.js";
 import { describeIssues, issuesOf } from "../http.js";
 

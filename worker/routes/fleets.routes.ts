@@ -11,9 +11,9 @@ import {
 import type { DrainReport } from "../../contract/fleet.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
 import { isValidTimeZone } from "../../contract/time.js";
+import { db, schema } from "../../durable-objects/ledger/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { mintSecret } from "../auth/secrets.js";
-import { db, schema } from "../db/client.js";
 import { AppError, unwrap } from "../errors.js";
 import { parseJson } from "../http.js";
 import { fleetByRef, fleetConfig, fleetStub, fleetView } from "../services/fleets.service.js";

@@ -6,22 +6,23 @@ import { canonicalJson, sha256Hex } from "../../contract/digest.js";
 import type { JobAction, JobDetail } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
 import { ACTION_TARGETS, JOB_STATES, type JobState } from "../../contract/job-states.js";
-import { type Ctx, currentUser, type Env, requireRole } from "../auth/middleware.js";
-import { db, schema } from "../db/client.js";
-import { config } from "../env.js";
-import { AppError, unwrap } from "../errors.js";
-import { parseValue } from "../http.js";
-import { admit, resolveTarget } from "../services/admission.js";
 import {
   type AdmissionRow,
   admissionOf,
   dropReservation,
+  keyedAdmission,
   releaseResume,
   reserveAdmission,
   reserveResume,
   STALE_RESERVATION_MS,
   takeOverStale,
-} from "../services/admission-ledger.js";
+} from "../../durable-objects/ledger/admissions.js";
+import { db, schema } from "../../durable-objects/ledger/client.js";
+import { type Ctx, currentUser, type Env, requireRole } from "../auth/middleware.js";
+import { config } from "../env.js";
+import { AppError, unwrap } from "../errors.js";
+import { parseValue } from "../http.js";
+import { admit, resolveTarget } from "../services/admission.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
 import { httpHubClient } from "../services/hf-hub.js";
 import { jobHistory, jobView, readableJob } from "../services/jobs.service.js";
@@ -101,15 +102,6 @@ async function answerTakenKey(c: Ctx, prior: AdmissionRow, requestHash: string):
       "a request with this Idempotency-Key is still being processed; retry shortly",
     );
   return null;
-}
-
-async function keyedAdmission(d1: D1Database, userId: string, key: string): Promise<AdmissionRow | null> {
-  return d1
-    .prepare(
-      "SELECT job_id, fleet_id, request_hash, state, created_at FROM admissions WHERE user_id = ? AND idem_key = ?",
-    )
-    .bind(userId, key)
-    .first<AdmissionRow>();
 }
 
 function replayed(c: Ctx, job: JobDetail) {

@@ -6,8 +6,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { LogStream } from "../../contract/ingest.schema.js";
+import { db } from "../../durable-objects/ledger/client.js";
 import { type Ctx, type Env, requireRole } from "../auth/middleware.js";
-import { db } from "../db/client.js";
 import { AppError } from "../errors.js";
 import { parseValue } from "../http.js";
 import { readableJob } from "../services/jobs.service.js";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { CreateTokenBody } from "../../contract/api.schema.js";
+import { db } from "../../durable-objects/ledger/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
-import { db } from "../db/client.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
 import { createToken, findToken, listTokens, revokeToken } from "../services/tokens.service.js";

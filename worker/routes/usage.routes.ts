@@ -1,8 +1,8 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { ACTIVE_STATES } from "../../contract/job-states.js";
+import { db, schema } from "../../durable-objects/ledger/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
-import { db, schema } from "../db/client.js";
 import { AppError } from "../errors.js";
 import { gpuHoursToday } from "../services/admission.js";
 import { quotaOf, userByName } from "../services/users.service.js";

@@ -4,8 +4,8 @@
  */
 import { Hono } from "hono";
 import { CreateWebhookBody, DeliveriesQuery } from "../../contract/webhooks.schema.js";
+import { db } from "../../durable-objects/ledger/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
-import { db } from "../db/client.js";
 import { AppError } from "../errors.js";
 import { parseJson, parseValue } from "../http.js";
 import { userByName } from "../services/users.service.js";

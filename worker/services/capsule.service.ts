@@ -3,9 +3,11 @@
  * as blobs and published by an admin (npm start does it from dist/capsule). Each admitted job records
  * the capsule current at admission, so its runs are reproducible and traceable.
  */
+import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { CAPSULE_FILES } from "../../contract/capsule.schema.js";
 import { Digest } from "../../contract/digest.js";
+import { db, schema } from "../../durable-objects/ledger/client.js";
 
 export const CapsuleFiles = z
   .object(
@@ -20,7 +22,10 @@ export type CapsuleFiles = z.infer<typeof CapsuleFiles>;
 export const PublishCapsuleBody = z.object({ files: CapsuleFiles });
 
 export async function currentCapsule(d1: D1Database): Promise<CapsuleFiles | null> {
-  const row = await d1.prepare("SELECT value FROM meta WHERE key = 'capsule'").first<{ value: string }>();
+  const [row] = await db(d1)
+    .select({ value: schema.meta.value })
+    .from(schema.meta)
+    .where(eq(schema.meta.key, "capsule"));
   if (!row) return null;
   const parsed = z.object({ files: CapsuleFiles }).safeParse(JSON.parse(row.value));
   return parsed.success ? parsed.data.files : null;
@@ -28,10 +33,8 @@ export async function currentCapsule(d1: D1Database): Promise<CapsuleFiles | nul
 
 export async function publishCapsule(d1: D1Database, files: CapsuleFiles, by: string): Promise<void> {
   const value = JSON.stringify({ files, published_by: by, published_at: new Date().toISOString() });
-  await d1
-    .prepare(
-      "INSERT INTO meta (key, value) VALUES ('capsule', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-    )
-    .bind(value)
-    .run();
+  await db(d1)
+    .insert(schema.meta)
+    .values({ key: "capsule", value })
+    .onConflictDoUpdate({ target: schema.meta.key, set: { value } });
 }

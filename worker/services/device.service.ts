@@ -8,10 +8,10 @@
  * token and the move of the row to `consumed` are one D1 batch (a transaction) guarded on `approved`, so
  * two racing polls cannot both receive a token.
  */
-import { eq, lt } from "drizzle-orm";
+import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { nowIso } from "../../contract/ids.js";
+import { col, db, prepared, schema } from "../../durable-objects/ledger/client.js";
 import { hashSecret } from "../auth/secrets.js";
-import { db, schema } from "../db/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
 import { prepareToken } from "./tokens.service.js";
@@ -191,16 +191,31 @@ async function mintForApproved(env: AppEnv, row: DeviceRow, now: number) {
   const at = nowIso(now);
   // One transaction: the token exists only if this poll moved the row from approved to consumed, and only
   // while its owner is still enabled.
+  const { tokens, deviceCodes: dc, users } = schema;
   const [inserted] = await env.DB.batch([
-    env.DB.prepare(
-      `INSERT INTO tokens (id, user_id, name, hash, prefix, created_at)
-       SELECT ?, d.user_id, ?, ?, ?, ? FROM device_codes d JOIN users u ON u.id = d.user_id
-       WHERE d.device_code_hash = ? AND d.status = 'approved' AND d.expires_at > ? AND u.disabled = 0`,
-    ).bind(tok.id, name, tok.hash, tok.prefix, at, row.deviceCodeHash, at),
-    env.DB.prepare(
-      `UPDATE device_codes SET status = 'consumed', token_id = ?, last_polled_at = ?
-       WHERE device_code_hash = ? AND status = 'approved' AND EXISTS (SELECT 1 FROM tokens WHERE id = ?)`,
-    ).bind(tok.id, now, row.deviceCodeHash, tok.id),
+    prepared(
+      env.DB,
+      sql`INSERT INTO ${tokens}
+          (${col(tokens.id)}, ${col(tokens.userId)}, ${col(tokens.name)}, ${col(tokens.hash)},
+           ${col(tokens.prefix)}, ${col(tokens.createdAt)})
+        SELECT ${tok.id}, ${dc.userId}, ${name}, ${tok.hash}, ${tok.prefix}, ${at}
+        FROM ${dc} JOIN ${users} ON ${users.id} = ${dc.userId}
+        WHERE ${dc.deviceCodeHash} = ${row.deviceCodeHash} AND ${dc.status} = 'approved'
+          AND ${dc.expiresAt} > ${at} AND ${users.disabled} = 0`,
+    ),
+    prepared(
+      env.DB,
+      db(env.DB)
+        .update(dc)
+        .set({ status: "consumed", tokenId: tok.id, lastPolledAt: now })
+        .where(
+          and(
+            eq(dc.deviceCodeHash, row.deviceCodeHash),
+            eq(dc.status, "approved"),
+            sql`EXISTS (SELECT 1 FROM ${tokens} WHERE ${tokens.id} = ${tok.id})`,
+          ),
+        ),
+    ),
   ]);
   if (!inserted?.meta.changes) {
     const user = await db(env.DB).select().from(schema.users).where(eq(schema.users.id, userId)).get();
@@ -261,11 +276,14 @@ export async function decideDeviceLogin(
   }
   if (row.status !== "pending")
     throw new DeviceApprovalError(409, "That code was already approved or denied.");
-  const r = await env.DB.prepare(
-    "UPDATE device_codes SET status = ?, user_id = ? WHERE user_code = ? AND status = 'pending' AND expires_at > ?",
-  )
-    .bind(input.approve ? "approved" : "denied", user.id, code, nowIso(now))
-    .run();
+  const dc = schema.deviceCodes;
+  const r = await prepared(
+    env.DB,
+    d
+      .update(dc)
+      .set({ status: input.approve ? "approved" : "denied", userId: user.id })
+      .where(and(eq(dc.userCode, code), eq(dc.status, "pending"), gt(dc.expiresAt, nowIso(now)))),
+  ).run();
   if (!r.meta.changes) throw new DeviceApprovalError(409, "That code was already approved or denied.");
   return { user: user.name, userCode: formatUserCode(code) };
 }

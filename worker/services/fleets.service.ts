@@ -2,7 +2,7 @@ import { eq, or } from "drizzle-orm";
 import { TimeWindow } from "../../contract/api.schema.js";
 import type { FleetConfig } from "../../contract/fleet.schema.js";
 import { fleetStub } from "../../durable-objects/fleet/stub.js";
-import { type Db, db, schema } from "../db/client.js";
+import { type Db, db, schema } from "../../durable-objects/ledger/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
 

@@ -2,8 +2,8 @@ import { asc, eq } from "drizzle-orm";
 import type { JobView } from "../../contract/api.schema.js";
 import type { JobState } from "../../contract/job-states.js";
 import type { PendingReason } from "../../contract/pending-reasons.schema.js";
+import { type Db, schema } from "../../durable-objects/ledger/client.js";
 import type { Principal } from "../auth/principal.js";
-import { type Db, schema } from "../db/client.js";
 import { AppError } from "../errors.js";
 
 export type JobRow = typeof schema.jobs.$inferSelect;

@@ -1,8 +1,8 @@
 /** Runs as the Worker sees them: the Run DO that holds a run's data, and the ledger's view of the run. */
 import { and, desc, eq } from "drizzle-orm";
 import { runIsOver } from "../../contract/job-states.js";
+import { type Db, schema } from "../../durable-objects/ledger/client.js";
 import { runStub } from "../../durable-objects/run/stub.js";
-import { type Db, schema } from "../db/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
 import { type JobRow, jobHistory } from "./jobs.service.js";

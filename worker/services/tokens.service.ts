@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { newId, nowIso } from "../../contract/ids.js";
+import { type Db, schema } from "../../durable-objects/ledger/client.js";
 import { mintSecret } from "../auth/secrets.js";
-import { type Db, schema } from "../db/client.js";
 
 export interface TokenView {
   id: string;

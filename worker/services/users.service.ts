@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { DEFAULT_QUOTA, type Quota, QuotaBody } from "../../contract/api.schema.js";
-import { type Db, schema } from "../db/client.js";
+import { type Db, schema } from "../../durable-objects/ledger/client.js";
 import { AppError } from "../errors.js";
 
 export type UserRow = typeof schema.users.$inferSelect;

@@ -14,10 +14,10 @@ import {
   TEST_EVENT_TYPE,
   webhookUrlProblem,
 } from "../../contract/webhooks.schema.js";
+import { type Db, schema } from "../../durable-objects/ledger/client.js";
 import { pokeWebhookDispatcher } from "../../durable-objects/webhooks/stub.js";
 import type { Principal } from "../auth/principal.js";
 import { randomBase64Url } from "../auth/secrets.js";
-import { type Db, schema } from "../db/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
 import { fleetByRef } from "./fleets.service.js";

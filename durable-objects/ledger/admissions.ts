@@ -1,0 +1,169 @@
+/**
+ * Atomic per-user admission across fleets, in D1. One conditional INSERT reserves a job's row only if the
+ * user's active jobs are under `max_jobs` and the Idempotency-Key (unique per user) is free; D1 runs each
+ * batch as one transaction, so concurrent submits to different fleets cannot both take the last slot or
+ * the same key. The Fleet DO's outbox then keeps the row's state in step with the job
+ * (ledger/projections.ts).
+ */
+import { and, eq, lt, type SQL, sql } from "drizzle-orm";
+import { nowIso } from "../../contract/ids.js";
+import { col, db, prepared, schema } from "./client.js";
+
+const a = schema.admissions;
+
+/** A reservation older than this whose job never reached its fleet no longer counts or holds its key. */
+export const STALE_RESERVATION_MS = 120_000;
+
+export interface AdmissionRow {
+  job_id: string;
+  fleet_id: string;
+  request_hash: string | null;
+  state: "reserved" | "active" | "released";
+  created_at: string;
+}
+
+export type Reservation =
+  | { kind: "reserved" }
+  | { kind: "key_taken"; existing: AdmissionRow }
+  | { kind: "over_quota"; active: number };
+
+const ROW = {
+  job_id: a.jobId,
+  fleet_id: a.fleetId,
+  request_hash: a.requestHash,
+  state: a.state,
+  created_at: a.createdAt,
+};
+
+/** The user's jobs that hold a slot: active ones, and reservations younger than `fresh`. */
+function activeCount(userId: string, fresh: string): SQL {
+  return sql`(SELECT COUNT(*) FROM ${a} WHERE ${a.userId} = ${userId}
+    AND (${a.state} = 'active' OR (${a.state} = 'reserved' AND ${a.createdAt} >= ${fresh})))`;
+}
+
+export async function reserveAdmission(
+  d1: D1Database,
+  r: {
+    jobId: string;
+    userId: string;
+    fleetId: string;
+    key: string | null;
+    requestHash: string | null;
+    maxJobs: number;
+  },
+  now = Date.now(),
+): Promise<Reservation> {
+  const at = nowIso(now);
+  const fresh = nowIso(now - STALE_RESERVATION_MS);
+  const d = db(d1);
+  const [, mine, byKey, count] = await d1.batch([
+    prepared(
+      d1,
+      sql`INSERT OR IGNORE INTO ${a}
+        (${col(a.jobId)}, ${col(a.userId)}, ${col(a.fleetId)}, ${col(a.idemKey)}, ${col(a.requestHash)},
+         ${col(a.state)}, ${col(a.version)}, ${col(a.createdAt)})
+        SELECT ${r.jobId}, ${r.userId}, ${r.fleetId}, ${r.key}, ${r.requestHash}, 'reserved', 0, ${at}
+        WHERE ${activeCount(r.userId, fresh)} < ${r.maxJobs}`,
+    ),
+    prepared(d1, d.select({ job_id: a.jobId }).from(a).where(eq(a.jobId, r.jobId))),
+    // A null key matches nothing (`= NULL`), as a submit without a key must.
+    prepared(
+      d1,
+      d
+        .select(ROW)
+        .from(a)
+        .where(and(eq(a.userId, r.userId), sql`${a.idemKey} = ${r.key}`)),
+    ),
+    prepared(d1, sql`SELECT ${activeCount(r.userId, fresh)} AS n`),
+  ]);
+  if ((mine?.results.length ?? 0) > 0) return { kind: "reserved" };
+  const existing = byKey?.results[0] as AdmissionRow | undefined;
+  if (existing) return { kind: "key_taken", existing };
+  return { kind: "over_quota", active: (count?.results[0] as { n: number } | undefined)?.n ?? 0 };
+}
+
+/** Undoes a reservation whose job was not queued, so a rejected submit leaves nothing behind. */
+export async function dropReservation(d1: D1Database, jobId: string): Promise<void> {
+  await prepared(
+    d1,
+    db(d1)
+      .delete(a)
+      .where(and(eq(a.jobId, jobId), eq(a.state, "reserved"), eq(a.version, 0))),
+  ).run();
+}
+
+/** Hands a stale reservation's key to a new attempt; false if someone else took it first. */
+export async function takeOverStale(
+  d1: D1Database,
+  oldJobId: string,
+  r: { jobId: string; fleetId: string },
+  now = Date.now(),
+): Promise<boolean> {
+  const res = await prepared(
+    d1,
+    db(d1)
+      .update(a)
+      .set({ jobId: r.jobId, fleetId: r.fleetId, createdAt: nowIso(now) })
+      .where(
+        and(
+          eq(a.jobId, oldJobId),
+          eq(a.state, "reserved"),
+          eq(a.version, 0),
+          lt(a.createdAt, nowIso(now - STALE_RESERVATION_MS)),
+        ),
+      ),
+  ).run();
+  return res.meta.changes === 1;
+}
+
+/** Resuming makes a job active again, so it takes a slot like a submit does. */
+export async function reserveResume(
+  d1: D1Database,
+  jobId: string,
+  userId: string,
+  maxJobs: number,
+  now = Date.now(),
+): Promise<boolean> {
+  const res = await prepared(
+    d1,
+    db(d1)
+      .update(a)
+      .set({ state: "reserved", createdAt: nowIso(now) })
+      .where(
+        and(
+          eq(a.jobId, jobId),
+          eq(a.state, "released"),
+          sql`${activeCount(userId, nowIso(now - STALE_RESERVATION_MS))} < ${maxJobs}`,
+        ),
+      ),
+  ).run();
+  return res.meta.changes === 1;
+}
+
+export async function releaseResume(d1: D1Database, jobId: string): Promise<void> {
+  await prepared(
+    d1,
+    db(d1)
+      .update(a)
+      .set({ state: "released" })
+      .where(and(eq(a.jobId, jobId), eq(a.state, "reserved"))),
+  ).run();
+}
+
+/** The user's admission that holds Idempotency-Key `key`, if any. */
+export async function keyedAdmission(
+  d1: D1Database,
+  userId: string,
+  key: string,
+): Promise<AdmissionRow | null> {
+  const [row] = await db(d1)
+    .select(ROW)
+    .from(a)
+    .where(and(eq(a.userId, userId), eq(a.idemKey, key)));
+  return (row as AdmissionRow | undefined) ?? null;
+}
+
+export async function admissionOf(d1: D1Database, jobId: string): Promise<AdmissionRow | null> {
+  const [row] = await db(d1).select(ROW).from(a).where(eq(a.jobId, jobId));
+  return (row as AdmissionRow | undefined) ?? null;
+}
