@@ -1,4 +1,5 @@
 /** The HTTP client every command uses: JSON in and out, server errors mapped once to CliError. */
+import type { z } from "zod";
 import { CliError, EXIT, fromServer } from "./errors.js";
 
 export interface RequestOptions {
@@ -41,36 +42,59 @@ export class Api {
     }
   }
 
-  /** A JSON request; non-2xx answers become CliError with the server's code and message. */
-  async json<T = Record<string, unknown>>(
+  /**
+   * A JSON request whose answer is parsed with `schema` (contract/responses.schema.ts): non-2xx answers
+   * become CliError with the server's code and message, and an answer of another shape a BAD_RESPONSE.
+   */
+  async json<S extends z.ZodType>(
     method: string,
     path: string,
+    schema: S,
     body?: unknown,
     o: RequestOptions = {},
-  ): Promise<T> {
+  ): Promise<z.infer<S>> {
     const res = await this.fetch(method, path, body, o);
-    return (await readJson(res)) as T;
+    return parse(schema, await readJson(res), `${method} ${path.split("?")[0]}`);
   }
 
-  get<T = Record<string, unknown>>(path: string): Promise<T> {
-    return this.json<T>("GET", path);
+  get<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S>> {
+    return this.json("GET", path, schema);
   }
 
-  post<T = Record<string, unknown>>(path: string, body?: unknown, o?: RequestOptions): Promise<T> {
-    return this.json<T>("POST", path, body ?? {}, o);
+  post<S extends z.ZodType>(
+    path: string,
+    schema: S,
+    body?: unknown,
+    o?: RequestOptions,
+  ): Promise<z.infer<S>> {
+    return this.json("POST", path, schema, body ?? {}, o);
   }
 
-  put<T = Record<string, unknown>>(path: string, body?: unknown): Promise<T> {
-    return this.json<T>("PUT", path, body);
+  put<S extends z.ZodType>(path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
+    return this.json("PUT", path, schema, body);
   }
 
-  patch<T = Record<string, unknown>>(path: string, body?: unknown): Promise<T> {
-    return this.json<T>("PATCH", path, body);
+  patch<S extends z.ZodType>(path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
+    return this.json("PATCH", path, schema, body);
   }
 
-  delete<T = Record<string, unknown>>(path: string): Promise<T> {
-    return this.json<T>("DELETE", path);
+  delete<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S>> {
+    return this.json("DELETE", path, schema);
   }
+}
+
+/** Parses a server answer; a shape this client does not understand is a clear error, not a crash later. */
+export function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  throw new CliError(
+    `unexpected answer to ${what} from the server: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
+    {
+      code: "BAD_RESPONSE",
+      hint: "is sf older than the control plane? check `sf --version` against the server",
+    },
+  );
 }
 
 export async function readJson(res: Response): Promise<unknown> {

@@ -1,82 +1,30 @@
 /**
- * What the Durable Objects get from the runtime: the bindings of wrangler.toml and the settings they
- * read, parsed in this one place. The Worker's AppEnv extends DoEnv; nothing here imports the Worker.
+ * What the Durable Objects get from the runtime: the bindings of wrangler.toml and the variables of
+ * their settings (parsed once, in settings.ts). The Worker's AppEnv extends DoEnv; nothing here imports the Worker.
  * Object namespaces are untyped here (typing them would import the classes, which import this file);
  * the few places that call another object type their stub where they call it.
  */
-import { z } from "zod";
+import type { SettingsEnv } from "./settings.js";
+
+export { type DoSettings, doSettings } from "./settings.js";
 
 export interface DoEnv
   extends Omit<
-    Cloudflare.Env,
-    | "FLEET"
-    | "RUN"
-    | "WEBHOOKS"
-    | "SF_AGENT_HEARTBEAT_SECONDS"
-    | "SF_AGENT_LOST_GRACE_SECONDS"
-    | "SF_RETRY_BACKOFF_SECONDS"
-    | "SF_COMMAND_RESEND_SECONDS"
-    | "SF_OUTBOX_RETRY_SECONDS"
-    | "SF_WEBHOOK_RETRY_SECONDS"
-    | "SF_WEBHOOK_MAX_ATTEMPTS"
-    | "SF_PUBLIC_URL"
-  > {
+      Cloudflare.Env,
+      | "FLEET"
+      | "RUN"
+      | "WEBHOOKS"
+      | "SF_AGENT_HEARTBEAT_SECONDS"
+      | "SF_AGENT_LOST_GRACE_SECONDS"
+      | "SF_RETRY_BACKOFF_SECONDS"
+      | "SF_COMMAND_RESEND_SECONDS"
+      | "SF_OUTBOX_RETRY_SECONDS"
+      | "SF_WEBHOOK_RETRY_SECONDS"
+      | "SF_WEBHOOK_MAX_ATTEMPTS"
+      | "SF_PUBLIC_URL"
+    >,
+    SettingsEnv {
   FLEET: DurableObjectNamespace;
   RUN: DurableObjectNamespace;
   WEBHOOKS: DurableObjectNamespace;
-  SF_PUBLIC_URL?: string;
-  SF_AGENT_HEARTBEAT_SECONDS?: string;
-  SF_AGENT_LOST_GRACE_SECONDS?: string;
-  SF_RETRY_BACKOFF_SECONDS?: string;
-  SF_COMMAND_RESEND_SECONDS?: string;
-  SF_OUTBOX_RETRY_SECONDS?: string;
-  SF_WEBHOOK_RETRY_SECONDS?: string;
-  SF_WEBHOOK_MAX_ATTEMPTS?: string;
-  /** HMAC key for run-scoped ingest tokens (a secret: never in wrangler.toml). */
-  SF_JWT_SECRET?: string;
-}
-
-/** A positive number of seconds, or the default when the variable is absent, empty, zero or not a number. */
-const seconds = (fallback: number) =>
-  z.unknown().transform((v) => {
-    const n = Number(v);
-    return (Number.isFinite(n) && n > 0 ? n : fallback) * 1000;
-  });
-
-const DoSettings = z.object({
-  heartbeatMs: seconds(10),
-  lostGraceMs: seconds(300),
-  retryBackoffMs: seconds(30),
-  commandResendMs: seconds(5),
-  outboxRetryMs: seconds(2),
-  webhookRetryMs: seconds(30),
-  webhookMaxAttempts: z.unknown().transform((v) => {
-    const n = Number(v);
-    return Number.isInteger(n) && n > 0 ? n : 8;
-  }),
-  publicUrl: z.string().optional(),
-  jwtSecret: z.string().optional(),
-});
-export type DoSettings = z.infer<typeof DoSettings>;
-
-const cache = new WeakMap<object, DoSettings>();
-
-/** The settings the objects read, from their env (parsed once per env object). */
-export function doSettings(env: Partial<DoEnv>): DoSettings {
-  let s = cache.get(env);
-  if (!s) {
-    s = DoSettings.parse({
-      heartbeatMs: env.SF_AGENT_HEARTBEAT_SECONDS,
-      lostGraceMs: env.SF_AGENT_LOST_GRACE_SECONDS,
-      retryBackoffMs: env.SF_RETRY_BACKOFF_SECONDS,
-      commandResendMs: env.SF_COMMAND_RESEND_SECONDS,
-      outboxRetryMs: env.SF_OUTBOX_RETRY_SECONDS,
-      webhookRetryMs: env.SF_WEBHOOK_RETRY_SECONDS,
-      webhookMaxAttempts: env.SF_WEBHOOK_MAX_ATTEMPTS,
-      publicUrl: env.SF_PUBLIC_URL || undefined,
-      jwtSecret: env.SF_JWT_SECRET || undefined,
-    });
-    cache.set(env, s);
-  }
-  return s;
 }

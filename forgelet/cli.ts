@@ -2,8 +2,8 @@
  * forgelet: the on-prem agent. `enroll` trades a one-shot enrollment token for a node credential;
  * `run` dials out to the control plane and runs what it is given with the runtime you choose.
  */
+
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -12,6 +12,7 @@ import { Agent } from "./agent.js";
 import { detectInventory } from "./inventory.js";
 import type { Runtime } from "./runtime.js";
 import { ProcessRuntime } from "./runtimes/process.js";
+import { forgeletSettings } from "./settings.js";
 
 const VERSION = "0.1.0";
 
@@ -59,7 +60,7 @@ function fail(msg: string): never {
 }
 
 function stateDirOf(v: string | undefined): string {
-  return resolve(v ?? process.env.FORGELET_HOME ?? join(homedir(), ".forgelet"));
+  return v ? resolve(v) : forgeletSettings().home;
 }
 
 async function enroll(argv: string[]): Promise<void> {
@@ -161,9 +162,7 @@ async function run(argv: string[]): Promise<void> {
     runtime,
     inventory,
     log,
-    backoffMaxMs: process.env.FORGELET_BACKOFF_MAX_MS
-      ? Number(process.env.FORGELET_BACKOFF_MAX_MS)
-      : undefined,
+    backoffMaxMs: forgeletSettings().backoffMaxMs,
     // Containers see the run directory at /sf; the process runtime uses the host path.
     runRootInside: runtime.kind === "docker" ? "/sf" : undefined,
   });

@@ -1,20 +1,10 @@
 import type { Command } from "commander";
+import { Me } from "../../contract/responses.schema.js";
 import { Api } from "../api.js";
 import { readCredentials, removeCredentials, resolveServer, writeCredentials } from "../config.js";
 import { authedApi, globals } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
 import { c, emit, info, print } from "../output.js";
-
-interface Me {
-  user: { name: string; role: string; email: string | null };
-  quota: {
-    max_gpus: number;
-    max_jobs: number;
-    daily_gpu_hours: number;
-    priority: number;
-    allowed_profiles: string[];
-  };
-}
 
 async function readStdin(): Promise<string> {
   let s = "";
@@ -30,7 +20,7 @@ export async function login(cmd: Command, o: { token?: string; tokenStdin?: bool
     const { deviceLogin } = await import("./device-login.js");
     token = await deviceLogin(server);
   }
-  const me = await new Api(server, token).get<Me>("/v1/me").catch((err: unknown) => {
+  const me = await new Api(server, token).get("/v1/me", Me).catch((err: unknown) => {
     if (err instanceof CliError && err.exit === EXIT.AUTH) {
       throw new CliError(`the server refused this token: ${err.message}`, {
         code: err.code,
@@ -71,7 +61,7 @@ export async function logout(cmd: Command, o: { all?: boolean }): Promise<void> 
 
 export async function whoami(cmd: Command): Promise<void> {
   const api = authedApi(cmd);
-  const me = await api.get<Me>("/v1/me");
+  const me = await api.get("/v1/me", Me);
   emit({ server: api.server, ...me }, () => {
     print(`${c.bold(me.user.name)} (${me.user.role}) on ${api.server}`);
     const q = me.quota;

@@ -5,25 +5,17 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { DeviceStarted, DeviceToken } from "../../contract/responses.schema.js";
 import { Api } from "../api.js";
 import { CliError, EXIT } from "../errors.js";
 import { c, withSpinner } from "../output.js";
-
-const Started = z.object({
-  device_code: z.string(),
-  user_code: z.string(),
-  verification_uri: z.string(),
-  verification_uri_complete: z.string(),
-  expires_in: z.number(),
-  interval: z.number(),
-});
 
 /** Gives up after this many unreachable polls in a row (a restart of the server is fine, an outage is not). */
 const MAX_UNREACHABLE = 5;
 
 export async function deviceLogin(server: string): Promise<string> {
   const api = new Api(server, null);
-  const started = Started.parse(await api.post("/v1/auth/device"));
+  const started = await api.post("/v1/auth/device", DeviceStarted);
   const onSigint = () => {
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
     process.stderr.write("login cancelled\n");
@@ -44,14 +36,14 @@ export async function deviceLogin(server: string): Promise<string> {
   }
 }
 
-async function poll(api: Api, started: z.infer<typeof Started>): Promise<string> {
+async function poll(api: Api, started: DeviceStarted): Promise<string> {
   const deadline = Date.now() + started.expires_in * 1000;
   let interval = started.interval;
   let unreachable = 0;
   for (;;) {
     await sleep(interval * 1000);
     try {
-      const r = await api.post<{ token: string }>("/v1/auth/device/token", {
+      const r = await api.post("/v1/auth/device/token", DeviceToken, {
         device_code: started.device_code,
       });
       return r.token;

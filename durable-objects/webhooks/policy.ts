@@ -1,4 +1,5 @@
 import { backoffDelay } from "../../contract/backoff.js";
+import { doSettings, type SettingsEnv } from "../settings.js";
 
 /**
  * What happens after a webhook attempt, as pure functions: a 2xx delivers; anything else (another status,
@@ -17,16 +18,10 @@ export interface RetrySettings {
   maxAttempts: number;
 }
 
-export function retrySettings(env: {
-  SF_WEBHOOK_RETRY_SECONDS?: string;
-  SF_WEBHOOK_MAX_ATTEMPTS?: string;
-}): RetrySettings {
-  const base = Number(env.SF_WEBHOOK_RETRY_SECONDS);
-  const max = Number(env.SF_WEBHOOK_MAX_ATTEMPTS);
-  return {
-    baseMs: (Number.isFinite(base) && base > 0 ? base : 30) * 1000,
-    maxAttempts: Number.isInteger(max) && max > 0 ? max : 8,
-  };
+/** From SF_WEBHOOK_RETRY_SECONDS (30) and SF_WEBHOOK_MAX_ATTEMPTS (8), read where every object setting is. */
+export function retrySettings(env: SettingsEnv): RetrySettings {
+  const s = doSettings(env);
+  return { baseMs: s.webhookRetryMs, maxAttempts: s.webhookMaxAttempts };
 }
 
 /** The wait after the `n`th failed attempt of a cycle (n ≥ 1): base, 2·base, 4·base, … at most an hour. */

@@ -8,11 +8,13 @@
  * FORGE_LOCAL_GPU_PASSTHROUGH=0 launches without GPU device requests while allocation, labels and
  * FORGE_GPU_INDICES stay exactly as they would be.
  */
+
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import type Docker from "dockerode";
 import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef } from "../runtime.js";
+import { forgeletSettings } from "../settings.js";
 
 // Resolved from node_modules at run time instead of bundled into dist/forgelet.mjs: dockerode's ssh2
 // dependency has optional native addons (.node files) that esbuild cannot bundle, and a local unix
@@ -43,7 +45,7 @@ export interface DockerRuntimeOptions {
 
 /** Where the daemon listens; only unix sockets, because the run directory is bind-mounted from this host. */
 export function dockerSocket(env: NodeJS.ProcessEnv = process.env): string {
-  const host = env.DOCKER_HOST;
+  const host = forgeletSettings(env).dockerHost;
   if (!host) return DEFAULT_SOCKET;
   if (host.startsWith("unix://")) return host.slice("unix://".length) || DEFAULT_SOCKET;
   throw new Error(
@@ -88,7 +90,7 @@ export class DockerRuntime implements Runtime {
     private readonly opts: DockerRuntimeOptions = {},
   ) {
     this.socketPath = opts.socketPath ?? dockerSocket();
-    this.gpuPassthrough = opts.gpuPassthrough ?? process.env.FORGE_LOCAL_GPU_PASSTHROUGH !== "0";
+    this.gpuPassthrough = opts.gpuPassthrough ?? forgeletSettings().gpuPassthrough;
     this.docker = new DockerClient({ socketPath: this.socketPath });
   }
 

@@ -1,45 +1,15 @@
 /** `sf admin fleet create|ls|show|enroll-token` and `sf admin maintenance status|drain|resume`. */
 import type { Command } from "commander";
+import {
+  DrainChange,
+  EnrollmentTokenView,
+  FleetList,
+  FleetLive,
+  Maintenance,
+  OneFleet,
+} from "../../../contract/responses.schema.js";
 import { authedApi } from "../../context.js";
 import { c, emit, info, print, table } from "../../output.js";
-
-interface Fleet {
-  id: string;
-  name: string;
-  kind: string;
-  description: string;
-  image_allowlist: string[];
-  windows: unknown[];
-  draining: boolean;
-  drain_note: string | null;
-  created_at: string;
-}
-
-interface NodeView {
-  id: string;
-  name: string;
-  series: string;
-  status: string;
-  agent: boolean;
-  lost_since: string | null;
-  runtime: string | null;
-  gpus: Array<{ index: number; run_id: string | null; job_id: string | null }>;
-}
-
-interface FleetLive {
-  fleet: Fleet;
-  draining: boolean;
-  drain_note: string | null;
-  nodes: NodeView[];
-  totals: { gpus: number; allocated: number; free: number; queued: number; running: number };
-  queue: Array<{
-    job_id: string;
-    user_id: string;
-    priority: number;
-    gpus: number;
-    pending_reasons: Array<{ code: string; message: string }>;
-  }>;
-}
 
 const enc = encodeURIComponent;
 
@@ -48,7 +18,7 @@ export async function createFleet(
   name: string,
   o: { kind: string; allow?: string[]; description?: string },
 ): Promise<void> {
-  const { fleet } = await authedApi(cmd).post<{ fleet: Fleet }>("/v1/fleets", {
+  const { fleet } = await authedApi(cmd).post("/v1/fleets", OneFleet, {
     name,
     kind: o.kind,
     image_allowlist: o.allow ?? [],
@@ -61,7 +31,7 @@ export async function createFleet(
 }
 
 export async function listFleets(cmd: Command): Promise<void> {
-  const { fleets } = await authedApi(cmd).get<{ fleets: Fleet[] }>("/v1/fleets");
+  const { fleets } = await authedApi(cmd).get("/v1/fleets", FleetList);
   emit({ fleets }, () =>
     table(
       fleets.map((f) => ({
@@ -77,7 +47,7 @@ export async function listFleets(cmd: Command): Promise<void> {
 }
 
 export async function showFleet(cmd: Command, name: string): Promise<void> {
-  const live = await authedApi(cmd).get<FleetLive>(`/v1/fleets/${enc(name)}`);
+  const live = await authedApi(cmd).get(`/v1/fleets/${enc(name)}`, FleetLive);
   emit(live, () => {
     const f = live.fleet;
     const t = live.totals;
@@ -131,8 +101,9 @@ export async function showFleet(cmd: Command, name: string): Promise<void> {
 
 export async function enrollToken(cmd: Command, name: string, o: { ttlMinutes?: number }): Promise<void> {
   const api = authedApi(cmd);
-  const r = await api.post<{ token: string; fleet: string; expires_at: string; one_shot: boolean }>(
+  const r = await api.post(
     `/v1/fleets/${enc(name)}/enrollment-tokens`,
+    EnrollmentTokenView,
     o.ttlMinutes === undefined ? {} : { ttl_minutes: o.ttlMinutes },
   );
   emit(r, () => {
@@ -140,18 +111,6 @@ export async function enrollToken(cmd: Command, name: string, o: { ttlMinutes?: 
     print(r.token);
     info(c.dim(`on the GPU host: forgelet enroll --server ${api.server} --token <token>`));
   });
-}
-
-interface Maintenance {
-  fleet: string;
-  draining: boolean;
-  note: string | null;
-  queued: number;
-  running: number;
-  paused: string[];
-  held: string[];
-  blockers: Array<{ job_id: string; name: string; status: string; reason: string }>;
-  resumed: string[];
 }
 
 function printMaintenance(m: Maintenance): void {
@@ -170,14 +129,14 @@ function printMaintenance(m: Maintenance): void {
 }
 
 export async function maintenanceStatus(cmd: Command, fleet: string): Promise<void> {
-  const m = await authedApi(cmd).get<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance`);
+  const m = await authedApi(cmd).get(`/v1/fleets/${enc(fleet)}/maintenance`, Maintenance);
   emit(m, () => printMaintenance(m));
 }
 
 export async function drain(cmd: Command, fleet: string, note: string): Promise<void> {
   const api = authedApi(cmd);
-  await api.post(`/v1/fleets/${enc(fleet)}/maintenance/drain`, { note });
-  const m = await api.get<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance`);
+  await api.post(`/v1/fleets/${enc(fleet)}/maintenance/drain`, DrainChange, { note });
+  const m = await api.get(`/v1/fleets/${enc(fleet)}/maintenance`, Maintenance);
   emit(m, () => {
     info(
       `${c.green("✓")} draining ${fleet}: new submits are refused; queued jobs are held, resumable running jobs checkpoint and pause`,
@@ -189,11 +148,11 @@ export async function drain(cmd: Command, fleet: string, note: string): Promise<
 
 export async function resume(cmd: Command, fleet: string): Promise<void> {
   const api = authedApi(cmd);
-  const r = await api.post<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance/resume`, {});
-  const m = await api.get<Maintenance>(`/v1/fleets/${enc(fleet)}/maintenance`);
-  emit({ ...m, resumed: r.resumed ?? [] }, () => {
+  const r = await api.post(`/v1/fleets/${enc(fleet)}/maintenance/resume`, DrainChange, {});
+  const m = await api.get(`/v1/fleets/${enc(fleet)}/maintenance`, Maintenance);
+  emit({ ...m, resumed: r.resumed }, () => {
     info(
-      `${c.green("✓")} ${fleet} is open again; ${(r.resumed ?? []).length} job(s) re-queued in their original order`,
+      `${c.green("✓")} ${fleet} is open again; ${r.resumed.length} job(s) re-queued in their original order`,
     );
     printMaintenance(m);
   });

@@ -1,20 +1,13 @@
 /** `sf admin profile ls|set|rm`. */
 import type { Command } from "commander";
+import { DeletedProfile, OneProfile, ProfileList } from "../../../contract/responses.schema.js";
 import { authedApi } from "../../context.js";
 import { c, emit, info, table } from "../../output.js";
-
-interface Profile {
-  name: string;
-  series: string;
-  gpus_per_node: number;
-  default_gpus: number;
-  description: string;
-}
 
 const enc = encodeURIComponent;
 
 export async function listProfiles(cmd: Command): Promise<void> {
-  const { profiles } = await authedApi(cmd).get<{ profiles: Profile[] }>("/v1/profiles");
+  const { profiles } = await authedApi(cmd).get("/v1/profiles", ProfileList);
   emit({ profiles }, () =>
     table(
       profiles.map((p) => ({
@@ -36,10 +29,8 @@ export async function setProfile(
 ): Promise<void> {
   const api = authedApi(cmd);
   // Omitted optional fields keep what an existing profile has, so `set` can change one thing at a time.
-  const existing = (await api.get<{ profiles: Profile[] }>("/v1/profiles")).profiles.find(
-    (p) => p.name === name,
-  );
-  const { profile } = await api.put<{ profile: Profile }>(`/v1/profiles/${enc(name)}`, {
+  const existing = (await api.get("/v1/profiles", ProfileList)).profiles.find((p) => p.name === name);
+  const { profile } = await api.put(`/v1/profiles/${enc(name)}`, OneProfile, {
     series: o.series,
     gpus_per_node: o.gpusPerNode,
     default_gpus: o.defaultGpus ?? existing?.default_gpus ?? 1,
@@ -54,6 +45,6 @@ export async function setProfile(
 }
 
 export async function removeProfile(cmd: Command, name: string): Promise<void> {
-  const r = await authedApi(cmd).delete<{ deleted: string }>(`/v1/profiles/${enc(name)}`);
+  const r = await authedApi(cmd).delete(`/v1/profiles/${enc(name)}`, DeletedProfile);
   emit(r, () => info(`${c.green("✓")} deleted profile ${name}`));
 }

@@ -1,8 +1,10 @@
 /** `sf admin recipe publish FILE`: a recipe version from JSON or YAML, checked by the server's schema. */
+
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
+import { PublishedRecipe } from "../../../contract/responses.schema.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info } from "../../output.js";
@@ -41,10 +43,7 @@ function parseYamlText(file: string, text: string): unknown {
 
 export async function publishRecipe(cmd: Command, file: string): Promise<void> {
   const body = readRecipe(file);
-  const r = await authedApi(cmd).post<{
-    created: boolean;
-    recipe: { name: string; version: string; digest: string };
-  }>("/v1/catalog/recipes", body);
+  const r = await authedApi(cmd).post("/v1/catalog/recipes", PublishedRecipe, body);
   emit(r, () =>
     info(
       r.created

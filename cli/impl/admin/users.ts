@@ -1,30 +1,22 @@
 /** `sf admin users|user-add|set-role|disable|enable|quota`. */
 import type { Command } from "commander";
+import {
+  CreatedUser,
+  OneUser,
+  type QuotaView,
+  UserList,
+  UserQuota,
+} from "../../../contract/responses.schema.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print, table } from "../../output.js";
 
-interface User {
-  id: string;
-  name: string;
-  email: string | null;
-  role: string;
-  disabled: boolean;
-  created_at: string;
-}
-
-export interface Quota {
-  max_gpus: number;
-  max_jobs: number;
-  daily_gpu_hours: number;
-  allowed_profiles: string[];
-  priority: number;
-}
+export type Quota = QuotaView;
 
 const enc = encodeURIComponent;
 
 export async function listUsers(cmd: Command): Promise<void> {
-  const { users } = await authedApi(cmd).get<{ users: User[] }>("/v1/users");
+  const { users } = await authedApi(cmd).get("/v1/users", UserList);
   emit({ users }, () =>
     table(
       users.map((u) => ({
@@ -45,7 +37,7 @@ export async function addUser(
   o: { role: string; email?: string },
 ): Promise<void> {
   const api = authedApi(cmd);
-  const r = await api.post<{ user: User; token: string }>("/v1/users", {
+  const r = await api.post("/v1/users", CreatedUser, {
     name,
     role: o.role,
     ...(o.email ? { email: o.email } : {}),
@@ -61,12 +53,12 @@ export async function addUser(
 }
 
 export async function setRole(cmd: Command, name: string, role: string): Promise<void> {
-  const { user } = await authedApi(cmd).patch<{ user: User }>(`/v1/users/${enc(name)}`, { role });
+  const { user } = await authedApi(cmd).patch(`/v1/users/${enc(name)}`, OneUser, { role });
   emit({ user }, () => info(`${c.green("✓")} ${user.name} is now ${c.bold(user.role)}`));
 }
 
 export async function setDisabled(cmd: Command, name: string, disabled: boolean): Promise<void> {
-  const { user } = await authedApi(cmd).patch<{ user: User }>(`/v1/users/${enc(name)}`, { disabled });
+  const { user } = await authedApi(cmd).patch(`/v1/users/${enc(name)}`, OneUser, { disabled });
   emit({ user }, () =>
     info(
       `${c.green("✓")} ${user.name} is ${disabled ? "disabled: their tokens are refused until `sf admin enable`" : "enabled"}`,
@@ -110,10 +102,10 @@ export function applyQuotaFlags(current: Quota, o: QuotaFlags): Quota | null {
 export async function quota(cmd: Command, user: string, o: QuotaFlags): Promise<void> {
   const api = authedApi(cmd);
   const path = `/v1/users/${enc(user)}/quota`;
-  const current = await api.get<{ user: string; quota: Quota }>(path);
+  const current = await api.get(path, UserQuota);
   const next = applyQuotaFlags(current.quota, o);
   // The API replaces the whole quota; reading it first is what lets a flag change one field only.
-  const shown = next ? await api.put<{ user: string; quota: Quota }>(path, next) : current;
+  const shown = next ? await api.put(path, UserQuota, next) : current;
   emit(shown, () => {
     if (next) info(`${c.green("✓")} updated the quota of ${shown.user}`);
     const q = shown.quota;

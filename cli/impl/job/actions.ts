@@ -1,10 +1,11 @@
 /** `sf job stop|pause|resume ID [--reason TEXT]`: ask the job's fleet to change its state. */
 import type { Command } from "commander";
 import { ACTION_TARGETS, type JobState } from "../../../contract/job-states.js";
+import { JobAnswer } from "../../../contract/responses.schema.js";
+import { parse } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError } from "../../errors.js";
 import { c, emit, print, status } from "../../output.js";
-import { JobActionResponse, parse } from "./schemas.js";
 
 export type JobAction = "stop" | "pause" | "resume";
 
@@ -29,6 +30,7 @@ export async function act(
   try {
     res = await api.post(
       `/v1/jobs/${encodeURIComponent(id)}/${action}`,
+      JobAnswer,
       o.reason ? { reason: o.reason } : {},
     );
   } catch (err) {
@@ -43,7 +45,7 @@ export async function act(
     }
     throw err;
   }
-  const { job } = parse(JobActionResponse, res, "job");
+  const { job } = parse(JobAnswer, res, "job");
   emit({ job }, () => {
     print(`${c.bold(job.id)} ${status(job.status)}`);
     if (job.status === "QUEUED" && job.pending_reasons[0])

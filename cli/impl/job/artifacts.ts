@@ -8,13 +8,13 @@ import { createReadStream, existsSync, rmSync } from "node:fs";
 import { mkdir, open, rename } from "node:fs/promises";
 import { dirname, relative, resolve, sep } from "node:path";
 import type { Command } from "commander";
+import { type Artifact, ArtifactList } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { readJson } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, humanBytes, info, isJson, printJson, progress } from "../../output.js";
 import { colorTable, shortDigest } from "./format.js";
-import { type Artifact, ArtifactList, parse } from "./schemas.js";
 
 export interface ArtifactsOptions {
   download?: string | boolean;
@@ -38,11 +38,7 @@ export async function listArtifacts(
   run?: string,
 ): Promise<{ run_id: string; artifacts: Artifact[] }> {
   const q = new URLSearchParams(run ? { run } : {});
-  return parse(
-    ArtifactList,
-    await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/artifacts?${q}`),
-    "artifact list",
-  );
+  return await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/artifacts?${q}`, ArtifactList);
 }
 
 /** The checkpoint with the highest step whose bytes were uploaded (the newest registration on a tie). */

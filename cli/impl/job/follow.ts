@@ -7,11 +7,16 @@
  * in turn.
  */
 import { type Backoff, backoffDelay, sleepBackoff } from "../../../contract/backoff.js";
+import {
+  type JobDetailResponse,
+  LogLine,
+  LogsPage,
+  type RunView,
+} from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
-import { readJson } from "../../api.js";
+import { parse, readJson } from "../../api.js";
 import { CliError, EXIT, type ExitCode } from "../../errors.js";
 import { c, info, isJson, status as paintStatus } from "../../output.js";
-import { type JobDetailResponse, LogLine, LogsPage, parse, type RunView } from "./schemas.js";
 import { getJob as getJobOnce } from "./show.js";
 import { SseParser } from "./sse.js";
 
@@ -152,11 +157,7 @@ async function tailStart(api: Api, jobId: string, runId: string, n: number): Pro
   let offset = 0;
   for (;;) {
     const q = new URLSearchParams({ run: runId, offset: String(offset), limit: "5000" });
-    const page = parse(
-      LogsPage,
-      await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/logs?${q}`),
-      "log page",
-    );
+    const page = await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/logs?${q}`, LogsPage);
     if (page.lines.length === 0) return Math.max(0, page.next_offset - n);
     offset = page.next_offset;
   }

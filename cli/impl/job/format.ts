@@ -1,6 +1,7 @@
 /** Small renderers the job commands share: ages, placements, digests, and a colour-safe table. */
+
+import type { RunView } from "../../../contract/responses.schema.js";
 import { c, print } from "../../output.js";
-import type { RunView } from "./schemas.js";
 
 /** "42s", "7m", "3h", "2d" since `iso` (or until now from a future clock: "0s"). */
 export function age(iso: string | null | undefined, now = Date.now()): string {

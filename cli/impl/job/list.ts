@@ -1,11 +1,11 @@
 /** `sf job ls`: my jobs (or everyone's, for an admin), newest first, following the server's cursor. */
 import type { Command } from "commander";
+import { JobList, type JobView } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { emit, info, status } from "../../output.js";
 import { age, colorTable } from "./format.js";
-import { JobList, type JobView, parse } from "./schemas.js";
 
 export interface ListOptions {
   all?: boolean;
@@ -30,7 +30,7 @@ export async function listJobs(
     if (o.fleet) q.set("fleet", o.fleet);
     q.set("limit", String(Math.min(o.pageSize ?? PAGE_MAX, o.limit - jobs.length)));
     if (cursor) q.set("cursor", cursor);
-    const page = parse(JobList, await api.get(`/v1/jobs?${q}`), "job list");
+    const page = await api.get(`/v1/jobs?${q}`, JobList);
     jobs.push(...page.jobs);
     cursor = page.next_cursor;
     if (!cursor || jobs.length >= o.limit) return { jobs: jobs.slice(0, o.limit), more: cursor !== null };

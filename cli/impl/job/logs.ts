@@ -1,12 +1,12 @@
 /** `sf job logs [ID] [-f] [--tail N]`: a run's log lines, or a live follow until the job ends. */
 import type { Command } from "commander";
+import { type LogLine, LogsPage } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { info, isJson, printJson } from "../../output.js";
 import { followExitCode, followJob, formatLogLine } from "./follow.js";
 import { latestJob } from "./list.js";
-import { type LogLine, LogsPage, parse } from "./schemas.js";
 
 export interface LogsOptions {
   follow?: boolean;
@@ -36,17 +36,18 @@ export async function readLogs(
     const q = new URLSearchParams({ offset: String(offset), limit: "5000" });
     // Pin the run the first page picked, so a retry starting mid-read cannot splice two runs together.
     if (runId) q.set("run", runId);
-    const page = await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/logs?${q}`).catch((err: unknown) => {
-      if (err instanceof CliError && err.code === "NOT_FOUND" && !run) {
-        throw new CliError(err.message, {
-          code: err.code,
-          exit: err.exit,
-          hint: `\`sf job status ${jobId}\` shows why it waits; \`sf job logs ${jobId} -f\` waits for it`,
-        });
-      }
-      throw err;
-    });
-    const p = parse(LogsPage, page, "log page");
+    const p = await api
+      .get(`/v1/jobs/${encodeURIComponent(jobId)}/logs?${q}`, LogsPage)
+      .catch((err: unknown) => {
+        if (err instanceof CliError && err.code === "NOT_FOUND" && !run) {
+          throw new CliError(err.message, {
+            code: err.code,
+            exit: err.exit,
+            hint: `\`sf job status ${jobId}\` shows why it waits; \`sf job logs ${jobId} -f\` waits for it`,
+          });
+        }
+        throw err;
+      });
     runId = p.run_id;
     lines.push(...p.lines);
     if (p.lines.length === 0) return { run_id: p.run_id, lines };

@@ -1,11 +1,11 @@
 /** `sf job metrics ID [--key K]`: what a run reported, as a table and a one-line sparkline. */
 import type { Command } from "commander";
+import { MetricKeys, type MetricPoint, MetricSeries } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print } from "../../output.js";
 import { age, colorTable, formatNumber } from "./format.js";
-import { MetricKeys, type MetricPoint, MetricSeries, parse } from "./schemas.js";
 
 const BARS = "▁▂▃▄▅▆▇█";
 
@@ -53,11 +53,7 @@ export async function readSeries(
   for (;;) {
     const q = new URLSearchParams({ key, after: String(after), limit: "10000" });
     if (run) q.set("run", run);
-    const page = parse(
-      MetricSeries,
-      await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/metrics?${q}`),
-      "metric series",
-    );
+    const page = await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/metrics?${q}`, MetricSeries);
     points.push(...page.points);
     if (page.next_after === null || page.points.length === 0) return { run_id: page.run_id, points };
     after = page.next_after;
@@ -81,11 +77,7 @@ export async function metrics(
   const api = authedApi(cmd);
   if (!o.key) {
     const q = new URLSearchParams(o.run ? { run: o.run } : {});
-    const r = parse(
-      MetricKeys,
-      await api.get(`/v1/jobs/${encodeURIComponent(id)}/metrics?${q}`),
-      "metric keys",
-    );
+    const r = await api.get(`/v1/jobs/${encodeURIComponent(id)}/metrics?${q}`, MetricKeys);
     emit({ job_id: id, ...r }, () => {
       if (r.keys.length === 0) {
         info(`run ${r.run_id} has reported no metrics yet`);

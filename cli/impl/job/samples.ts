@@ -13,7 +13,6 @@ import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print } from "../../output.js";
 import { colorTable, formatNumber } from "./format.js";
-import { parse } from "./schemas.js";
 
 function count(name: string, raw: string | undefined, fallback: number, min: number): number {
   if (raw === undefined) return fallback;
@@ -65,7 +64,7 @@ export async function samples(
   const limit = count("limit", o.limit, 20, 1);
   if (o.step === undefined) {
     const q = new URLSearchParams(o.run ? { run: o.run } : {});
-    const r = parse(ValidationStepsView, await api.get(`${base}?${q}`), "validation steps");
+    const r = await api.get(`${base}?${q}`, ValidationStepsView);
     emit({ job_id: id, ...r }, () => {
       if (r.steps.length === 0) {
         info(`run ${r.run_id} has reported no validation samples`);
@@ -96,7 +95,7 @@ export async function samples(
       limit: String(Math.min(1000, limit - got.length)),
     });
     if (o.run) q.set("run", o.run);
-    page = parse(ValidationSamplesView, await api.get(`${base}?${q}`), "validation samples");
+    page = await api.get(`${base}?${q}`, ValidationSamplesView);
     got.push(...page.samples);
     if (page.next_after === null || got.length >= limit) break;
     after = page.next_after;

@@ -6,16 +6,16 @@ import {
   HparamsView,
   type HparamsView as HparamsViewT,
 } from "../../../contract/readback.schema.js";
+import { JobDetailResponse } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { c, emit, humanBytes, print, status } from "../../output.js";
 import { age, colorTable, placementSummary } from "./format.js";
-import { JobDetailResponse, parse } from "./schemas.js";
 
 const LAST_EVENTS = 8;
 
 export async function getJob(api: Api, id: string): Promise<JobDetailResponse> {
-  return parse(JobDetailResponse, await api.get(`/v1/jobs/${encodeURIComponent(id)}`), "job");
+  return await api.get(`/v1/jobs/${encodeURIComponent(id)}`, JobDetailResponse);
 }
 
 function fleetOf(spec: unknown): string | null {
@@ -34,10 +34,13 @@ async function runReports(
 ): Promise<{ hparams: HparamsViewT | null; environment: EnvironmentViewT | null }> {
   if (!hasRun) return { hparams: null, environment: null };
   const base = `/v1/jobs/${encodeURIComponent(id)}`;
-  const [hp, env] = await Promise.allSettled([api.get(`${base}/hparams`), api.get(`${base}/environment`)]);
+  const [hp, env] = await Promise.allSettled([
+    api.get(`${base}/hparams`, HparamsView),
+    api.get(`${base}/environment`, EnvironmentView),
+  ]);
   return {
-    hparams: hp.status === "fulfilled" ? parse(HparamsView, hp.value, "hparams") : null,
-    environment: env.status === "fulfilled" ? parse(EnvironmentView, env.value, "environment") : null,
+    hparams: hp.status === "fulfilled" ? hp.value : null,
+    environment: env.status === "fulfilled" ? env.value : null,
   };
 }
 

@@ -1,9 +1,9 @@
 /** `sf status`: my usage against my quota, and how busy each fleet is. */
 import type { Command } from "commander";
+import { FleetInspect, FleetList, Usage } from "../../../contract/responses.schema.js";
 import { authedApi } from "../../context.js";
 import { c, emit, print } from "../../output.js";
 import { colorTable, formatNumber } from "./format.js";
-import { FleetInspect, FleetList, parse, Usage } from "./schemas.js";
 
 export interface FleetTotals {
   name: string;
@@ -22,15 +22,13 @@ const hours = (h: number) => (h > 0 && h < 0.01 ? h.toPrecision(3) : formatNumbe
 
 export async function statusCmd(cmd: Command): Promise<void> {
   const api = authedApi(cmd);
-  const [usageRaw, fleetsRaw] = await Promise.all([api.get("/v1/usage"), api.get("/v1/fleets")]);
-  const usage = parse(Usage, usageRaw, "usage");
+  const [usage, fleetList] = await Promise.all([
+    api.get("/v1/usage", Usage),
+    api.get("/v1/fleets", FleetList),
+  ]);
   const fleets: FleetTotals[] = await Promise.all(
-    parse(FleetList, fleetsRaw, "fleet list").fleets.map(async (f) => {
-      const t = parse(
-        FleetInspect,
-        await api.get(`/v1/fleets/${encodeURIComponent(f.name)}`),
-        "fleet",
-      ).totals;
+    fleetList.fleets.map(async (f) => {
+      const t = (await api.get(`/v1/fleets/${encodeURIComponent(f.name)}`, FleetInspect)).totals;
       return {
         name: f.name,
         id: f.id,

@@ -5,16 +5,16 @@
  * doing it here first means a stale lock uploads nothing.
  */
 
-import { z } from "zod";
 import { Catalog, type RecipeVersion } from "../../../contract/catalog.schema.js";
 import {
   expandProfiles,
   type Pool,
-  ProfileEntry,
+  type ProfileEntry,
   ProfileError,
   parseProfileArg,
 } from "../../../contract/profile-grammar.js";
 import type { RecipeLock } from "../../../contract/recipe-lock.schema.js";
+import { ProfileList } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { CliError, EXIT } from "../../errors.js";
 
@@ -38,13 +38,7 @@ export function checkProfileSyntax(args: readonly string[]): void {
 }
 
 export async function fetchProfiles(api: Api): Promise<ProfileEntry[]> {
-  const body = await api.get("/v1/profiles");
-  const r = z.object({ profiles: z.array(ProfileEntry) }).safeParse(body);
-  if (!r.success)
-    throw new CliError("the server's profile registry is not in the expected shape", {
-      code: "BAD_RESPONSE",
-    });
-  return r.data.profiles;
+  return (await api.get("/v1/profiles", ProfileList)).profiles;
 }
 
 export function expand(
@@ -67,10 +61,7 @@ export function expand(
 }
 
 export async function fetchCatalog(api: Api): Promise<Catalog> {
-  const r = Catalog.safeParse(await api.get("/v1/catalog"));
-  if (!r.success)
-    throw new CliError("the server's catalog is not in the expected shape", { code: "BAD_RESPONSE" });
-  return r.data;
+  return api.get("/v1/catalog", Catalog);
 }
 
 /** The published recipe version the lock pins, or the same coded refusal admission would give. */

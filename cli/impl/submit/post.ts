@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { sleepBackoff } from "../../../contract/backoff.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import { JobAnswer } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { CliError } from "../../errors.js";
 import { c, info, status } from "../../output.js";
@@ -32,7 +33,7 @@ function retryable(err: unknown): boolean {
 export async function postJob(api: Api, spec: JobSpec, key: string): Promise<JobDetail> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const r = await api.post<{ job: JobDetail }>("/v1/jobs", spec, { headers: { "idempotency-key": key } });
+      const r = await api.post("/v1/jobs", JobAnswer, spec, { headers: { "idempotency-key": key } });
       return r.job;
     } catch (err) {
       if (attempt >= RETRIES || !retryable(err)) throw err;

@@ -1,13 +1,12 @@
 /** `sf webhook deliveries|redeliver|test`: what was sent to an endpoint, and sending again. */
 import type { Command } from "commander";
+import { DeliveryPage, type DeliveryView, OneDelivery } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print, printJson, table } from "../../output.js";
 import { age } from "../job/format.js";
 import { parseLimit } from "../job/list.js";
-import { parse } from "../job/schemas.js";
-import { DeliveryPage, type DeliveryView, OneDelivery } from "./schemas.js";
 
 const enc = encodeURIComponent;
 /** An attempt gives up after 10 s on the server; waiting a little longer sees its result. */
@@ -36,7 +35,7 @@ export async function deliveries(
   const limit = parseLimit(o.limit, 30);
   const q = new URLSearchParams({ limit: String(Math.min(limit, 200)) });
   if (o.state) q.set("state", o.state);
-  const page = parse(DeliveryPage, await api.get(`/v1/webhooks/${enc(id)}/deliveries?${q}`), "deliveries");
+  const page = await api.get(`/v1/webhooks/${enc(id)}/deliveries?${q}`, DeliveryPage);
   emit(page, () => {
     if (page.deliveries.length === 0) {
       info(o.state ? `no ${o.state} deliveries` : "no deliveries yet — `sf webhook test` sends one");
@@ -59,8 +58,7 @@ export async function deliveries(
 }
 
 async function getDelivery(api: Api, id: string, event: string) {
-  return parse(OneDelivery, await api.get(`/v1/webhooks/${enc(id)}/deliveries/${enc(event)}`), "delivery")
-    .delivery;
+  return (await api.get(`/v1/webhooks/${enc(id)}/deliveries/${enc(event)}`, OneDelivery)).delivery;
 }
 
 async function showDelivery(api: Api, id: string, event: string): Promise<void> {
@@ -84,10 +82,9 @@ async function showDelivery(api: Api, id: string, event: string): Promise<void> 
 }
 
 export async function redeliver(cmd: Command, id: string, event: string): Promise<void> {
-  const r = parse(
+  const r = await authedApi(cmd).post(
+    `/v1/webhooks/${enc(id)}/deliveries/${enc(event)}/redeliver`,
     OneDelivery,
-    await authedApi(cmd).post(`/v1/webhooks/${enc(id)}/deliveries/${enc(event)}/redeliver`),
-    "delivery",
   );
   emit(r, () =>
     info(`${c.green("✓")} queued ${r.delivery.id} again; \`sf webhook deliveries ${id} ${event}\` shows it`),
@@ -96,7 +93,7 @@ export async function redeliver(cmd: Command, id: string, event: string): Promis
 
 export async function test(cmd: Command, id: string, o: { wait: boolean }): Promise<void> {
   const api = authedApi(cmd);
-  const queued = parse(OneDelivery, await api.post(`/v1/webhooks/${enc(id)}/test`), "delivery").delivery;
+  const queued = (await api.post(`/v1/webhooks/${enc(id)}/test`, OneDelivery)).delivery;
   if (!o.wait) {
     emit({ delivery: queued }, () => info(`${c.green("✓")} queued ${queued.id}`));
     return;

@@ -1,0 +1,251 @@
+/**
+ * What the HTTP API answers, as the CLI (and any client) parses it (docs/api.md). Objects are loose:
+ * `--json` prints what the server sent, including fields added after a client was written. Shapes that
+ * the Fleet DO or the Run DO produce live beside them (fleet.schema.ts, readback.schema.ts) and are
+ * reused here, so each answer has one definition.
+ */
+import { z } from "zod";
+import { JobView, QuotaBody, Role } from "./api.schema.js";
+import { FleetConfig, FleetInspect, JobDetail, RunView } from "./fleet.schema.js";
+import { ProfileEntry } from "./profile-grammar.js";
+import { TransitionView } from "./readback.schema.js";
+import { DeliveryAttempt } from "./webhooks.schema.js";
+
+export { FleetInspect, JobView, RunView };
+
+/** Any answer whose body the client does not read (a 2xx is all it needs). */
+export const Ignored = z.unknown();
+
+// identity ---------------------------------------------------------------------------------
+
+export const UserView = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  email: z.string().nullable(),
+  role: z.string(),
+  disabled: z.boolean(),
+  created_at: z.string(),
+});
+export type UserView = z.infer<typeof UserView>;
+
+/** POST /v1/users: the user and, once, their first token. */
+export const CreatedUser = z.looseObject({ user: UserView, token: z.string() });
+export const OneUser = z.looseObject({ user: UserView });
+export const UserList = z.looseObject({ users: z.array(UserView) });
+
+export const QuotaView = QuotaBody.loose();
+export type QuotaView = z.infer<typeof QuotaView>;
+
+/** GET|PUT /v1/users/:name/quota */
+export const UserQuota = z.looseObject({ user: z.string(), quota: QuotaView });
+export type UserQuota = z.infer<typeof UserQuota>;
+
+/** GET /v1/me */
+export const Me = z.looseObject({
+  user: z.looseObject({ name: z.string(), role: Role.or(z.string()), email: z.string().nullable() }),
+  quota: QuotaView,
+});
+export type Me = z.infer<typeof Me>;
+
+/** POST /v1/auth/device */
+export const DeviceStarted = z.looseObject({
+  device_code: z.string(),
+  user_code: z.string(),
+  verification_uri: z.string(),
+  verification_uri_complete: z.string(),
+  expires_in: z.number(),
+  interval: z.number(),
+});
+export type DeviceStarted = z.infer<typeof DeviceStarted>;
+
+/** POST /v1/auth/device/token once approved (every other answer is a coded 400). */
+export const DeviceToken = z.looseObject({ token: z.string() });
+
+// fleets and profiles ------------------------------------------------------------------------
+
+/** A fleet as the ledger holds it. */
+export const FleetView = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  description: z.string(),
+  image_allowlist: z.array(z.string()),
+  windows: z.array(z.unknown()),
+  draining: z.boolean(),
+  drain_note: z.string().nullable(),
+  created_at: z.string(),
+});
+export type FleetView = z.infer<typeof FleetView>;
+
+/** GET /v1/fleets */
+export const FleetList = z.looseObject({ fleets: z.array(FleetView) });
+/** POST /v1/fleets, PATCH /v1/fleets/:fleet */
+export const OneFleet = z.looseObject({ fleet: FleetView });
+/** GET /v1/fleets/:fleet: the fleet and what its Fleet DO sees now. */
+export const FleetLive = FleetInspect.extend({ fleet: FleetView });
+export type FleetLive = z.infer<typeof FleetLive>;
+
+/** POST /v1/fleets/:fleet/enrollment-tokens */
+export const EnrollmentTokenView = z.looseObject({
+  token: z.string(),
+  fleet: z.string(),
+  expires_at: z.string(),
+  one_shot: z.boolean(),
+});
+
+/** What a drain holds and what still blocks maintenance. */
+const DrainState = {
+  paused: z.array(z.string()),
+  held: z.array(z.string()),
+  blockers: z.array(
+    z.looseObject({ job_id: z.string(), name: z.string(), status: z.string(), reason: z.string() }),
+  ),
+  resumed: z.array(z.string()),
+};
+
+/** GET /v1/fleets/:fleet/maintenance */
+export const Maintenance = z.looseObject({
+  fleet: z.string(),
+  draining: z.boolean(),
+  note: z.string().nullable(),
+  queued: z.number(),
+  running: z.number(),
+  ...DrainState,
+});
+export type Maintenance = z.infer<typeof Maintenance>;
+
+/** POST /v1/fleets/:fleet/maintenance/drain|resume: the fleet and its drain. */
+export const DrainChange = z.looseObject({ fleet: FleetView, ...DrainState });
+
+export const ProfileList = z.looseObject({ profiles: z.array(ProfileEntry) });
+export const OneProfile = z.looseObject({ profile: ProfileEntry });
+export const DeletedProfile = z.looseObject({ deleted: z.string() });
+
+/** POST /v1/catalog/recipes */
+export const PublishedRecipe = z.looseObject({
+  created: z.boolean(),
+  recipe: z.looseObject({ name: z.string(), version: z.string(), digest: z.string() }),
+});
+
+export { FleetConfig };
+
+// jobs ---------------------------------------------------------------------------------------
+
+/** One transition of a job (the same shape as a run's timeline transitions). */
+export const JobEvent = TransitionView;
+export type JobEvent = z.infer<typeof JobEvent>;
+
+/** GET /v1/jobs/:id */
+export const JobDetailResponse = z.looseObject({
+  job: z.looseObject({ ...JobView.shape, spec: z.unknown() }),
+  runs: z.array(RunView),
+  events: z.array(JobEvent),
+});
+export type JobDetailResponse = z.infer<typeof JobDetailResponse>;
+
+export const JobList = z.looseObject({ jobs: z.array(JobView), next_cursor: z.string().nullable() });
+
+/** POST /v1/jobs and stop/pause/resume: the Fleet DO's JobDetail (JobView plus runs). */
+export const JobAnswer = z.looseObject({ job: JobDetail });
+export type JobAnswer = z.infer<typeof JobAnswer>;
+
+export const LogLine = z.looseObject({
+  cursor: z.number().int().min(0),
+  rank: z.number().int(),
+  stream: z.string(),
+  seq: z.number().int(),
+  ts: z.string(),
+  line: z.string(),
+});
+export type LogLine = z.infer<typeof LogLine>;
+
+export const LogsPage = z.looseObject({
+  run_id: z.string(),
+  lines: z.array(LogLine),
+  next_offset: z.number().int(),
+  ended: z.boolean(),
+});
+export type LogsPage = z.infer<typeof LogsPage>;
+
+export const MetricPoint = z.looseObject({ step: z.number(), value: z.number(), ts: z.string() });
+export type MetricPoint = z.infer<typeof MetricPoint>;
+
+export const MetricKeys = z.looseObject({
+  run_id: z.string(),
+  keys: z.array(z.looseObject({ key: z.string(), count: z.number(), last: MetricPoint })),
+});
+
+export const MetricSeries = z.looseObject({
+  run_id: z.string(),
+  key: z.string(),
+  points: z.array(MetricPoint),
+  next_after: z.number().nullable(),
+});
+
+export const Artifact = z.looseObject({
+  path: z.string(),
+  kind: z.string(),
+  step: z.number().nullable(),
+  size_bytes: z.number().nullable(),
+  digest: z.string().nullable(),
+  verified: z.boolean(),
+  stored: z.boolean(),
+  registered_at: z.string(),
+});
+export type Artifact = z.infer<typeof Artifact>;
+
+export const ArtifactList = z.looseObject({ run_id: z.string(), artifacts: z.array(Artifact) });
+
+export const Usage = z.looseObject({
+  user: z.string(),
+  active_gpus: z.number(),
+  active_jobs: z.number(),
+  gpu_hours_today: z.number(),
+  gpu_hours_total: z.number(),
+  quota: z.looseObject({
+    max_gpus: z.number(),
+    max_jobs: z.number(),
+    daily_gpu_hours: z.number(),
+    priority: z.number(),
+  }),
+});
+export type Usage = z.infer<typeof Usage>;
+
+// webhooks -------------------------------------------------------------------------------------
+
+export const WebhookView = z.looseObject({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  fleet_id: z.string().nullable(),
+  description: z.string(),
+  secret_prefix: z.string(),
+  created_at: z.string(),
+});
+export type WebhookView = z.infer<typeof WebhookView>;
+
+export const WithSecret = z.looseObject({ webhook: WebhookView, secret: z.string() });
+export const DeletedWebhook = z.looseObject({ id: z.string(), deleted: z.boolean() });
+export const WebhookList = z.looseObject({ webhooks: z.array(WebhookView) });
+
+export const DeliveryView = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  job_id: z.string().nullable(),
+  state: z.string(),
+  attempts: z.number(),
+  last_status_code: z.number().nullable(),
+  last_error: z.string().nullable(),
+  next_attempt_at: z.string().nullable(),
+  created_at: z.string(),
+  attempt_log: z.array(DeliveryAttempt),
+});
+export type DeliveryView = z.infer<typeof DeliveryView>;
+
+export const DeliveryPage = z.looseObject({
+  deliveries: z.array(DeliveryView),
+  next_cursor: z.string().nullable(),
+});
+export const OneDelivery = z.looseObject({
+  delivery: DeliveryView.extend({ payload: z.unknown().optional() }),
+});

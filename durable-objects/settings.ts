@@ -1,0 +1,64 @@
+/**
+ * Every setting the Durable Objects read from their environment, parsed here once (wrangler.toml [vars]
+ * and secrets). Pure: no binding types, so the policies that use it are unit-tested in Node.
+ */
+import { z } from "zod";
+
+/** The variables behind the settings (strings, as the runtime hands them over; all optional). */
+export interface SettingsEnv {
+  SF_PUBLIC_URL?: string;
+  SF_AGENT_HEARTBEAT_SECONDS?: string;
+  SF_AGENT_LOST_GRACE_SECONDS?: string;
+  SF_RETRY_BACKOFF_SECONDS?: string;
+  SF_COMMAND_RESEND_SECONDS?: string;
+  SF_OUTBOX_RETRY_SECONDS?: string;
+  SF_WEBHOOK_RETRY_SECONDS?: string;
+  SF_WEBHOOK_MAX_ATTEMPTS?: string;
+  /** HMAC key for run-scoped ingest tokens (a secret: never in wrangler.toml). */
+  SF_JWT_SECRET?: string;
+}
+
+/** A positive number of seconds, or the default when the variable is absent, empty, zero or not a number. */
+const seconds = (fallback: number) =>
+  z.unknown().transform((v) => {
+    const n = Number(v);
+    return (Number.isFinite(n) && n > 0 ? n : fallback) * 1000;
+  });
+
+const DoSettings = z.object({
+  heartbeatMs: seconds(10),
+  lostGraceMs: seconds(300),
+  retryBackoffMs: seconds(30),
+  commandResendMs: seconds(5),
+  outboxRetryMs: seconds(2),
+  webhookRetryMs: seconds(30),
+  webhookMaxAttempts: z.unknown().transform((v) => {
+    const n = Number(v);
+    return Number.isInteger(n) && n > 0 ? n : 8;
+  }),
+  publicUrl: z.string().optional(),
+  jwtSecret: z.string().optional(),
+});
+export type DoSettings = z.infer<typeof DoSettings>;
+
+const cache = new WeakMap<object, DoSettings>();
+
+/** The settings the objects read, from their env (parsed once per env object). */
+export function doSettings(env: SettingsEnv): DoSettings {
+  let s = cache.get(env);
+  if (!s) {
+    s = DoSettings.parse({
+      heartbeatMs: env.SF_AGENT_HEARTBEAT_SECONDS,
+      lostGraceMs: env.SF_AGENT_LOST_GRACE_SECONDS,
+      retryBackoffMs: env.SF_RETRY_BACKOFF_SECONDS,
+      commandResendMs: env.SF_COMMAND_RESEND_SECONDS,
+      outboxRetryMs: env.SF_OUTBOX_RETRY_SECONDS,
+      webhookRetryMs: env.SF_WEBHOOK_RETRY_SECONDS,
+      webhookMaxAttempts: env.SF_WEBHOOK_MAX_ATTEMPTS,
+      publicUrl: env.SF_PUBLIC_URL || undefined,
+      jwtSecret: env.SF_JWT_SECRET || undefined,
+    });
+    cache.set(env, s);
+  }
+  return s;
+}
