@@ -1,3 +1,5 @@
+import type { JobRow, RunRow } from "./rows.js";
+
 /**
  * What the Fleet DO records in its outbox, in the same transaction as the change, for the D1 ledger
  * (outbox.ts turns each entry into idempotent D1 statements). Pure types: the rules build them.
@@ -11,40 +13,19 @@ export interface EventJob {
   run_id: string | null;
 }
 
-export interface JobSnapshot {
-  id: string;
-  user_id: string;
-  fleet_id: string;
-  name: string;
-  status: string;
-  priority: number;
-  gpus: number;
-  recipe: string;
-  spec: string;
-  pending_reasons: string;
-  current_run_id: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
+/** A job as the ledger projects it: the DO's row with ISO times, without its DO-only columns. */
+export type JobSnapshot = Omit<
+  JobRow,
+  "queue_seq" | "attempt" | "event_seq" | "capsule" | "launch" | "created_at" | "updated_at"
+> & { fleet_id: string; created_at: string; updated_at: string };
 
-export interface RunSnapshot {
-  id: string;
-  job_id: string;
-  attempt: number;
-  epoch: number;
-  status: string;
-  placement: string;
-  gpus: number;
-  user_id: string;
+/** A run as the ledger projects it: the DO's row with ISO times and where it continued from. */
+export type RunSnapshot = Omit<RunRow, "allocated_at" | "ended_at"> & {
   allocated_at: string;
   ended_at: string | null;
-  exit_code: number | null;
-  reason: string | null;
-  version: number;
   /** JSON { run_id, step } of the checkpoint the run continued from, or null. */
   resumed_from: string | null;
-}
+};
 
 export interface NodeSnapshot {
   id: string;

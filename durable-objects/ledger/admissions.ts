@@ -92,6 +92,11 @@ export async function dropReservation(d1: D1Database, jobId: string): Promise<vo
   ).run();
 }
 
+/** Runs an update of one admission; true when it changed that row (its conditions held). */
+async function changedOne(d1: D1Database, q: Parameters<typeof prepared>[1]): Promise<boolean> {
+  return (await prepared(d1, q).run()).meta.changes === 1;
+}
+
 /** Hands a stale reservation's key to a new attempt; false if someone else took it first. */
 export async function takeOverStale(
   d1: D1Database,
@@ -99,7 +104,7 @@ export async function takeOverStale(
   r: { jobId: string; fleetId: string },
   now = Date.now(),
 ): Promise<boolean> {
-  const res = await prepared(
+  return changedOne(
     d1,
     db(d1)
       .update(a)
@@ -112,8 +117,7 @@ export async function takeOverStale(
           lt(a.createdAt, nowIso(now - STALE_RESERVATION_MS)),
         ),
       ),
-  ).run();
-  return res.meta.changes === 1;
+  );
 }
 
 /** Resuming makes a job active again, so it takes a slot like a submit does. */
@@ -124,7 +128,7 @@ export async function reserveResume(
   maxJobs: number,
   now = Date.now(),
 ): Promise<boolean> {
-  const res = await prepared(
+  return changedOne(
     d1,
     db(d1)
       .update(a)
@@ -136,8 +140,7 @@ export async function reserveResume(
           sql`${activeCount(userId, nowIso(now - STALE_RESERVATION_MS))} < ${maxJobs}`,
         ),
       ),
-  ).run();
-  return res.meta.changes === 1;
+  );
 }
 
 export async function releaseResume(d1: D1Database, jobId: string): Promise<void> {
