@@ -3,7 +3,7 @@
  * state after. No workerd: the same `decide` the Fleet DO runs, against MemoryFleetState.
  */
 import { describe, expect, it } from "vitest";
-import { ADA, Fleet, T0 } from "./fleet-harness.js";
+import { ADA, Fleet, inventory, T0 } from "./fleet-harness.js";
 
 const reasons = (f: Fleet, id: string) =>
   (JSON.parse(f.job(id).pending_reasons) as Array<{ code: string }>).map((r) => r.code);
@@ -311,16 +311,7 @@ describe("agents", () => {
     const welcome = f.decide({
       type: "hello",
       nodeId: node,
-      inventory: {
-        hostname: "gpu-a",
-        gpu_series: "h200",
-        gpus: [0, 1, 2, 3].map((i) => ({ index: i, name: "H200", simulated: true })),
-        runtime: "process",
-        labels: {},
-        cpus: 8,
-        memory_mb: 1,
-        agent_version: "t",
-      },
+      inventory: inventory("gpu-a", 4),
       journal: [
         {
           run_id: keptRun.id,
@@ -354,16 +345,7 @@ describe("agents", () => {
     f.decide({
       type: "hello",
       nodeId: node,
-      inventory: {
-        hostname: "gpu-a",
-        gpu_series: "h200",
-        gpus: [0, 1, 2, 3].map((i) => ({ index: i, name: "H200", simulated: true })),
-        runtime: "process",
-        labels: {},
-        cpus: 8,
-        memory_mb: 1,
-        agent_version: "t",
-      },
+      inventory: inventory("gpu-a", 4),
       journal: [
         { run_id: run.id, epoch: run.epoch, rank: 0, state: "launched", exit_code: null, reason: null },
       ],
