@@ -37,6 +37,8 @@ export const Inventory = z.object({
   memory_mb: z.number().int().min(0),
   labels: z.record(z.string().max(63), z.string().max(200)).default({}),
   agent_version: z.string().max(64),
+  /** The address this node's peers reach it at (`forgelet run --advertise-addr`): where rank 0 listens. */
+  advertise_addr: z.string().min(1).max(253).optional(),
 });
 export type Inventory = z.infer<typeof Inventory>;
 

@@ -58,6 +58,39 @@ export type TimeWindow = z.infer<typeof TimeWindow>;
 
 export const FleetName = z.string().regex(/^[a-z][a-z0-9-]{1,62}$/, "lowercase, digits and -, 2–63 chars");
 
+/** Variables a fleet may set for every rank: the collective libraries' network settings only. */
+export const NETWORK_ENV_RE = /^(NCCL|GLOO|UCX|FI|TORCH_NCCL|TORCH_DISTRIBUTED|MLX5|OMPI)_[A-Z0-9_]{1,64}$/;
+
+/**
+ * A fleet's network settings for distributed jobs (docs/multi-node.md): variables every rank gets (which
+ * interface NCCL/Gloo use, which InfiniBand HCAs…), how long ranks wait for each other at the
+ * rendezvous, and the ports rank 0 may listen on (null: any free port).
+ */
+export const FleetNetwork = z
+  .object({
+    env: z
+      .record(z.string(), z.string().max(512))
+      .superRefine((env, ctx) => {
+        for (const name of Object.keys(env)) {
+          if (NETWORK_ENV_RE.test(name)) continue;
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: `${name} is not a network setting: fleets set NCCL_*, GLOO_*, UCX_*, FI_*, TORCH_NCCL_*, TORCH_DISTRIBUTED_*, MLX5_* or OMPI_* variables`,
+          });
+        }
+      })
+      .default({}),
+    rendezvous_timeout_seconds: z.number().int().min(5).max(3600).default(300),
+    port_range: z
+      .tuple([z.number().int().min(1024).max(65535), z.number().int().min(1024).max(65535)])
+      .refine(([lo, hi]) => lo <= hi, "port_range is [lowest, highest]")
+      .nullable()
+      .default(null),
+  })
+  .strict();
+export type FleetNetwork = z.infer<typeof FleetNetwork>;
+
 export const CreateFleetBody = z.object({
   name: FleetName,
   kind: z.enum(FLEET_KINDS),
@@ -65,6 +98,7 @@ export const CreateFleetBody = z.object({
   /** Image patterns jobs may run: `registry/org/*`, `name:tag`, or pinned `name@sha256:…`. */
   image_allowlist: z.array(z.string().min(1).max(512)).default([]),
   windows: z.array(TimeWindow).default([]),
+  network: FleetNetwork.default(FleetNetwork.parse({})),
 });
 export type CreateFleetBody = z.infer<typeof CreateFleetBody>;
 /** PATCH: only the fields given change (no defaults here, so an omitted field is left alone). */
@@ -72,6 +106,7 @@ export const UpdateFleetBody = z.object({
   description: z.string().max(500).optional(),
   image_allowlist: z.array(z.string().min(1).max(512)).optional(),
   windows: z.array(TimeWindow).optional(),
+  network: FleetNetwork.optional(),
 });
 
 export const DrainBody = z.object({ note: z.string().min(1).max(500) });

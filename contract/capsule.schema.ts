@@ -24,6 +24,8 @@ export const CAPSULE_EXIT = {
   CAPABILITY_MISSING: 67,
   /** capsule.json is unreadable or of another version. */
   BAD_MANIFEST: 68,
+  /** The ranks of a distributed run did not all meet at the rendezvous (the reason names the missing). */
+  RENDEZVOUS_FAILED: 69,
 } as const;
 
 export const CapsuleManifest = z.object({

@@ -48,12 +48,22 @@ export const FrameworkSupport = z.object({
 });
 export type FrameworkSupport = z.infer<typeof FrameworkSupport>;
 
+/**
+ * How a distributed recipe is started on each node (absent: not distributed, one process per node and
+ * no rendezvous, as before). `per_node`: one process per node that starts its own workers (e.g. with
+ * torchrun); `per_gpu`: the runner starts one process per GPU of the node (LOCAL_RANK 0…n-1, each with its
+ * GPU). Either way the ranks meet through the control plane first (docs/multi-node.md).
+ */
+export const PROCESS_MODES = ["per_node", "per_gpu"] as const;
+export const ProcessMode = z.enum(PROCESS_MODES);
+export type ProcessMode = z.infer<typeof ProcessMode>;
+
 export type Entrypoint = z.infer<typeof Entrypoint>;
 export const Entrypoint = z.discriminatedUnion("kind", [
   /** Custom jobs: a script in the user's experiment, run with bash. */
-  z.object({ kind: z.literal("script"), path: z.string().min(1) }),
+  z.object({ kind: z.literal("script"), path: z.string().min(1), processes: ProcessMode.optional() }),
   /** First-class methods: a Python entry module shipped with the recipe. */
-  z.object({ kind: z.literal("python"), module: z.string().min(1) }),
+  z.object({ kind: z.literal("python"), module: z.string().min(1), processes: ProcessMode.optional() }),
 ]);
 
 /** What a publisher sends; the digest is computed from exactly these fields. */

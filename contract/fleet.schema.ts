@@ -5,7 +5,7 @@
  * not break an older client); RPC inputs are plain types.
  */
 import { z } from "zod";
-import { JobView, PendingReasons, type Quota, TimeWindow } from "./api.schema.js";
+import { FleetNetwork, JobView, PendingReasons, type Quota, TimeWindow } from "./api.schema.js";
 import type { Entrypoint } from "./catalog.schema.js";
 import type { JobSpec } from "./jobspec.schema.js";
 import { Placement } from "./launch-request.schema.js";
@@ -17,6 +17,8 @@ export const FleetConfig = z.object({
   windows: z.array(TimeWindow),
   draining: z.boolean(),
   drainNote: z.string().nullable(),
+  /** Absent in configurations stored before distributed jobs: the defaults then. */
+  network: FleetNetwork.optional(),
 });
 export type FleetConfig = z.infer<typeof FleetConfig>;
 
@@ -72,6 +74,8 @@ export const NodeView = z.looseObject({
   agent: z.boolean(),
   lost_since: z.string().nullable(),
   runtime: z.string().nullable(),
+  /** The address its peers reach this node at (an agent's --advertise-addr); null for admin nodes. */
+  advertise_addr: z.string().nullable(),
   labels: z.record(z.string(), z.string()),
   gpus: z.array(
     z.looseObject({ index: z.number(), run_id: z.string().nullable(), job_id: z.string().nullable() }),

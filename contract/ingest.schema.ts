@@ -155,6 +155,8 @@ export const LifecycleEvent = z.object({
   rank: z.number().int().min(0).default(0),
   exit_code: z.number().int().nullish(),
   reason: z.string().max(2000).nullish(),
+  /** Ours: the failure is the infrastructure's (peers unreachable at the rendezvous), not the training's. */
+  infra: z.boolean().default(false),
 });
 export type LifecycleEvent = z.infer<typeof LifecycleEvent>;
 
@@ -256,6 +258,47 @@ export const ValidationSample = z.looseObject({
   env: z.unknown().optional(),
 });
 export type ValidationSample = z.infer<typeof ValidationSample>;
+
+// rendezvous (ours) ----------------------------------------------------------------------------
+
+/** A long poll holds at most this long; the runner polls again until its own deadline. */
+export const RENDEZVOUS_MAX_WAIT_MS = 20_000;
+
+/**
+ * How the ranks of a distributed run find each other (docs/multi-node.md): each node rank's runner
+ * registers the address its peers reach it at (rank 0 also the port it will listen on) and waits until
+ * every rank of the run has registered. The world's size comes from the run's placement, never from
+ * the client; `nnodes`, when sent, is checked against it.
+ */
+export const RendezvousBody = z.object({
+  run_id: RunId,
+  node_rank: z.number().int().min(0).max(1023),
+  nnodes: z.number().int().min(1).max(1024).nullish(),
+  addr: z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(/^[A-Za-z0-9.:-]+$/, "an IP address or a host name"),
+  port: z.number().int().min(1).max(65535).nullish(),
+  wait_ms: z.number().int().min(0).max(RENDEZVOUS_MAX_WAIT_MS).default(0),
+});
+export type RendezvousBody = z.infer<typeof RendezvousBody>;
+
+export const RENDEZVOUS_STATES = ["waiting", "complete", "failed"] as const;
+
+export const RendezvousAnswer = z.object({
+  state: z.enum(RENDEZVOUS_STATES),
+  nnodes: z.number().int(),
+  /** Node ranks registered so far, and those still missing. */
+  joined: z.array(z.number().int()),
+  missing: z.array(z.number().int()),
+  /** Once complete: where rank 0 listens (MASTER_ADDR, MASTER_PORT) and every node rank's address. */
+  master: z.object({ addr: z.string(), port: z.number().int() }).nullable(),
+  hosts: z.array(z.string()).nullable(),
+  /** Why it failed (the run is over: a rank failed to launch or exited). */
+  reason: z.string().nullable(),
+});
+export type RendezvousAnswer = z.infer<typeof RendezvousAnswer>;
 
 /** Claims of the per-run ingest token (HS256 JWT): useless for any other run or route. */
 export const IngestClaims = z.object({

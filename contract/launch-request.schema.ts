@@ -3,7 +3,8 @@
  * control plane decided (placement, run identity, lease epoch, capsule and workspace digests, ingest).
  */
 import { z } from "zod";
-import { Entrypoint } from "./catalog.schema.js";
+import { FleetNetwork } from "./api.schema.js";
+import { Entrypoint, type ProcessMode } from "./catalog.schema.js";
 import { Digest } from "./digest.js";
 import { JobSpec } from "./jobspec.schema.js";
 
@@ -55,6 +56,57 @@ export const LaunchRequest = z.object({
 });
 export type LaunchRequest = z.infer<typeof LaunchRequest>;
 
+/**
+ * How a distributed run's processes lie over its nodes (placement ranks are nodes): per node, how many
+ * processes (`per_gpu`: one per GPU; `per_node`: the one launcher, whose workers are one per GPU) and the
+ * global rank of its first one. Null for a run whose recipe is not distributed.
+ */
+export function processLayout(
+  req: Pick<LaunchRequest, "entrypoint" | "placement">,
+): { mode: ProcessMode; local: number[]; base: number[]; world: number } | null {
+  const mode = req.entrypoint.processes;
+  if (!mode) return null;
+  const nodes = [...req.placement].sort((a, b) => a.rank - b.rank);
+  const local = nodes.map((p) => Math.max(1, p.gpu_indices.length));
+  const base = local.map((_, i) => local.slice(0, i).reduce((a, b) => a + b, 0));
+  return { mode, local, base, world: local.reduce((a, b) => a + b, 0) };
+}
+
+/**
+ * The `torchrun` convention a distributed rank reads (PyTorch, DeepSpeed, Accelerate, Lightning, NeMo):
+ * what the control plane knows at launch. MASTER_ADDR, MASTER_PORT and the host list come from the
+ * rendezvous the runner does first; in `per_gpu` mode the runner sets RANK, LOCAL_RANK and the GPU of
+ * each process it starts.
+ */
+export function distributedEnv(req: LaunchRequest, rank: number): Record<string, string> {
+  const layout = processLayout(req);
+  if (!layout) return {};
+  return {
+    SF_PROCESSES: layout.mode,
+    NNODES: String(req.placement.length),
+    NODE_RANK: String(rank),
+    GROUP_RANK: String(rank),
+    WORLD_SIZE: String(layout.world),
+    LOCAL_WORLD_SIZE: String(layout.local[rank] ?? 1),
+    RANK: String(layout.base[rank] ?? 0),
+    LOCAL_RANK: "0",
+  };
+}
+
+/**
+ * What a fleet's network settings give every rank (the LaunchRequest's `env`): the collective
+ * libraries' variables, and for the runner's rendezvous how long to wait for the other ranks and which
+ * ports rank 0 may listen on.
+ */
+export function networkEnv(network: FleetNetwork | null): Record<string, string> {
+  const n = network ?? FleetNetwork.parse({});
+  return {
+    ...n.env,
+    SF_RENDEZVOUS_TIMEOUT_SECONDS: String(n.rendezvous_timeout_seconds),
+    ...(n.port_range ? { SF_RENDEZVOUS_PORTS: `${n.port_range[0]}-${n.port_range[1]}` } : {}),
+  };
+}
+
 /** The job environment every rank gets, derived from the LaunchRequest (no I/O). */
 export function rankEnv(req: LaunchRequest, rank: number): Record<string, string> {
   const me = req.placement.find((p) => p.rank === rank);
@@ -76,5 +128,6 @@ export function rankEnv(req: LaunchRequest, rank: number): Record<string, string
     FORGE_GPU_INDICES: me.gpu_indices.join(","),
     // The image the rank runs in, for the environment probe (absent when the job names none).
     ...(req.image ? { FORGE_IMAGE: req.image } : {}),
+    ...distributedEnv(req, rank),
   };
 }

@@ -5,7 +5,7 @@
  * reused here, so each answer has one definition.
  */
 import { z } from "zod";
-import { JobView, QuotaBody, Role } from "./api.schema.js";
+import { FleetNetwork, JobView, QuotaBody, Role } from "./api.schema.js";
 import { FleetConfig, FleetInspect, JobDetail, RunView } from "./fleet.schema.js";
 import { ProfileEntry } from "./profile-grammar.js";
 import { TransitionView } from "./readback.schema.js";
@@ -73,6 +73,7 @@ export const FleetView = z.looseObject({
   windows: z.array(z.unknown()),
   draining: z.boolean(),
   drain_note: z.string().nullable(),
+  network: FleetNetwork,
   created_at: z.string(),
 });
 export type FleetView = z.infer<typeof FleetView>;

@@ -232,7 +232,10 @@ export class Agent {
     const runDir = rec.run_dir;
     let spec: RunSpec;
     try {
-      spec = await materialize(req, f.rank, runDir, this.blobs, { runRootInside: this.o.runRootInside });
+      spec = await materialize(req, f.rank, runDir, this.blobs, {
+        runRootInside: this.o.runRootInside,
+        advertiseAddr: this.o.inventory.advertise_addr,
+      });
     } catch (err) {
       const reason =
         err instanceof DigestMismatchError || err instanceof BlobFetchError

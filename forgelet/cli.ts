@@ -10,6 +10,7 @@ import { z } from "zod";
 import { writeFileAtomic } from "../contract/node-files.js";
 import { Agent } from "./agent.js";
 import { detectInventory } from "./inventory.js";
+import { checkAdvertiseAddr, detectAdvertiseAddr } from "./network.js";
 import type { Runtime } from "./runtime.js";
 import { ProcessRuntime } from "./runtimes/process.js";
 import { forgeletSettings } from "./settings.js";
@@ -31,6 +32,8 @@ Usage:
         --gpu-series SERIES    GPU series to offer, e.g. h200 (detected from nvidia-smi when omitted)
         --name NAME            node name (default: the hostname)
         --label KEY=VALUE      node label, repeatable
+        --advertise-addr ADDR  the address other nodes reach this one at, for multi-node jobs (rank 0
+                               listens there); default: the IPv4 address of the default-route interface
         --work-dir DIR         where run directories go (default: <state-dir>/runs)
         --keep-runs            keep run directories after a run ends (debugging)
         --state-dir DIR        credential, journal and blob cache (default: $FORGELET_HOME or ~/.forgelet)
@@ -44,6 +47,7 @@ Examples:
   forgelet enroll --server https://sf.example.com --token sfe_…
   forgelet run --runtime docker
   forgelet run --runtime process --simulate-gpus 4 --gpu-series h200
+  forgelet run --runtime docker --advertise-addr 10.0.4.17   # multi-node: the fabric address peers use
 `;
 
 const Credential = z.object({
@@ -117,6 +121,7 @@ async function run(argv: string[]): Promise<void> {
       "keep-runs": { type: "boolean", default: false },
       "state-dir": { type: "string" },
       server: { type: "string" },
+      "advertise-addr": { type: "string" },
     },
   });
   if (!values.runtime) fail("choose a runtime explicitly: --runtime process or --runtime docker");
@@ -138,6 +143,9 @@ async function run(argv: string[]): Promise<void> {
   if (simulate !== undefined && (!Number.isInteger(simulate) || simulate < 1 || simulate > 64)) {
     fail("--simulate-gpus takes a whole number from 1 to 64");
   }
+  const advertise = values["advertise-addr"] ?? detectAdvertiseAddr();
+  const badAddr = checkAdvertiseAddr(advertise);
+  if (badAddr) fail(badAddr);
   const runtime = await runtimeFor(values.runtime, runsDir, values["keep-runs"]);
   const log = (msg: string) => process.stderr.write(`${new Date().toISOString()} forgelet: ${msg}\n`);
   let inventory: Awaited<ReturnType<typeof detectInventory>>;
@@ -149,6 +157,7 @@ async function run(argv: string[]): Promise<void> {
       name: values.name,
       labels,
       agentVersion: VERSION,
+      advertiseAddr: advertise,
     });
     await runtime.preflight();
   } catch (err) {
@@ -167,7 +176,7 @@ async function run(argv: string[]): Promise<void> {
     runRootInside: runtime.kind === "docker" ? "/sf" : undefined,
   });
   log(
-    `node ${cred.node_id} (${inventory.hostname}) in fleet ${cred.fleet}: ${inventory.gpus.length}× ${inventory.gpu_series}, runtime ${runtime.kind}`,
+    `node ${cred.node_id} (${inventory.hostname}) in fleet ${cred.fleet}: ${inventory.gpus.length}× ${inventory.gpu_series}, runtime ${runtime.kind}, peers reach it at ${advertise}`,
   );
   await agent.start();
   // SIGUSR1 drops the connection as a network failure would (operations and resilience tests).

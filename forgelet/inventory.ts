@@ -13,6 +13,7 @@ export interface InventoryOptions {
   name?: string;
   labels: Record<string, string>;
   agentVersion: string;
+  advertiseAddr?: string;
 }
 
 /** Series from a product name: "NVIDIA H200" → h200, "NVIDIA A100-SXM4-80GB" → a100. */
@@ -73,5 +74,6 @@ export async function detectInventory(o: InventoryOptions): Promise<Inventory> {
     memory_mb: Math.floor(totalmem() / 1024 / 1024),
     labels: o.labels,
     agent_version: o.agentVersion,
+    ...(o.advertiseAddr ? { advertise_addr: o.advertiseAddr } : {}),
   };
 }

@@ -29,7 +29,7 @@ export async function materialize(
   rank: number,
   runDir: string,
   blobs: BlobCache,
-  opts: { runRootInside?: string } = {},
+  opts: { runRootInside?: string; advertiseAddr?: string } = {},
 ): Promise<RunSpec> {
   mkdirSync(join(runDir, "out"), { recursive: true });
   mkdirSync(join(runDir, "workspace"), { recursive: true });
@@ -93,6 +93,8 @@ export async function materialize(
     env: {
       ...rankEnv(req, rank),
       FORGE_RUN_ROOT: root,
+      // Where this rank's peers reach it: rank 0 announces it at the rendezvous as MASTER_ADDR.
+      ...(opts.advertiseAddr ? { FORGE_ADVERTISE_ADDR: opts.advertiseAddr } : {}),
       ...(resumeFrom === null
         ? {}
         : {

@@ -27,6 +27,23 @@ function collect(v: string, prev: string[] | undefined): string[] {
   return [...(prev ?? []), v];
 }
 
+function keyValue(v: string, prev: string[] | undefined): string[] {
+  if (!/^[^=]+=/.test(v)) throw new InvalidArgumentError(`takes NAME=VALUE, got "${v}"`);
+  return collect(v, prev);
+}
+
+function portRange(v: string): string {
+  if (v !== "any" && !/^\d{4,5}-\d{4,5}$/.test(v))
+    throw new InvalidArgumentError(`takes LOW-HIGH (e.g. 29500-29599) or "any", got "${v}"`);
+  return v;
+}
+
+const NETWORK_HELP = {
+  env: "a variable every rank of a distributed job gets, e.g. NCCL_SOCKET_IFNAME=ib0 (NCCL_*, GLOO_*, UCX_*, FI_*, TORCH_NCCL_*, TORCH_DISTRIBUTED_*, MLX5_*, OMPI_*); repeatable",
+  timeout: "seconds the ranks of a distributed job wait for each other at the rendezvous (default 300)",
+  ports: "ports rank 0 may listen on, LOW-HIGH, or any (default: any free port)",
+};
+
 const users = () => import("../impl/admin/users.js");
 const fleets = () => import("../impl/admin/fleets.js");
 const profiles = () => import("../impl/admin/profiles.js");
@@ -126,11 +143,15 @@ export function register(program: Command): void {
       collect,
     )
     .option("--description <text>", "what the fleet is")
+    .option("--network-env <NAME=VALUE>", NETWORK_HELP.env, keyValue)
+    .option("--rendezvous-timeout <seconds>", NETWORK_HELP.timeout, int("--rendezvous-timeout", 5))
+    .option("--rendezvous-ports <range>", NETWORK_HELP.ports, portRange)
     .addHelpText(
       "after",
       examples([
         "sf admin fleet create lab --kind docker --allow 'ghcr.io/acme/*' --description 'the lab GPU boxes'",
         "sf admin fleet create hpc --kind slurm",
+        "sf admin fleet create ib --kind docker --network-env NCCL_SOCKET_IFNAME=ib0 --network-env NCCL_IB_HCA=mlx5 --rendezvous-ports 29500-29599",
       ]),
     )
     .action(async (name: string, o, cmd: Command) => (await fleets()).createFleet(cmd, name, o));
@@ -152,6 +173,26 @@ export function register(program: Command): void {
       examples(["sf admin fleet show local", "sf admin fleet show local --json | jq .totals"]),
     )
     .action(async (name: string, _o: unknown, cmd: Command) => (await fleets()).showFleet(cmd, name));
+
+  fleet
+    .command("network")
+    .argument("<name>", "the fleet")
+    .description(
+      "show or change the network settings of a fleet's distributed jobs: variables every rank gets, the rendezvous timeout, rank 0's ports (docs/multi-node.md)",
+    )
+    .option("--env <NAME=VALUE>", NETWORK_HELP.env, keyValue)
+    .option("--unset-env <NAME>", "remove a variable; repeatable", collect)
+    .option("--rendezvous-timeout <seconds>", NETWORK_HELP.timeout, int("--rendezvous-timeout", 5))
+    .option("--rendezvous-ports <range>", NETWORK_HELP.ports, portRange)
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin fleet network lab",
+        "sf admin fleet network lab --env NCCL_SOCKET_IFNAME=eth1 --env GLOO_SOCKET_IFNAME=eth1",
+        "sf admin fleet network lab --unset-env NCCL_IB_HCA --rendezvous-timeout 600 --rendezvous-ports any",
+      ]),
+    )
+    .action(async (name: string, o, cmd: Command) => (await fleets()).fleetNetwork(cmd, name, o));
 
   fleet
     .command("enroll-token")

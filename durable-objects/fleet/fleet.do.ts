@@ -28,6 +28,7 @@ import type {
   NodeView,
   RunEventInput,
   RunEventOutcome,
+  RunView,
   SubmitInput,
 } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
@@ -41,7 +42,7 @@ import type { CommandRow } from "./rows.js";
 import { launchContext } from "./rules/agents.js";
 import { FleetStore } from "./store.js";
 import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, timerTarget } from "./timers.js";
-import { inspect, jobDetail } from "./views.js";
+import { inspect, jobDetail, runView } from "./views.js";
 
 const MAX_OUTBOX_RETRY_MS = 300_000;
 /** Stop frames sent for a report about a run that is over give its workload this long. */
@@ -131,6 +132,12 @@ export class FleetDO extends DurableObject<DoEnv> {
 
   async inspect(): Promise<FleetInspect> {
     return inspect(this.store);
+  }
+
+  /** One run as the Worker shows it (the rendezvous checks its epoch, world and whether it is over). */
+  async run(runId: string): Promise<RunView | null> {
+    const r = this.store.run(runId);
+    return r ? runView(r, this.store.runResume(r.id)) : null;
   }
 
   /** Whether this fleet scheduled the run (agents may fetch its checkpoints). */

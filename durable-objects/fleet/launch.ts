@@ -4,12 +4,14 @@
  * checkpoint the run continues from. Everything but the token is stable across re-sends: the resume
  * checkpoint is resolved once per run (the `resume_resolved` decision keeps the first answer).
  */
+import type { FleetNetwork } from "../../contract/api.schema.js";
 import type { SubmitInput } from "../../contract/fleet.schema.js";
 import { mintIngestToken } from "../../contract/ingest-token.js";
 import type { JobSpec } from "../../contract/jobspec.schema.js";
 import {
   LAUNCH_API_VERSION,
   type LaunchRequest,
+  networkEnv,
   type Placement,
   type ResumeFrom,
 } from "../../contract/launch-request.schema.js";
@@ -21,7 +23,7 @@ export type LaunchBuild = { ok: true; request: LaunchRequest } | { ok: false; re
 
 export async function buildLaunchRequest(
   settings: DoSettings,
-  ctx: { run: RunRow; job: JobRow; fleetId: string },
+  ctx: { run: RunRow; job: JobRow; fleetId: string; network: FleetNetwork | null },
   resume: ResumeFrom | null,
 ): Promise<LaunchBuild> {
   const { run, job, fleetId } = ctx;
@@ -64,7 +66,7 @@ export async function buildLaunchRequest(
         endpoint: `${settings.publicUrl.replace(/\/+$/, "")}/v1/ingest`,
         token: await mintIngestToken(secret, { sub: run.id, job: job.id, fleet: fleetId, epoch: run.epoch }),
       },
-      env: {},
+      env: networkEnv(ctx.network),
       resume_from: resume,
     },
   };

@@ -85,6 +85,8 @@ export type NodeRow = {
   agent: number;
   hostname: string | null;
   lost_since: number | null;
+  /** The address its peers reach it at (agents only). */
+  advertise_addr: string | null;
 };
 
 export type AllocRow = { node_id: string; idx: number; run_id: string };

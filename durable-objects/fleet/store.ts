@@ -62,6 +62,10 @@ const MIGRATIONS: string[][] = [
     // resolved, nothing to resume), so every rank and every re-sent launch carries the same one.
     `CREATE TABLE run_resume (run_id TEXT PRIMARY KEY, body TEXT NOT NULL)`,
   ],
+  [
+    // Distributed jobs: the address an agent's peers reach its node at.
+    `ALTER TABLE nodes ADD COLUMN advertise_addr TEXT`,
+  ],
 ];
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
@@ -128,6 +132,7 @@ const NODE_COLUMNS = [
   "agent",
   "hostname",
   "lost_since",
+  "advertise_addr",
 ] as const;
 
 /** `INSERT … ON CONFLICT (key) DO UPDATE SET every other column (but `keep`)`: a whole row written. */

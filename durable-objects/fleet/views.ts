@@ -61,6 +61,7 @@ export function nodeView(s: FleetState, n: NodeRow): NodeView {
     agent: n.agent === 1,
     lost_since: n.lost_since === null ? null : nowIso(n.lost_since),
     runtime: n.runtime,
+    advertise_addr: n.advertise_addr,
     labels: JSON.parse(n.labels) as Record<string, string>,
     gpus,
   };

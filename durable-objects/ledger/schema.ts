@@ -77,6 +77,8 @@ export const fleets = sqliteTable("fleets", {
   draining: integer("draining", { mode: "boolean" }).notNull().default(false),
   drainNote: text("drain_note"),
   createdAt: text("created_at").notNull().default(now),
+  /** JSON FleetNetwork: network variables for every rank, rendezvous timeout and port range. */
+  network: text("network").notNull().default("{}"),
 });
 
 export const enrollmentTokens = sqliteTable("enrollment_tokens", {

@@ -14,6 +14,7 @@ import {
   MAX_ENV_NODES,
   MAX_LOG_LINE,
   type MetricPoint,
+  type RendezvousAnswer,
   type ValidationChunk,
   type ValidationSample,
 } from "../../contract/ingest.schema.js";
@@ -31,6 +32,7 @@ import type {
 import type { DoEnv } from "../env.js";
 import { db, schema } from "../ledger/client.js";
 import { consoleLines, LOG_HOLD_LIMITS, normalizeTs } from "./policy.js";
+import { rendezvousView } from "./rendezvous.js";
 import { NO_GPU, NO_ID, RunReportsStore } from "./reports-store.js";
 import { SSE_HEADERS } from "./sse-frames.js";
 import { type ArtifactRow, RunStore } from "./store.js";
@@ -73,6 +75,8 @@ export class RunDO extends DurableObject<DoEnv> {
   private ended = false;
   /** When live tails next get a keep-alive (null while none is open). In memory: tails are too. */
   private keepAliveDue: number | null = null;
+  /** Ranks waiting at the rendezvous (in memory: a long poll lives only as long as its request). */
+  private readonly rendezvousWaiters = new Set<() => void>();
 
   constructor(ctx: DurableObjectState, env: DoEnv) {
     super(ctx, env);
@@ -286,6 +290,42 @@ export class RunDO extends DurableObject<DoEnv> {
       this.store.upsertArtifact(row);
     });
     return artifactView(row);
+  }
+
+  /**
+   * One node rank joins the run's rendezvous and waits up to `waitMs` for the rest of the world (a long
+   * poll: the runner asks again until its own deadline). The caller checked the epoch and the world's
+   * size against the Fleet DO, which owns the run.
+   */
+  async rendezvous(
+    runId: string,
+    epoch: number,
+    nnodes: number,
+    me: { node_rank: number; addr: string; port: number | null },
+    waitMs: number,
+  ): Promise<RendezvousAnswer> {
+    this.tx(() => {
+      this.bind(runId);
+      this.store.joinRendezvous({ epoch, ...me, joined_at: Date.now() });
+    });
+    for (const wake of this.rendezvousWaiters) wake();
+    const view = () => rendezvousView(this.store.rendezvousRows(epoch), nnodes);
+    const now = view();
+    if (now.state === "complete" || waitMs <= 0) return now;
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (view().state !== "complete") return;
+        done();
+      };
+      const done = () => {
+        clearTimeout(timer);
+        this.rendezvousWaiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      this.rendezvousWaiters.add(check);
+    });
+    return view();
   }
 
   // RPC: readback ------------------------------------------------------------------------

@@ -56,6 +56,12 @@ export const RUN_MIGRATIONS: string[][] = [
        step INTEGER NOT NULL, idx INTEGER NOT NULL, reward REAL, body TEXT NOT NULL,
        PRIMARY KEY (step, idx))`,
   ],
+  [
+    // The ranks of a distributed run meet here: one row per node rank per lease epoch (rendezvous.ts).
+    `CREATE TABLE rendezvous (
+       epoch INTEGER NOT NULL, node_rank INTEGER NOT NULL, addr TEXT NOT NULL, port INTEGER,
+       joined_at INTEGER NOT NULL, PRIMARY KEY (epoch, node_rank))`,
+  ],
 ];
 
 export const RUN_SCHEMA_VERSION = RUN_MIGRATIONS.length;

@@ -3,11 +3,12 @@
  * is run-schema.ts; hardware, environment and validation are run-reports-store.ts). Times are epoch
  * milliseconds here (ISO strings only in views). Every write is keyed so that a replayed request
  * rewrites the same rows: log lines by (rank, stream, seq), metrics by (key, step), lifecycle events by
- * (rank, event), artifacts by path.
+ * (rank, event), artifacts by path, rendezvous registrations by (epoch, node rank).
  */
 import type { LogStream } from "../../contract/ingest.schema.js";
 import { SqlStore } from "../sql-store.js";
 import { LOG_HOLD_LIMITS, planRelease } from "./policy.js";
+import type { RendezvousRow } from "./rendezvous.js";
 import { RUN_MIGRATIONS } from "./schema.js";
 
 export type LogStreamName = LogStream;
@@ -317,5 +318,30 @@ export class RunStore extends SqlStore {
 
   artifact(path: string): ArtifactRow | null {
     return this.sql.exec<ArtifactRow>("SELECT * FROM artifacts WHERE path = ?", path).toArray()[0] ?? null;
+  }
+
+  // rendezvous ------------------------------------------------------------------------------
+
+  /** Registers (or re-registers: a retried request) one node rank; earlier epochs are forgotten. */
+  joinRendezvous(row: RendezvousRow): void {
+    this.sql.exec("DELETE FROM rendezvous WHERE epoch < ?", row.epoch);
+    this.sql.exec(
+      `INSERT INTO rendezvous (epoch, node_rank, addr, port, joined_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (epoch, node_rank) DO UPDATE SET addr = excluded.addr, port = excluded.port`,
+      row.epoch,
+      row.node_rank,
+      row.addr,
+      row.port,
+      row.joined_at,
+    );
+  }
+
+  rendezvousRows(epoch: number): RendezvousRow[] {
+    return this.sql
+      .exec<RendezvousRow & Record<string, SqlStorageValue>>(
+        "SELECT * FROM rendezvous WHERE epoch = ? ORDER BY node_rank",
+        epoch,
+      )
+      .toArray();
   }
 }

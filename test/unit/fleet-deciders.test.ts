@@ -156,7 +156,7 @@ describe("run events", () => {
     expect(f.currentRun(id)).toMatchObject({
       status: "FAILED",
       exit_code: 3,
-      reason: "exited with code 3",
+      reason: `rank 1 on ${f.s.node(f.s.ranks(run.id)[1]!.node_id)!.name}: exited with code 3`,
       ended_at: null,
     });
     const stop = f.s.openCommands(a).find((c) => c.kind === "stop");

@@ -4,6 +4,7 @@ import {
   LAUNCH_API_VERSION,
   LaunchRequest,
   type Placement,
+  processLayout,
   rankEnv,
 } from "../../contract/launch-request.schema.js";
 
@@ -103,6 +104,78 @@ describe("rankEnv", () => {
       0,
     );
     expect(total).toBe(totalGpus(spec));
+  });
+});
+
+describe("the distributed environment (torchrun convention)", () => {
+  const TORCHRUN = [
+    "NNODES",
+    "NODE_RANK",
+    "GROUP_RANK",
+    "WORLD_SIZE",
+    "LOCAL_WORLD_SIZE",
+    "RANK",
+    "LOCAL_RANK",
+  ];
+
+  it("a recipe that is not distributed gets none of it (no rendezvous, no RANK/WORLD_SIZE)", () => {
+    expect(processLayout(req)).toBeNull();
+    const env = rankEnv(req, 1);
+    for (const k of [...TORCHRUN, "SF_PROCESSES"]) expect(env[k], k).toBeUndefined();
+  });
+
+  it("per_gpu: one process per GPU, global ranks numbered node after node", () => {
+    const dist = {
+      ...req,
+      entrypoint: { kind: "python" as const, module: "ddp.train", processes: "per_gpu" as const },
+    };
+    expect(processLayout(dist)).toEqual({ mode: "per_gpu", local: [8, 8, 2], base: [0, 8, 16], world: 18 });
+    const envs = placement.map((p) => rankEnv(dist, p.rank));
+    expect(envs.map((e) => [e.NODE_RANK, e.GROUP_RANK, e.RANK, e.LOCAL_WORLD_SIZE, e.LOCAL_RANK])).toEqual([
+      ["0", "0", "0", "8", "0"],
+      ["1", "1", "8", "8", "0"],
+      ["2", "2", "16", "2", "0"],
+    ]);
+    for (const e of envs) expect([e.NNODES, e.WORLD_SIZE, e.SF_PROCESSES]).toEqual(["3", "18", "per_gpu"]);
+    // The world is exactly the GPUs the run was given.
+    expect(Number(envs[0]!.WORLD_SIZE)).toBe(totalGpus(spec));
+  });
+
+  it("per_node: the same world; the node's launcher (e.g. torchrun) starts the per-GPU workers", () => {
+    const dist = {
+      ...req,
+      entrypoint: { kind: "script" as const, path: "train.sh", processes: "per_node" as const },
+    };
+    const env = rankEnv(dist, 2);
+    expect(env).toMatchObject({
+      SF_PROCESSES: "per_node",
+      NNODES: "3",
+      NODE_RANK: "2",
+      WORLD_SIZE: "18",
+      LOCAL_WORLD_SIZE: "2",
+    });
+  });
+
+  it("a node without GPUs (a CPU pool) still counts as one process", () => {
+    const cpu = {
+      ...req,
+      entrypoint: { kind: "python" as const, module: "ddp.train", processes: "per_gpu" as const },
+      placement: [
+        { rank: 0, pool: "trainer", node_id: "nod_a", gpu_indices: [] },
+        { rank: 1, pool: "trainer", node_id: "nod_b", gpu_indices: [0] },
+      ],
+    };
+    expect(processLayout(cpu)).toMatchObject({ local: [1, 1], base: [0, 1], world: 2 });
+  });
+
+  it("the fleet's network variables reach every rank, but never override the platform's own", () => {
+    const dist = {
+      ...req,
+      entrypoint: { kind: "python" as const, module: "ddp.train", processes: "per_gpu" as const },
+      env: { NCCL_SOCKET_IFNAME: "ib0", SF_RENDEZVOUS_TIMEOUT_SECONDS: "60", RANK: "99" },
+    };
+    const env = rankEnv(dist, 1);
+    expect(env).toMatchObject({ NCCL_SOCKET_IFNAME: "ib0", SF_RENDEZVOUS_TIMEOUT_SECONDS: "60", RANK: "8" });
   });
 });
 

@@ -72,6 +72,34 @@ export const BUILTIN_RECIPES: RecipeVersionBody[] = [
     requires_image: false,
     template: {},
   },
+  {
+    name: "torch/ddp",
+    version: "1.0.0",
+    description:
+      "tinylm trained with DistributedDataParallel across every GPU of every node of the job (one process per GPU; NCCL on GPUs, gloo on CPU). Rank 0 checkpoints; the whole gang resumes from it.",
+    frameworks: [
+      { kind: "torch", versions: ["1.13"], runtime_id: "torch-cpu", image: "starforge/torch-cpu:bookworm" },
+    ],
+    params: {
+      learning_rate: { type: "float", default: 0.01, min: 1e-6, max: 1, doc: "Adam step size" },
+      max_steps: { type: "int", default: 200, min: 1, max: 1_000_000, doc: "optimizer steps to run" },
+      batch_size: { type: "int", default: 32, min: 1, max: 8192, doc: "characters per step on each rank" },
+      context: { type: "int", default: 8, min: 1, max: 64, doc: "characters of context the model sees" },
+      hidden: { type: "int", default: 64, min: 8, max: 4096, doc: "hidden units" },
+      embed: { type: "int", default: 16, min: 2, max: 1024, doc: "embedding size per character" },
+      checkpoint_every: {
+        type: "int",
+        default: 50,
+        min: 1,
+        max: 1_000_000,
+        doc: "steps between checkpoints",
+      },
+      seed: { type: "int", default: 0, min: 0, max: 2_147_483_647, doc: "random seed" },
+    },
+    entrypoint: { kind: "python", module: "ddp.train", processes: "per_gpu" },
+    requires_image: false,
+    template: {},
+  },
 ];
 
 export const INITIAL_PROFILES: ProfileEntry[] = [

@@ -52,6 +52,7 @@ export const fleetsRoutes = new Hono<Env>()
       description: body.description,
       imageAllowlist: JSON.stringify(body.image_allowlist),
       windows: JSON.stringify(body.windows),
+      network: JSON.stringify(body.network),
     };
     // Configure the DO first: a fleet row in D1 must always have a configured DO behind it. A DO
     // configured for a row that then failed to insert is never addressed (its id is fresh).
@@ -80,6 +81,7 @@ export const fleetsRoutes = new Hono<Env>()
       ...(body.description !== undefined ? { description: body.description } : {}),
       ...(body.image_allowlist ? { imageAllowlist: JSON.stringify(body.image_allowlist) } : {}),
       ...(body.windows ? { windows: JSON.stringify(body.windows) } : {}),
+      ...(body.network ? { network: JSON.stringify(body.network) } : {}),
     };
     if (Object.keys(changes).length === 0) return c.json({ fleet: fleetView(f) });
     await d.update(schema.fleets).set(changes).where(eq(schema.fleets.id, f.id)).run();

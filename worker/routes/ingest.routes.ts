@@ -31,11 +31,14 @@ import {
   MAX_VALIDATION_SAMPLES,
   MetricPoint,
   MetricsBatch,
+  type RendezvousAnswer,
+  RendezvousBody,
   SequencedChunk,
   utf8Length,
   ValidationChunk,
   ValidationSample,
 } from "../../contract/ingest.schema.js";
+import { runIsOver } from "../../contract/job-states.js";
 import { authenticateRun, type IngestCtx, type IngestEnv, requireSameRun } from "../auth/ingest-auth.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
@@ -199,7 +202,7 @@ export const ingestRoutes = new Hono<IngestEnv>()
       event: body.event,
       exitCode: body.exit_code ?? null,
       reason: body.reason ?? null,
-      infra: false,
+      infra: body.event === "failed" && body.infra,
       source: "runner",
     });
     if (outcome.kind === "stale_epoch") {
@@ -228,6 +231,45 @@ export const ingestRoutes = new Hono<IngestEnv>()
       over,
     );
     return c.json({ outcome: outcome.kind, stop: outcome.stopWorkload, run_over: recorded.ended });
+  })
+  .post("/rendezvous", async (c) => {
+    const body = await runBody(c, RendezvousBody);
+    const claims = c.get("claims");
+    // The Fleet DO owns the run: its lease epoch, its world (the placement) and whether it is over.
+    const run = await fleetStub(c.env, claims.fleet).run(body.run_id);
+    if (!run) throw new AppError("NOT_FOUND", `fleet ${claims.fleet} has no run ${body.run_id}`);
+    if (run.epoch !== claims.epoch) {
+      throw new AppError(
+        "CONFLICT",
+        `epoch ${claims.epoch} of run ${body.run_id} is stale; stop this workload`,
+      );
+    }
+    const nnodes = run.placement.length;
+    if (body.node_rank >= nnodes) {
+      throw new AppError("BAD_REQUEST", `node_rank ${body.node_rank} is outside this run's ${nnodes} nodes`);
+    }
+    if (body.nnodes != null && body.nnodes !== nnodes) {
+      throw new AppError("BAD_REQUEST", `this run has ${nnodes} nodes, not ${body.nnodes}`);
+    }
+    if (body.node_rank === 0 && body.port == null) {
+      throw new AppError("BAD_REQUEST", "node rank 0 registers the port it listens on (MASTER_PORT)");
+    }
+    if (runIsOver(run.status, run.ended_at)) {
+      const answer: RendezvousAnswer = {
+        state: "failed",
+        nnodes,
+        joined: [],
+        missing: [],
+        master: null,
+        hosts: null,
+        reason: `the run is ${run.status}: ${run.reason ?? "it ended"}`,
+      };
+      return c.json(answer);
+    }
+    const me = { node_rank: body.node_rank, addr: body.addr, port: body.node_rank === 0 ? body.port! : null };
+    return c.json(
+      await runStub(c.env, body.run_id).rendezvous(body.run_id, claims.epoch, nnodes, me, body.wait_ms),
+    );
   })
   .post("/artifact/upload", async (c) => {
     const body = await runBody(c, ArtifactUploadRequest);

@@ -1,5 +1,5 @@
 import { eq, or } from "drizzle-orm";
-import { TimeWindow } from "../../contract/api.schema.js";
+import { FleetNetwork, TimeWindow } from "../../contract/api.schema.js";
 import type { FleetConfig } from "../../contract/fleet.schema.js";
 import { fleetStub } from "../../durable-objects/fleet/stub.js";
 import { type Db, db, schema } from "../../durable-objects/ledger/client.js";
@@ -34,6 +34,7 @@ export function fleetConfig(f: FleetRow): FleetConfig {
     windows: TimeWindow.array().parse(JSON.parse(f.windows)),
     draining: f.draining,
     drainNote: f.drainNote,
+    network: FleetNetwork.parse(JSON.parse(f.network)),
   };
 }
 
@@ -47,6 +48,7 @@ export function fleetView(f: FleetRow) {
     windows: JSON.parse(f.windows) as unknown[],
     draining: f.draining,
     drain_note: f.drainNote,
+    network: FleetNetwork.parse(JSON.parse(f.network)),
     created_at: f.createdAt,
   };
 }

@@ -16,7 +16,7 @@ import time
 import traceback
 
 import sfrunner
-from sfrunner import checks, manifest
+from sfrunner import checks, distributed, manifest
 from sfrunner.codes import BAD_MANIFEST, NAMES, RUNNER_ERROR, CapsuleError
 from sfrunner.console import echo, say
 from sfrunner.events import CheckpointWatcher, EventPoster, lifecycle
@@ -107,29 +107,41 @@ def _pump(pipe, stream, shipper):
 
 
 class _Signals:
-    """Forward stop signals to the training's process group; escalate to SIGKILL after a grace."""
+    """Forward signals to the training's process groups; stop them all (TERM, then KILL after a grace)
+    on a stop signal or when one of several processes failed."""
 
     def __init__(self):
-        self.proc = None
+        self.procs = []
         self.received = None
-        self.received_at = None
+        self.stopping_at = None
         self.killed = False
 
     def handler(self, signum, _frame):
         if signum in _STOP_SIGNALS and self.received is None:
-            self.received, self.received_at = signum, time.monotonic()
+            self.received = signum
+            self._stopping()
         self.forward(signum)
 
+    def _stopping(self):
+        if self.stopping_at is None:
+            self.stopping_at = time.monotonic()
+
+    def stop_all(self):
+        """One process of several failed: the others cannot go on without it (a collective would hang)."""
+        self._stopping()
+        self.forward(signal.SIGTERM)
+
     def forward(self, signum):
-        if self.proc is not None:
+        for proc in self.procs:
             try:
-                os.killpg(self.proc.pid, signum)
+                os.killpg(proc.pid, signum)
             except (ProcessLookupError, PermissionError):
                 pass
 
     def tick(self, grace):
-        if self.received is not None and not self.killed and time.monotonic() - self.received_at > grace:
-            say("the training ignored %s for %.0fs: killing it" % (signal.Signals(self.received).name, grace))
+        if self.stopping_at is not None and not self.killed and time.monotonic() - self.stopping_at > grace:
+            why = signal.Signals(self.received).name if self.received is not None else "the stop"
+            say("the training ignored %s for %.0fs: killing it" % (why, grace))
             self.killed = True
             self.forward(signal.SIGKILL)
 
@@ -168,15 +180,33 @@ def run():
         )
         raise
 
+    lay = distributed.layout(env)
     say("run %s rank %d: %s %s (%s)" % (run_id, rank, m["recipe"]["name"], m["recipe"]["version"],
                                          "reporting to " + endpoint if reporting else "ingest disabled"))
     if env.get("SF_RESUME_FROM"):
         say("resuming from %s (step %s)" % (env["SF_RESUME_FROM"], env.get("SF_RESUME_STEP", "unknown")))
-    say("exec: %s (cwd %s)" % (" ".join(argv), env["FORGE_EXP_DIR"]))
+    if lay is not None:
+        try:
+            env.update(distributed.rendezvous_env(env, client, run_id, lay, say))
+        except CapsuleError as e:
+            # The peers are the infrastructure: a rank that never came is retried like a lost node.
+            client.post(
+                "/lifecycle",
+                lifecycle(run_id, rank, "failed", e.code, "%s: %s" % (NAMES[e.code], e.message), infra=True),
+                Deadline(time.monotonic() + 10.0),
+            )
+            raise
+    envs = distributed.process_envs(env, lay)
+    per_gpu = lay is not None and lay["mode"] == "per_gpu"
+    say("exec: %s (cwd %s)%s" % (" ".join(argv), env["FORGE_EXP_DIR"],
+                                 ", %d processes (ranks %s)" % (len(envs), ", ".join(e["RANK"] for e in envs))
+                                 if per_gpu else ""))
 
     deadline = Deadline()
     poster = EventPoster(client, deadline)
-    shipper = LogShipper(client, run_id, rank, deadline)
+    # Log lines carry the rank of the process that printed them: in per_gpu mode each process's own
+    # (global) rank, otherwise the node's rank.
+    shippers = [LogShipper(client, run_id, int(e["RANK"]) if per_gpu else rank, deadline) for e in envs]
     poster.post("/lifecycle", lifecycle(run_id, rank, "started"))
     if rank == 0:  # one copy of the hyperparameters per run, not one per rank
         poster.post("/hparams", {"run_id": run_id, "params": m["hyperparams"]})
@@ -188,68 +218,91 @@ def run():
     sigs = _Signals()
     for s in _FORWARDED:
         signal.signal(s, sigs.handler)
-    try:
-        # Its own session (so its own process group): a stop reaches every process the training
-        # started, and a terminal's Ctrl-C reaches it only through us.
-        proc = subprocess.Popen(
-            argv,
-            cwd=env["FORGE_EXP_DIR"],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as e:
-        say("cannot start the training: %s" % e)
-        proc = None
-    readers = []
-    watcher = None
-    if proc is not None:
-        sigs.proc = proc
-        if sigs.received is not None:  # a stop that arrived while we were starting it
-            sigs.forward(sigs.received)
-        readers = [
-            threading.Thread(target=_pump, args=(proc.stdout, "stdout", shipper), daemon=True),
-            threading.Thread(target=_pump, args=(proc.stderr, "stderr", shipper), daemon=True),
+    procs, readers, failure = [], [], None
+    for i, e in enumerate(envs):
+        if sigs.received is not None:
+            break  # stopped while starting: start no more
+        try:
+            # Its own session (so its own process group): a stop reaches every process the training
+            # started, and a terminal's Ctrl-C reaches it only through us.
+            proc = subprocess.Popen(
+                argv,
+                cwd=env["FORGE_EXP_DIR"],
+                env=e,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as err:
+            say("cannot start the training: %s" % err)
+            failure = (i, 127, "the training could not be started: %s" % err)
+            break
+        procs.append(proc)
+        sigs.procs.append(proc)
+        own = [
+            threading.Thread(target=_pump, args=(proc.stdout, "stdout", shippers[i]), daemon=True),
+            threading.Thread(target=_pump, args=(proc.stderr, "stderr", shippers[i]), daemon=True),
         ]
-        for t in readers:
+        for t in own:
             t.start()
-        # Rank 0 alone uploads checkpoints: ranks that share a run directory (a shared file system)
-        # would otherwise upload and register every checkpoint once per rank.
-        if rank == 0:
-            watcher = CheckpointWatcher(env["FORGE_OUT_DIR"], run_id, poster)
-        grace = _env_float("SF_STOP_GRACE_SECONDS", DEFAULT_STOP_GRACE_S)
-        while True:
-            try:
-                proc.wait(timeout=0.25)
-                break
-            except subprocess.TimeoutExpired:
-                sigs.tick(grace)
-        code = _exit_status(proc.returncode)
-        _end_leftovers(proc, readers)
-    else:
-        code = 127
+        readers.append(own)
+    if sigs.received is not None:  # a stop that arrived while we were starting them
+        sigs.forward(sigs.received)
+    elif failure is not None:
+        sigs.stop_all()
+
+    watcher = None
+    # Rank 0 alone uploads checkpoints: ranks that share a run directory (a shared file system)
+    # would otherwise upload and register every checkpoint once per rank.
+    if rank == 0 and procs:
+        watcher = CheckpointWatcher(env["FORGE_OUT_DIR"], run_id, poster)
+    grace = _env_float("SF_STOP_GRACE_SECONDS", DEFAULT_STOP_GRACE_S)
+    while procs:
+        running = False
+        for i, proc in enumerate(procs):
+            if proc.poll() is None:
+                running = True
+            elif proc.returncode != 0 and failure is None:
+                failure = (i, _exit_status(proc.returncode), _ended(proc.returncode))
+                if len(procs) > 1 and sigs.received is None:
+                    say("local rank %d (rank %s) %s: stopping the node's other processes"
+                        % (i, envs[i].get("RANK", rank), failure[2]))
+                    sigs.stop_all()
+        if not running:
+            break
+        sigs.tick(grace)
+        time.sleep(0.1)
+    for proc, own in zip(procs, readers):
+        _end_leftovers(proc, own)
+    code = failure[1] if failure is not None else 0
 
     deadline.set_in(_env_float("SF_INGEST_DRAIN_SECONDS", DEFAULT_DRAIN_S))
     if watcher is not None:
         watcher.close()
-    shipper.close()  # every log line before the final lifecycle event
+    for shipper in shippers:
+        shipper.close()  # every log line before the final lifecycle event
     if code == 0:
         poster.post("/lifecycle", lifecycle(run_id, rank, "succeeded", 0))
     else:
         if sigs.received is not None:
             reason = "stopped: the runner received %s and forwarded it" % signal.Signals(sigs.received).name
-        elif proc is not None and proc.returncode < 0:
-            reason = "the training was killed by %s" % signal.Signals(-proc.returncode).name
-        elif proc is None:
-            reason = "the training could not be started"
+        elif len(envs) > 1:
+            i = failure[0]
+            reason = "local rank %d (rank %s): %s; the node's other processes were stopped" % (
+                i, envs[i].get("RANK", rank), failure[2])
         else:
-            reason = "the training exited with code %d" % code
+            reason = failure[2]
         poster.post("/lifecycle", lifecycle(run_id, rank, "failed", code, reason))
     poster.close()
     say("training finished with exit code %d" % code)
     return code
+
+
+def _ended(returncode):
+    if returncode < 0:
+        return "the training was killed by %s" % signal.Signals(-returncode).name
+    return "the training exited with code %d" % returncode
 
 
 def _group_alive(pgid):

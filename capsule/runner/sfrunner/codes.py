@@ -4,6 +4,9 @@ DIGEST_MISMATCH = 65
 NO_PYTHON = 66
 CAPABILITY_MISSING = 67
 BAD_MANIFEST = 68
+# The ranks of a distributed run did not all meet (sysexits' EX_UNAVAILABLE): a peer never joined,
+# the control plane was unreachable, or the run ended while this rank waited.
+RENDEZVOUS_FAILED = 69
 # The runner itself broke (a bug, not the job's fault): sysexits' EX_SOFTWARE.
 RUNNER_ERROR = 70
 
@@ -12,6 +15,7 @@ NAMES = {
     NO_PYTHON: "NO_PYTHON",
     CAPABILITY_MISSING: "CAPABILITY_MISSING",
     BAD_MANIFEST: "BAD_MANIFEST",
+    RENDEZVOUS_FAILED: "RENDEZVOUS_FAILED",
     RUNNER_ERROR: "RUNNER_ERROR",
 }
 

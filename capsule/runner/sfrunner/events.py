@@ -173,8 +173,10 @@ class CheckpointWatcher:
             self.poster.client._say("checkpoint watcher: %s" % e)
 
 
-def lifecycle(run_id, rank, event, exit_code=None, reason=None):
+def lifecycle(run_id, rank, event, exit_code=None, reason=None, infra=False):
     body = {"run_id": run_id, "event": event, "ts": now_iso(), "rank": rank}
+    if infra:
+        body["infra"] = True
     if exit_code is not None:
         body["exit_code"] = exit_code
     if reason:

@@ -20,7 +20,10 @@ What ``init`` starts besides: an environment probe (``POST /environment``) and t
 job's nodes (``POST /environment/nodes``); a hardware monitor (``POST /hardware``: CPU and memory from
 /proc, GPUs from nvidia-smi) every STARFORGE_MONITOR_INTERVAL seconds (10); and, outside the capsule's
 runner, a copy of what the training prints (``POST /logs``). Our additions are keyword arguments the
-original does not have: ``init(run_id=, endpoint=, token=, capture_output=)``.
+original does not have: ``init(run_id=, endpoint=, token=, capture_output=, all_ranks=)``.
+
+In a distributed run (RANK set) only rank 0 reports metrics, under their own keys; with
+``STARFORGE_ALL_RANKS=1`` or ``init(all_ranks=True)`` every rank also reports them as ``rank<R>/<key>``.
 """
 
 import atexit
@@ -134,6 +137,19 @@ def _jsonable(value, depth=0):
     return str(value)
 
 
+def _world_rank():
+    """This process's rank in a distributed run (RANK, the torchrun convention; Slurm's if only that is
+    set); 0 outside one."""
+    for name in ("RANK", "SLURM_PROCID"):
+        v = os.environ.get(name)
+        if v is not None and v.strip():
+            try:
+                return int(v)
+            except ValueError:
+                return 0
+    return 0
+
+
 def _local_rank_zero():
     """One hardware monitor and node entry per host: processes of local rank 0 (or unranked) only."""
     for name in ("LOCAL_RANK", "SLURM_LOCALID"):
@@ -144,9 +160,13 @@ def _local_rank_zero():
 
 
 class _Reporter:
-    def __init__(self, run_id, endpoint, token, monitor_hardware, monitor_interval, capture_output):
+    def __init__(self, run_id, endpoint, token, monitor_hardware, monitor_interval, capture_output,
+                 all_ranks=None):
         self.client = IngestClient(endpoint, token, run_id, log_prefix="starforge.report")
         self.enabled = self.client.enabled and os.environ.get("STARFORGE_ENABLED", "1") == "1"
+        # Metrics: rank 0's under their own keys; with all_ranks, every rank's also as "rank<R>/<key>".
+        self.rank = _world_rank()
+        self.all_ranks = os.environ.get("STARFORGE_ALL_RANKS") == "1" if all_ranks is None else bool(all_ranks)
         self.next_step = 0
         self._queue = []  # (kind, item), posted in this order
         self._cond = threading.Condition()
@@ -202,7 +222,13 @@ class _Reporter:
         flat = {}
         _flatten(prefix or "", metrics, flat)
         ts = now_iso()
-        self._enqueue("point", [{"key": k, "step": step, "value": v, "ts": ts} for k, v in flat.items()])
+        keys = []
+        if self.rank == 0:
+            keys += [(k, k) for k in flat]
+        if self.all_ranks:
+            keys += [(k, "rank%d/%s" % (self.rank, k)) for k in flat]
+        self._enqueue("point", [{"key": key, "step": step, "value": flat[k], "ts": ts}
+                                for k, key in keys if len(key) <= MAX_KEY_LENGTH])
 
     def log_hparams(self, params):
         if self.enabled and hasattr(params, "items"):
@@ -319,7 +345,7 @@ class _Reporter:
 
 
 def _new_reporter(run_id=None, endpoint=None, token=None, monitor_hardware=True, monitor_interval=None,
-                  capture_output=None):
+                  capture_output=None, all_ranks=None):
     return _Reporter(
         run_id or os.environ.get("STARFORGE_RUN_ID"),
         endpoint or os.environ.get("STARFORGE_ENDPOINT"),
@@ -327,6 +353,7 @@ def _new_reporter(run_id=None, endpoint=None, token=None, monitor_hardware=True,
         monitor_hardware,
         monitor_interval,
         capture_output,
+        all_ranks,
     )
 
 
@@ -343,13 +370,15 @@ def _get():
 
 
 def init(hparams=None, monitor_hardware=True, monitor_interval=None, run_id=None, endpoint=None, token=None,
-         capture_output=None):
+         capture_output=None, all_ranks=None):
     """Start reporting for this run; returns whether reporting is on (a token and an endpoint are set).
 
     ``hparams`` are recorded as by ``log_hparams``. ``monitor_hardware`` samples CPU, memory and GPUs
     every ``monitor_interval`` seconds (default STARFORGE_MONITOR_INTERVAL, 10). Ours: ``run_id``,
     ``endpoint``, ``token`` override STARFORGE_RUN_ID/_ENDPOINT/_TOKEN; ``capture_output`` ships what the
     training prints (default: on, except under the capsule's runner, which ships it already).
+    ``all_ranks`` (default STARFORGE_ALL_RANKS=1): in a distributed run every rank also reports its
+    metrics as ``rank<R>/<key>`` (a straggler shows); otherwise only rank 0 reports metrics.
     """
     global _reporter, _atexit_registered, _finished
     try:
@@ -357,7 +386,8 @@ def init(hparams=None, monitor_hardware=True, monitor_interval=None, run_id=None
             old, _reporter = _reporter, None
         if old is not None:
             old.finish()
-        rep = _new_reporter(run_id, endpoint, token, monitor_hardware, monitor_interval, capture_output)
+        rep = _new_reporter(run_id, endpoint, token, monitor_hardware, monitor_interval, capture_output,
+                            all_ranks)
         with _lock:
             _reporter, _finished = rep, False
             if not _atexit_registered:

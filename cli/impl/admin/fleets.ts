@@ -1,5 +1,6 @@
 /** `sf admin fleet create|ls|show|enroll-token` and `sf admin maintenance status|drain|resume`. */
 import type { Command } from "commander";
+import { FleetNetwork } from "../../../contract/api.schema.js";
 import {
   DrainChange,
   EnrollmentTokenView,
@@ -13,16 +14,58 @@ import { c, emit, info, print, table } from "../../output.js";
 
 const enc = encodeURIComponent;
 
+export interface NetworkOptions {
+  rendezvousTimeout?: number;
+  rendezvousPorts?: string;
+}
+
+function pairs(list: string[] | undefined): Record<string, string> {
+  return Object.fromEntries(
+    (list ?? []).map((kv) => {
+      const i = kv.indexOf("=");
+      return [kv.slice(0, i), kv.slice(i + 1)];
+    }),
+  );
+}
+
+/** The network settings with the options applied (the server checks names, ranges and bounds). */
+function applyNetwork(
+  base: FleetNetwork,
+  o: NetworkOptions & { set?: string[]; unset?: string[] },
+): FleetNetwork {
+  const env = { ...base.env, ...pairs(o.set) };
+  for (const name of o.unset ?? []) delete env[name];
+  const ports = o.rendezvousPorts;
+  return {
+    env,
+    rendezvous_timeout_seconds: o.rendezvousTimeout ?? base.rendezvous_timeout_seconds,
+    port_range:
+      ports === undefined
+        ? base.port_range
+        : ports === "any"
+          ? null
+          : (ports.split("-").map(Number) as [number, number]),
+  };
+}
+
+function describeNetwork(n: FleetNetwork): string {
+  const env = Object.entries(n.env).map(([k, v]) => `${k}=${v}`);
+  const ports = n.port_range ? `ports ${n.port_range[0]}-${n.port_range[1]}` : "any free port";
+  return `rendezvous timeout ${n.rendezvous_timeout_seconds} s, rank 0 on ${ports}; ${env.length ? env.join(" ") : "no network variables"}`;
+}
+
 export async function createFleet(
   cmd: Command,
   name: string,
-  o: { kind: string; allow?: string[]; description?: string },
+  o: { kind: string; allow?: string[]; description?: string; networkEnv?: string[] } & NetworkOptions,
 ): Promise<void> {
+  const network = applyNetwork(FleetNetwork.parse({}), { ...o, set: o.networkEnv });
   const { fleet } = await authedApi(cmd).post("/v1/fleets", OneFleet, {
     name,
     kind: o.kind,
     image_allowlist: o.allow ?? [],
     ...(o.description !== undefined ? { description: o.description } : {}),
+    network,
   });
   emit({ fleet }, () => {
     info(`${c.green("✓")} created fleet ${c.bold(fleet.name)} (${fleet.kind}, ${fleet.id})`);
@@ -46,6 +89,26 @@ export async function listFleets(cmd: Command): Promise<void> {
   );
 }
 
+export async function fleetNetwork(
+  cmd: Command,
+  name: string,
+  o: { env?: string[]; unsetEnv?: string[] } & NetworkOptions,
+): Promise<void> {
+  const api = authedApi(cmd);
+  const { fleet } = await api.get(`/v1/fleets/${enc(name)}`, FleetLive);
+  const change = o.env || o.unsetEnv || o.rendezvousTimeout !== undefined || o.rendezvousPorts !== undefined;
+  if (!change) {
+    emit({ network: fleet.network }, () => print(`${c.bold(fleet.name)}: ${describeNetwork(fleet.network)}`));
+    return;
+  }
+  const network = applyNetwork(fleet.network, { ...o, set: o.env, unset: o.unsetEnv });
+  const updated = await api.patch(`/v1/fleets/${enc(name)}`, OneFleet, { network });
+  emit({ network: updated.fleet.network }, () => {
+    info(`${c.green("✓")} ${c.bold(updated.fleet.name)}: ${describeNetwork(updated.fleet.network)}`);
+    info(c.dim("jobs launched from now on get these settings; running ones keep theirs"));
+  });
+}
+
 export async function showFleet(cmd: Command, name: string): Promise<void> {
   const live = await authedApi(cmd).get(`/v1/fleets/${enc(name)}`, FleetLive);
   emit(live, () => {
@@ -56,6 +119,7 @@ export async function showFleet(cmd: Command, name: string): Promise<void> {
     print(`images:  ${f.image_allowlist.length ? f.image_allowlist.join(", ") : "(catalog defaults only)"}`);
     print(`GPUs:    ${t.gpus} total, ${t.allocated} allocated, ${t.free} free`);
     print(`jobs:    ${t.running} running, ${t.queued} queued`);
+    print(`network: ${describeNetwork(f.network)}`);
 
     print();
     print(c.bold("Nodes"));
@@ -68,9 +132,10 @@ export async function showFleet(cmd: Command, name: string): Promise<void> {
         status: n.status,
         agent: n.agent ? "connected" : "-",
         runtime: n.runtime,
+        address: n.advertise_addr,
         gpus: `${n.gpus.filter((g) => g.run_id).length}/${n.gpus.length} used`,
       })),
-      ["name", "series", "status", "agent", "runtime", "gpus"],
+      ["name", "series", "status", "agent", "runtime", "address", "gpus"],
     );
 
     const allocations = live.nodes.flatMap((n) =>

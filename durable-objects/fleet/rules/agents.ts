@@ -11,7 +11,7 @@ import type { FleetState } from "../state.js";
 import { lostTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { runEvent } from "./events.js";
-import { fleetId, putNode } from "./ledger.js";
+import { config, fleetId, putNode } from "./ledger.js";
 
 export interface Welcome {
   expected: Array<{ run_id: string; epoch: number; rank: number }>;
@@ -40,6 +40,7 @@ export function hello(t: Tx, nodeId: string, inv: Inventory, journal: JournalEnt
     agent: 1,
     hostname: inv.hostname,
     lost_since: null,
+    advertise_addr: inv.advertise_addr ?? null,
   };
   putNode(t, row);
 
@@ -167,5 +168,5 @@ export function launchContext(s: FleetState, runId: string) {
   const run = s.run(runId);
   const job = run ? s.job(run.job_id) : null;
   if (!run || !job) return null;
-  return { run, job, fleetId: fleetId(s) };
+  return { run, job, fleetId: fleetId(s), network: config(s)?.network ?? null };
 }

@@ -219,8 +219,13 @@ function failRun(
   infra: boolean,
   actor: string,
 ): void {
-  closeRun(t, run, "FAILED", reason, code);
-  setStatus(t, job, "FAILED", actor, { rank, exit_code: code, reason, infra });
+  // In a gang the reason says which rank, and where: the first thing a user needs to find the culprit.
+  const ranks = t.s.ranks(run.id);
+  const where = ranks.find((r) => r.rank === rank)?.node_id;
+  const named =
+    ranks.length > 1 ? `rank ${rank} on ${(where && t.s.node(where)?.name) ?? where}: ${reason}` : reason;
+  closeRun(t, run, "FAILED", named, code);
+  setStatus(t, job, "FAILED", actor, { rank, exit_code: code, reason: named, infra });
   for (const r of t.s.ranks(run.id)) if (r.rank !== rank) stopRank(t, run, r, `rank ${rank} failed`);
   planRetry(t, job, infra);
 }

@@ -68,6 +68,7 @@ export function registerNode(t: Tx, input: RegisterNodeBody): Result<NodeView> {
     agent: 0,
     hostname: null,
     lost_since: null,
+    advertise_addr: null,
   };
   putNode(t, row);
   schedule(t);

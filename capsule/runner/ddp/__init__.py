@@ -1,0 +1,1 @@
+"""ddp: tinylm with DistributedDataParallel across a run's ranks; see ddp.train."""

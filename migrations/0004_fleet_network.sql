@@ -1,0 +1,1 @@
+ALTER TABLE `fleets` ADD `network` text DEFAULT '{}' NOT NULL;
