@@ -72,6 +72,17 @@ export default defineConfig(async () => {
         },
         {
           test: {
+            // Multi-node training with real PyTorch (npm run test:multinode installs python3-torch).
+            name: "multinode",
+            include: ["test/multinode/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 300_000,
+            hookTimeout: 180_000,
+            fileParallelism: false,
+          },
+        },
+        {
+          test: {
             name: "capsule",
             include: ["test/capsule/**/*.test.ts"],
             environment: "node",

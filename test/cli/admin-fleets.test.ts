@@ -105,12 +105,80 @@ describe("sf admin fleet", () => {
     const human = await sf(["admin", "fleet", "show", "lab"], admin);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("GPUs:    8 total, 4 allocated, 4 free");
-    expect(human.stdout).toMatch(/^gpu-a\s+h200\s+ready\s+-\s+-\s+4\/8 used$/m);
+    // An admin-registered node has no agent, so no runtime and no advertise address.
+    expect(human.stdout).toMatch(/^gpu-a\s+h200\s+ready\s+-\s+-\s+-\s+4\/8 used$/m);
     expect(human.stdout.match(/^gpu-a\s+[0-3]\s+job_\S+\s+run_\S+$/gm)).toHaveLength(4);
     expect(human.stdout).toMatch(new RegExp(`^${waitingId}\\s+usr_bootstrap_admin\\s+8\\s+\\d+\\s+\\S`, "m"));
 
     const missing = await sf(["admin", "fleet", "show", "nope"], admin);
     expect(missing.code).toBe(4);
+  });
+
+  it("sets a fleet's network settings at create and with `fleet network`; a bad one is refused and changes nothing", async () => {
+    const made = await sf(
+      [
+        "admin",
+        "fleet",
+        "create",
+        "ib",
+        "--kind",
+        "docker",
+        "--network-env",
+        "NCCL_SOCKET_IFNAME=ib0",
+        "--network-env",
+        "NCCL_IB_HCA=mlx5_0,mlx5_1",
+        "--rendezvous-ports",
+        "29500-29599",
+      ],
+      admin,
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const shown = await sf(["admin", "fleet", "network", "ib"], viewer);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.trim()).toBe(
+      "ib: rendezvous timeout 300 s, rank 0 on ports 29500-29599; NCCL_SOCKET_IFNAME=ib0 NCCL_IB_HCA=mlx5_0,mlx5_1",
+    );
+
+    const changed = await sfJson<{ network: unknown }>(
+      [
+        "admin",
+        "fleet",
+        "network",
+        "ib",
+        "--env",
+        "GLOO_SOCKET_IFNAME=ib0",
+        "--unset-env",
+        "NCCL_IB_HCA",
+        "--rendezvous-timeout",
+        "600",
+        "--rendezvous-ports",
+        "any",
+      ],
+      admin,
+    );
+    expect(changed.network).toEqual({
+      env: { NCCL_SOCKET_IFNAME: "ib0", GLOO_SOCKET_IFNAME: "ib0" },
+      rendezvous_timeout_seconds: 600,
+      port_range: null,
+    });
+    expect((await sf(["admin", "fleet", "show", "ib"], viewer)).stdout).toContain(
+      "network: rendezvous timeout 600 s, rank 0 on any free port; NCCL_SOCKET_IFNAME=ib0 GLOO_SOCKET_IFNAME=ib0",
+    );
+
+    // Not a network variable: refused by the server with the variable named; nothing changed.
+    const bad = await sf(["admin", "fleet", "network", "ib", "--env", "LD_PRELOAD=/tmp/x.so"], admin);
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toContain("LD_PRELOAD is not a network setting");
+    // Bad flags never reach the server.
+    const badPorts = await sf(["admin", "fleet", "network", "ib", "--rendezvous-ports", "80"], admin);
+    expect(badPorts.code).toBe(2);
+    expect(badPorts.stderr).toContain("LOW-HIGH");
+    const badTimeout = await sf(["admin", "fleet", "network", "ib", "--rendezvous-timeout", "1"], admin);
+    expect(badTimeout.code).toBe(2);
+    const viewerChange = await sf(["admin", "fleet", "network", "ib", "--rendezvous-timeout", "60"], viewer);
+    expect(viewerChange.code).toBe(3);
+    const after = await sfJson<{ network: unknown }>(["admin", "fleet", "network", "ib"], admin);
+    expect(after.network).toEqual(changed.network);
   });
 
   it("mints a one-shot enrollment token an agent can enroll with", async () => {

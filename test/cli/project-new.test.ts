@@ -53,9 +53,13 @@ describe("sf methods", () => {
       env(),
     );
     expect(t.versions[0]!.params.hidden).toMatchObject({ type: "int", default: 128, min: 8, max: 4096 });
+    const ddp = await sf(["methods", "torch/ddp"], env());
+    expect(ddp.stdout).toContain("entrypoint: python -m ddp.train");
+    expect(ddp.stdout).toContain("distributed: one process per GPU on every node");
+    expect((await sf(["methods", "torch/tinylm"], env())).stdout).not.toContain("distributed:");
     const missing = await sf(["methods", "torch/nope"], env());
     expect(missing.code).toBe(4);
-    expect(missing.stderr).toContain("known methods: custom/custom, python/charlm, torch/tinylm");
+    expect(missing.stderr).toContain("known methods: custom/custom, python/charlm, torch/ddp, torch/tinylm");
   });
 });
 

@@ -3,11 +3,11 @@
  * contract/agent-frames.schema.ts over a real WebSocket on loopback) and serves blobs over HTTP. It lets
  * the test send what a real server never would: fuzzed frames and a blob whose bytes do not match.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type WebSocket, WebSocketServer } from "ws";
@@ -86,6 +86,18 @@ function launch(id: string, runId: string, capsuleDigest: string): ServerFrame {
     resume_from: null,
   };
   return { v: 1, type: "launch", id, rank: 0, request };
+}
+
+/** This machine's default-route interface (the kernel's routing table) and its IPv4 address. */
+function defaultRouteAddress(): string {
+  const routes = readFileSync("/proc/net/route", "utf8")
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((l) => l.trim().split(/\s+/));
+  const iface = routes.find((r) => r[1] === "00000000" && r[7] === "00000000")?.[0];
+  const v4 = iface ? networkInterfaces()[iface]?.find((i) => i.family === "IPv4")?.address : undefined;
+  return v4 ?? "127.0.0.1";
 }
 
 beforeAll(async () => {
@@ -167,6 +179,33 @@ describe("forgelet protocol handling", () => {
       [1, true],
     ]);
     expect(hello.journal).toEqual([]);
+    // No --advertise-addr: the IPv4 address of the interface that carries the default route.
+    expect(hello.inventory.advertise_addr).toBe(defaultRouteAddress());
+  });
+
+  it("refuses an --advertise-addr that is neither an IP nor a host name, before dialling", () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, "dist/forgelet.mjs"),
+        "run",
+        "--runtime",
+        "process",
+        "--simulate-gpus",
+        "1",
+        "--gpu-series",
+        "h200",
+        "--state-dir",
+        stateDir,
+        "--advertise-addr",
+        "http://10.0.0.1",
+      ],
+      { encoding: "utf8", timeout: 30_000 },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      '--advertise-addr takes an IP address or a host name its peers resolve, got "http://10.0.0.1"',
+    );
   });
 
   it("refuses fuzzed frames with coded errors and stays up", async () => {

@@ -28,7 +28,14 @@ export interface ForgeletProc {
 export async function enrollForgelet(
   cp: ControlPlane,
   fleet: string,
-  o: { runtime?: "process" | "docker"; gpus?: number; name: string; env?: Record<string, string> },
+  o: {
+    runtime?: "process" | "docker";
+    gpus?: number;
+    name: string;
+    env?: Record<string, string>;
+    /** More `forgelet run` flags (e.g. --advertise-addr). */
+    args?: string[];
+  },
 ): Promise<ForgeletProc> {
   const stateDir = mkdtempSync(join(tmpdir(), `sf-agent-${o.name}-`));
   const t = await call(cp, cp.adminToken, "POST", `/v1/fleets/${fleet}/enrollment-tokens`, {});
@@ -56,6 +63,7 @@ export async function enrollForgelet(
     o.name,
     "--state-dir",
     stateDir,
+    ...(o.args ?? []),
   ];
   const proc: ForgeletProc = {
     stateDir,

@@ -76,10 +76,10 @@ export const BUILTIN_RECIPES: RecipeVersionBody[] = [
     name: "torch/ddp",
     version: "1.0.0",
     description:
-      "tinylm trained with DistributedDataParallel across every GPU of every node of the job (one process per GPU; NCCL on GPUs, gloo on CPU). Rank 0 checkpoints; the whole gang resumes from it.",
-    frameworks: [
-      { kind: "torch", versions: ["1.13"], runtime_id: "torch-cpu", image: "starforge/torch-cpu:bookworm" },
-    ],
+      "tinylm trained with DistributedDataParallel across every GPU of every node of the job (one process per GPU; NCCL on GPUs, gloo on CPU). Rank 0 checkpoints; the whole gang resumes from it. Runs on the torch where it lands: the node's python3 on process fleets, your image (--image, with CUDA for GPUs) on container fleets.",
+    // No default image: distributed GPU training needs the user's CUDA build of torch, and on process
+    // fleets the node's own python3 with torch runs it (docs/multi-node.md).
+    frameworks: [{ kind: "torch", versions: ["1.13"], runtime_id: "torch", image: null }],
     params: {
       learning_rate: { type: "float", default: 0.01, min: 1e-6, max: 1, doc: "Adam step size" },
       max_steps: { type: "int", default: 200, min: 1, max: 1_000_000, doc: "optimizer steps to run" },

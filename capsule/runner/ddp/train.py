@@ -158,7 +158,8 @@ def main(argv=None):
         loss.backward()  # DDP all-reduces the gradients here
         optim.step()
         window.append(all_mean(loss.item(), device))
-        if step % LOG_EVERY == 0 or step == 1 or step == params["max_steps"]:
+        # Every tenth step, and the first and last of this run (a resumed run shows where it began).
+        if step % LOG_EVERY == 0 or step == first_step + 1 or step == params["max_steps"]:
             avg = sum(window) / len(window)
             window = []
             report.log({"train/loss": avg}, step=step)

@@ -20,6 +20,8 @@ DEFAULT_TIMEOUT_S = 300.0
 # One long poll; below the ingest client's request timeout (15 s) so a healthy wait never looks hung.
 POLL_MS = 10000
 PROGRESS_EVERY_S = 15.0
+# A long poll ends this long before the rank's deadline, so its answer is not cut off by the timeout.
+ANSWER_MARGIN_S = 2.0
 
 
 def _int_env(env, name, default):
@@ -109,8 +111,9 @@ def meet(client, run_id, lay, addr, port, timeout_s, say):
                 "rendezvous timed out after %ds: node rank%s %s never joined"
                 % (timeout_s, "s" if len(missing) > 1 else "", _ranks(missing)),
             )
-        body["wait_ms"] = int(min(POLL_MS, left * 1000))
-        answer = client.post("/rendezvous", body, Deadline(deadline))
+        # The server holds a poll up to wait_ms; the answer must arrive before this rank gives up.
+        body["wait_ms"] = int(max(0.0, min(POLL_MS / 1000.0, left - ANSWER_MARGIN_S)) * 1000)
+        answer = client.post("/rendezvous", body, Deadline(deadline + ANSWER_MARGIN_S))
         if answer is None:
             if time.monotonic() < deadline:
                 # A permanent refusal (4xx): asking again cannot help.

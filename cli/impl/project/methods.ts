@@ -51,6 +51,12 @@ export async function methods(cmd: Command, name: string | undefined): Promise<v
     print(
       `  entrypoint: ${entry}${v.requires_image ? "; brings its own image (set `image:` in config.yaml)" : ""}`,
     );
+    const launch = v.entrypoint.processes;
+    if (launch) {
+      print(
+        `  distributed: ${launch === "per_gpu" ? "one process per GPU" : "one launcher per node (it starts the workers)"} on every node; the ranks meet through the control plane (docs/multi-node.md)`,
+      );
+    }
     print("");
     const names = Object.keys(v.params);
     if (names.length === 0) print(c.dim(`${recipe.name}@${v.version} takes no hyperparameters`));
