@@ -2,7 +2,7 @@
  * Following and inspecting jobs: `sf job …` and `sf status`. Each action imports its implementation
  * only when it runs, so `sf --help` loads none of it.
  */
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 
 const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}`;
 
@@ -76,10 +76,18 @@ export function register(program: Command): void {
     )
     .option("--tail <n>", "only the last N lines (with -f: then follow)")
     .option("--run <run>", "a specific run (run_…) instead of the current one (not with -f)")
+    .option(
+      "--rank <n>",
+      "only the lines of one rank of a distributed job (its process rank; otherwise its node rank)",
+      (v: string) => {
+        if (!/^\d+$/.test(v)) throw new InvalidArgumentError("--rank must be an integer ≥ 0");
+        return Number(v);
+      },
+    )
     .option("-q, --quiet", "with -f: no waiting/reconnecting/final-status notes on stderr")
     .addHelpText(
       "after",
-      `${examples(["sf job logs                      # your most recent job", "sf job logs job_01jv6… --tail 50", "sf job logs job_01jv6… -f        # exits 0 on SUCCEEDED, 7 on FAILED/STOPPED"])}
+      `${examples(["sf job logs                      # your most recent job", "sf job logs job_01jv6… --tail 50", "sf job logs job_01jv6… -f        # exits 0 on SUCCEEDED, 7 on FAILED/STOPPED", "sf job logs job_01jv6… --rank 3  # one rank of a distributed job"])}
 
 With --json, lines are printed as one JSON object per line (with -f, ending with the job's final status).`,
     )

@@ -209,3 +209,14 @@ describe("sf validate (offline)", () => {
     expect((await sf(["validate", "c1"], offline())).stderr).toContain("recipe.lock.json: lock_version");
   });
 });
+
+describe("sf new with a distributed recipe", () => {
+  it("locks torch/ddp with its per-GPU launch and no default image (it runs on the torch where it lands)", async () => {
+    const r = await sf(["new", "ddp1", "--method", "torch/ddp"], env());
+    expect(r.code, r.stderr).toBe(0);
+    const lock = JSON.parse(readFileSync(exp("ddp1", "recipe.lock.json"), "utf8"));
+    expect(lock.framework).toEqual({ kind: "torch", version: "1.13", runtime_id: "torch" });
+    expect(lock.entrypoint).toEqual({ kind: "python", module: "ddp.train", processes: "per_gpu" });
+    expect(readFileSync(exp("ddp1", "config.yaml"), "utf8")).not.toMatch(/^image:/m);
+  });
+});

@@ -26,6 +26,7 @@ import {
   waitNodesReady,
   workloadProcesses,
 } from "../support/lifecycle.js";
+import { newSfHome, sf } from "../support/sf.js";
 
 const FLEET = "mn";
 const ADDRS = { "mn-a": "127.0.0.2", "mn-b": "127.0.0.3" } as const;
@@ -161,6 +162,22 @@ describe("multi-node torch/ddp on two agents (process runtime)", () => {
         ),
       ).toBe(true);
     }
+
+    // `sf job logs` shows which rank printed each line, and --rank picks one (also when following).
+    const user = { home: newSfHome(), server: cp.url, env: { SF_TOKEN: op } };
+    const all = await sf(["job", "logs", id], user);
+    expect(all.code, all.stderr).toBe(0);
+    for (const r of [0, 1, 2, 3])
+      expect(all.stdout).toMatch(new RegExp(`^\\[${r}\\] ddp: rank ${r} of 4 `, "m"));
+    const three = lines.filter((l) => l.rank === 3).map((l) => l.line);
+    const one = await sf(["job", "logs", id, "--rank", "3"], user);
+    expect(one.stdout.trimEnd().split("\n")).toEqual(three);
+    const followed = await sf(["job", "logs", id, "--rank", "3", "-f", "-q"], user);
+    expect(followed.code, followed.stderr).toBe(0);
+    expect(followed.stdout).toContain(three.find((l) => l.startsWith("ddp: rank 3 of 4")));
+    expect(followed.stdout).not.toMatch(/ddp: rank [012] of 4/);
+    const bad = await sf(["job", "logs", id, "--rank", "x"], user);
+    expect(bad.code).toBe(2);
   });
 
   it("pause → resume continues every rank from the checkpoint step", async () => {

@@ -25,6 +25,8 @@ export interface FollowOptions {
   tail?: number;
   /** No progress chatter on stderr (waiting, reconnecting, the final status line). */
   quiet?: boolean;
+  /** Only the lines of this rank (a distributed run's process or node rank). */
+  rank?: number;
 }
 
 export interface FollowResult {
@@ -121,7 +123,7 @@ async function followUntilEnd(
     const multiRank = run.placement.length > 1;
     const from = tail === undefined ? 0 : await tailStart(api, jobId, run.id, tail);
     tail = undefined;
-    await streamRun(api, jobId, run.id, from, multiRank, say, signal);
+    await streamRun(api, jobId, run.id, from, { multiRank, rank: opts.rank }, say, signal);
     const next = await settle(api, jobId, run.id, signal);
     if (next === "done") return finish(api, jobId, run.id, opts);
     previous = run.id;
@@ -169,7 +171,7 @@ async function streamRun(
   jobId: string,
   runId: string,
   from: number,
-  multiRank: boolean,
+  show: { multiRank: boolean; rank?: number },
   say: (s: string) => void,
   signal: AbortSignal,
 ): Promise<void> {
@@ -214,7 +216,10 @@ async function streamRun(
             const line = parse(LogLine, jsonOf(ev.data), "log line");
             // A server replaying from an older cursor must not make us print a line twice.
             if (line.cursor <= last) continue;
-            process.stdout.write(`${formatLogLine(line, multiRank)}\n`);
+            // Ranks beyond the placement's nodes (one process per GPU) turn the rank prefix on too.
+            show.multiRank ||= line.rank > 0;
+            if (show.rank === undefined || line.rank === show.rank)
+              process.stdout.write(`${formatLogLine(line, show.multiRank)}\n`);
             last = line.cursor;
             attempt = 0;
             lastGood = Date.now();

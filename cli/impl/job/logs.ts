@@ -13,6 +13,7 @@ export interface LogsOptions {
   tail?: string;
   run?: string;
   quiet?: boolean;
+  rank?: number;
 }
 
 function parseTail(raw: string | undefined): number | undefined {
@@ -28,6 +29,7 @@ export async function readLogs(
   api: Api,
   jobId: string,
   run?: string,
+  rank?: number,
 ): Promise<{ run_id: string; lines: LogLine[] }> {
   const lines: LogLine[] = [];
   let offset = 0;
@@ -36,6 +38,7 @@ export async function readLogs(
     const q = new URLSearchParams({ offset: String(offset), limit: "5000" });
     // Pin the run the first page picked, so a retry starting mid-read cannot splice two runs together.
     if (runId) q.set("run", runId);
+    if (rank !== undefined) q.set("rank", String(rank));
     const p = await api
       .get(`/v1/jobs/${encodeURIComponent(jobId)}/logs?${q}`, LogsPage)
       .catch((err: unknown) => {
@@ -72,18 +75,19 @@ export async function logs(cmd: Command, id: string | undefined, o: LogsOptions)
     const result = await followJob(api, jobId, {
       ...(tail !== undefined ? { tail } : {}),
       quiet: Boolean(o.quiet),
+      ...(o.rank !== undefined ? { rank: o.rank } : {}),
     });
     const code = followExitCode(result.status);
     if (code !== EXIT.OK) process.exit(code);
     return;
   }
-  const { run_id, lines } = await readLogs(api, jobId, o.run);
+  const { run_id, lines } = await readLogs(api, jobId, o.run, o.rank);
   const shown = tail === undefined ? lines : tail === 0 ? [] : lines.slice(-tail);
   if (isJson()) {
     printJson({ job_id: jobId, run_id, lines: shown });
     return;
   }
-  const multiRank = new Set(lines.map((l) => l.rank)).size > 1;
+  const multiRank = o.rank === undefined && new Set(lines.map((l) => l.rank)).size > 1;
   for (const l of shown) process.stdout.write(`${formatLogLine(l, multiRank)}\n`);
   if (lines.length === 0) info(`(no log lines yet for ${run_id})`);
 }
