@@ -360,3 +360,45 @@ print("after finish: not shipped")
     expect(server.requests.filter((r) => r.path === "/logs")).toEqual([]);
   });
 });
+
+describe("starforge.report: distributed runs", () => {
+  /** Log one metric from a process of the given rank; returns every metric key that reached ingest. */
+  async function keysFrom(env: Record<string, string>, init = "init(monitor_hardware=False)") {
+    server.requests.length = 0;
+    const code = `
+from starforge.report import init, log, log_hparams, finish
+${init}
+log({"loss": 1})
+log_hparams({"seen": True})  # proves this process reports at all, whatever happens to its metrics
+finish()
+`;
+    const res = await python(code, ENV(env));
+    expect(res.code, res.stderr).toBe(0);
+    expect(server.accepted("/hparams")).toEqual([{ run_id: "run_report", params: { seen: true } }]);
+    const points = server.accepted<{ points: MetricPoint[] }>("/metrics").flatMap((b) => b.points);
+    expect(points.every((p) => p.step === 0 && p.value === 1)).toBe(true);
+    return points.map((p) => p.key).sort();
+  }
+
+  it("only rank 0 reports metrics, under their own keys", async () => {
+    expect(await keysFrom({ RANK: "1" })).toEqual([]);
+    expect(server.requests.filter((r) => r.path === "/metrics")).toEqual([]);
+    expect(await keysFrom({ RANK: "0" })).toEqual(["loss"]);
+    expect(await keysFrom({ RANK: "3", LOCAL_RANK: "1" })).toEqual([]);
+  });
+
+  it("STARFORGE_ALL_RANKS=1: every rank also reports rank<R>/<key>; rank 0 both", async () => {
+    expect(await keysFrom({ RANK: "1", STARFORGE_ALL_RANKS: "1" })).toEqual(["rank1/loss"]);
+    expect(await keysFrom({ RANK: "0", STARFORGE_ALL_RANKS: "1" })).toEqual(["loss", "rank0/loss"]);
+    expect(await keysFrom({ RANK: "12", STARFORGE_ALL_RANKS: "1" })).toEqual(["rank12/loss"]);
+  });
+
+  it("init(all_ranks=True) is the same as STARFORGE_ALL_RANKS=1, and the argument wins over it", async () => {
+    const optIn = "init(monitor_hardware=False, all_ranks=True)";
+    expect(await keysFrom({ RANK: "1" }, optIn)).toEqual(["rank1/loss"]);
+    expect(await keysFrom({ RANK: "0" }, optIn)).toEqual(["loss", "rank0/loss"]);
+    const optOut = "init(monitor_hardware=False, all_ranks=False)";
+    expect(await keysFrom({ RANK: "1", STARFORGE_ALL_RANKS: "1" }, optOut)).toEqual([]);
+    expect(await keysFrom({ RANK: "0", STARFORGE_ALL_RANKS: "1" }, optOut)).toEqual(["loss"]);
+  });
+});

@@ -20,7 +20,8 @@ DEFAULT_TIMEOUT_S = 300.0
 # One long poll; below the ingest client's request timeout (15 s) so a healthy wait never looks hung.
 POLL_MS = 10000
 PROGRESS_EVERY_S = 15.0
-# A long poll ends this long before the rank's deadline, so its answer is not cut off by the timeout.
+# A long poll ends at the latest at the rank's deadline; its answer gets this long past the deadline to
+# arrive, so it is not cut off by the request's timeout.
 ANSWER_MARGIN_S = 2.0
 
 
@@ -111,13 +112,15 @@ def meet(client, run_id, lay, addr, port, timeout_s, say):
                 "rendezvous timed out after %ds: node rank%s %s never joined"
                 % (timeout_s, "s" if len(missing) > 1 else "", _ranks(missing)),
             )
-        # The server holds a poll up to wait_ms; the answer must arrive before this rank gives up.
-        body["wait_ms"] = int(max(0.0, min(POLL_MS / 1000.0, left - ANSWER_MARGIN_S)) * 1000)
+        # The server holds a poll up to wait_ms, never past the deadline: ending polls ANSWER_MARGIN_S
+        # early instead would make the last stretch a loop of zero-wait polls (no long poll, no pause).
+        body["wait_ms"] = int(min(POLL_MS, left * 1000))
         answer = client.post("/rendezvous", body, Deadline(deadline + ANSWER_MARGIN_S))
         if answer is None:
             if time.monotonic() < deadline:
                 # A permanent refusal (4xx): asking again cannot help.
-                raise CapsuleError(RENDEZVOUS_FAILED, "the control plane refused the rendezvous (see above)")
+                why = client.last_refusal[2] if client.last_refusal else "see the runner's output"
+                raise CapsuleError(RENDEZVOUS_FAILED, "the control plane refused the rendezvous: %s" % why)
             continue
         state = answer.get("state")
         if state is None:  # 409 and friends come back as their error body

@@ -30,6 +30,15 @@ def now_iso():
     return now.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (now.microsecond // 1000)
 
 
+def _error_message(body):
+    """The message of our API's error body {"error": {"code", "message"}}, or None."""
+    try:
+        err = json.loads(body.decode("utf-8")).get("error") or {}
+        return "%s: %s" % (err["code"], err["message"])
+    except Exception:
+        return None
+
+
 class Deadline:
     """A point in monotonic time after which retries stop; ``None`` means "retry forever".
 
@@ -66,6 +75,9 @@ class IngestClient:
         self._say_fn = say  # the runner passes its own, which keeps its output lines whole
         self._rng = random.Random()  # jitter only; never touches the training's global RNG
         self._warned = set()
+        # The last permanent refusal: (path, HTTP status, the server's message), for callers that must
+        # say why (the rendezvous puts it in the run's failure reason).
+        self.last_refusal = None
 
     @property
     def enabled(self):
@@ -125,6 +137,7 @@ class IngestClient:
             detail = body[:200].decode("utf-8", "replace") if body else ""
             if not retryable:
                 self._warn(key + ":%d" % status, "ingest %s refused (HTTP %d): %s" % (key, status, detail))
+                self.last_refusal = (key, status, _error_message(body) or detail)
                 return status, None
             why = "HTTP %d" % status if status else detail
             self._warn(key, "ingest %s failed (%s), retrying" % (key, why))

@@ -1,11 +1,14 @@
 /**
  * A real loopback HTTP server speaking job-side ingest (contract/ingest.schema.ts), for the capsule
  * tests: it records every request, stores log lines by (rank, stream, seq) so duplicates collapse the
- * way the Run DO's do, serves /artifact/upload with PUT URLs on itself, and can be told to fail.
+ * way the Run DO's do, serves /artifact/upload with PUT URLs on itself, holds the rendezvous of a
+ * distributed run (long polls included), and can be told to fail.
  */
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { RendezvousAnswer, RendezvousBody } from "../../../contract/ingest.schema.js";
+import { type RendezvousRow, rendezvousView } from "../../../durable-objects/run/rendezvous.js";
 
 export const INGEST_PREFIX = "/v1/ingest";
 
@@ -45,6 +48,22 @@ export interface Upload {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** One run's rendezvous: its world (what the real server takes from the run's placement), who joined,
+ * whether the run is over, and the long polls waiting for it to complete. */
+interface RendezvousRun {
+  nnodes: number;
+  rows: Map<number, RendezvousRow>;
+  failed: string | null;
+  waiters: Set<() => void>;
+}
+
+type Reply = { status: number; answer: unknown };
+
+const refusal = (status: number, code: string, message: string): Reply => ({
+  status,
+  answer: { error: { code, message } },
+});
+
 export class IngestServer {
   readonly requests: Recorded[] = [];
   readonly uploads = new Map<string, Upload>();
@@ -54,6 +73,9 @@ export class IngestServer {
   conflictingLines = 0;
   fault: FaultPlan = () => "ok";
   private readonly counts = new Map<string, number>();
+  private readonly rendezvousRuns = new Map<string, RendezvousRun>();
+  /** How long a rendezvous answer takes to come back once decided (a slow network or control plane). */
+  rendezvousLatencyMs = 0;
   private server: Server | null = null;
   port = 0;
 
@@ -77,6 +99,8 @@ export class IngestServer {
   async stop(): Promise<void> {
     const srv = this.server;
     this.server = null;
+    // Long polls still open end now (their connections are closed below).
+    for (const run of this.rendezvousRuns.values()) for (const end of [...run.waiters]) end();
     if (srv) {
       srv.closeAllConnections();
       await new Promise<void>((ok) => srv.close(() => ok()));
@@ -108,6 +132,90 @@ export class IngestServer {
       out.push(line);
     }
     return out;
+  }
+
+  /**
+   * The world of a run's rendezvous: how many node ranks must join (the real server takes it from the
+   * run's placement). Without it, POST /rendezvous for the run answers 404, as for a run it does not know.
+   */
+  rendezvousWorld(nnodes: number, runId = "run_test"): this {
+    const run = this.rendezvousRuns.get(runId);
+    if (run) run.nnodes = nnodes;
+    else this.rendezvousRuns.set(runId, { nnodes, rows: new Map(), failed: null, waiters: new Set() });
+    return this;
+  }
+
+  /**
+   * The run is over (a rank failed to launch, the run was cancelled): every rendezvous answer from now
+   * on is `failed` with this reason. The real server answers so at a poll's start, so a rank already
+   * waiting learns it at its next poll; here the polls already waiting are answered at once too, which
+   * keeps the tests short and changes nothing the runner may rely on.
+   */
+  failRendezvous(reason: string, runId = "run_test"): void {
+    const run = this.rendezvousRuns.get(runId);
+    if (!run) throw new Error(`no rendezvous world for ${runId}: call rendezvousWorld first`);
+    run.failed = reason;
+    for (const wake of [...run.waiters]) wake();
+  }
+
+  /** Node ranks registered at a run's rendezvous so far (registration happens when a poll arrives). */
+  rendezvousJoined(runId = "run_test"): number[] {
+    return [...(this.rendezvousRuns.get(runId)?.rows.keys() ?? [])].sort((a, b) => a - b);
+  }
+
+  /** POST /rendezvous: check, register, and answer at once or when the world completes (long poll). */
+  private async rendezvous(raw: unknown, fault: Fault): Promise<Reply> {
+    const parsed = RendezvousBody.safeParse(raw);
+    if (!parsed.success) return refusal(400, "BAD_REQUEST", `invalid request: ${parsed.error.message}`);
+    const body = parsed.data;
+    const run = this.rendezvousRuns.get(body.run_id);
+    if (!run) return refusal(404, "NOT_FOUND", `no run ${body.run_id}`);
+    const nnodes = run.nnodes;
+    if (body.node_rank >= nnodes) {
+      return refusal(400, "BAD_REQUEST", `node_rank ${body.node_rank} is outside this run's ${nnodes} nodes`);
+    }
+    if (body.nnodes != null && body.nnodes !== nnodes) {
+      return refusal(400, "BAD_REQUEST", `this run has ${nnodes} nodes, not ${body.nnodes}`);
+    }
+    if (body.node_rank === 0 && body.port == null) {
+      return refusal(400, "BAD_REQUEST", "node rank 0 registers the port it listens on (MASTER_PORT)");
+    }
+    const failed = (): RendezvousAnswer => ({
+      state: "failed",
+      nnodes,
+      joined: [],
+      missing: [],
+      master: null,
+      hosts: null,
+      reason: run.failed,
+    });
+    if (run.failed !== null) return { status: 200, answer: RendezvousAnswer.parse(failed()) };
+    run.rows.set(body.node_rank, {
+      epoch: 1,
+      node_rank: body.node_rank,
+      addr: body.addr,
+      port: body.node_rank === 0 ? body.port! : null,
+      joined_at: Date.now(),
+    });
+    for (const wake of [...run.waiters]) wake();
+    if (fault === "fail-after-accept") return { status: 500, answer: "registered, but the answer is lost" };
+    const view = (): RendezvousAnswer =>
+      RendezvousAnswer.parse(run.failed !== null ? failed() : rendezvousView([...run.rows.values()], nnodes));
+    if (view().state === "waiting" && body.wait_ms > 0) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          run.waiters.delete(check);
+          resolve();
+        };
+        const check = (): void => {
+          if (view().state !== "waiting" || this.server === null) done();
+        };
+        const timer = setTimeout(done, body.wait_ms);
+        run.waiters.add(check);
+      });
+    }
+    return { status: 200, answer: view() };
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -149,6 +257,16 @@ export class IngestServer {
     if (fault === "fail") {
       record(500, body);
       res.writeHead(500).end("injected failure");
+      return;
+    }
+    if (path === "/rendezvous") {
+      const reply = await this.rendezvous(body, fault);
+      if (this.rendezvousLatencyMs > 0) await new Promise((ok) => setTimeout(ok, this.rendezvousLatencyMs));
+      record(reply.status, body);
+      const json = typeof reply.answer !== "string";
+      res
+        .writeHead(reply.status, json ? { "content-type": "application/json" } : {})
+        .end(json ? JSON.stringify(reply.answer) : reply.answer);
       return;
     }
     let answer: unknown = { ok: true };
