@@ -27,7 +27,13 @@ describe("sf completion", () => {
     expect(r.code, r.stderr).toBe(0);
     const script = r.stdout;
     expect(complete(script, ["sf", "jo"])).toEqual(["job"]);
-    expect(complete(script, ["sf", "admin", "fleet", ""])).toEqual(["create", "ls", "show", "enroll-token"]);
+    expect(complete(script, ["sf", "admin", "fleet", ""])).toEqual([
+      "create",
+      "ls",
+      "show",
+      "network",
+      "enroll-token",
+    ]);
     expect(complete(script, ["sf", "--json", "admin", "ma"])).toEqual(["maintenance"]);
     expect(complete(script, ["sf", "admin", "quota", "ada", "--p"])).toEqual(["--profiles", "--priority"]);
     expect(complete(script, ["sf", "admin", "user-add", "ada", "--role", ""])).toEqual([
