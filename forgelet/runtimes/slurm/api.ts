@@ -1,0 +1,104 @@
+/**
+ * What the Slurm runtime needs from slurmrestd, independent of the REST API version: submit a batch job,
+ * read one job or all of ours, signal or cancel a job, list the nodes. Each supported API version is one
+ * adapter (v0038.ts, chosen in adapters.ts); the differences between versions live there and nowhere else
+ * (docs/runtimes.md).
+ */
+/** A batch job as the runtime asks for it. */
+export interface SlurmSubmission {
+  script: string;
+  name: string;
+  comment: string;
+  environment: Record<string, string>;
+  cwd: string;
+  stdout: string;
+  stderr: string;
+  /** The nodes the Fleet DO chose, in node-rank order; the job gets exactly these. */
+  nodelist: string[];
+  gpusPerNode: number;
+  timeLimitMinutes: number | null;
+  partition: string | null;
+  account: string | null;
+  qos: string | null;
+}
+
+/** A job as the runtime reads it. `exitStatus` is the raw wait status (exit 3 → 768). */
+export interface SlurmJobInfo {
+  id: number;
+  name: string;
+  comment: string;
+  state: string;
+  reason: string;
+  exitStatus: number | null;
+  nodes: string;
+}
+
+export type SlurmNodeState = "ready" | "drain" | "down";
+
+export interface SlurmNodeInfo {
+  name: string;
+  /** Where the node's peers reach it (Slurm's NodeAddr). */
+  address: string;
+  hostname: string;
+  state: SlurmNodeState;
+  /** Slurm's own words: the base state and flags (e.g. "idle+DRAIN") and the admin's reason. */
+  slurmState: string;
+  reason: string;
+  gpus: number;
+  gpuType: string | null;
+  partitions: string[];
+  cpus: number;
+  memoryMb: number;
+}
+
+export interface SlurmApi {
+  readonly version: string;
+  submit(sub: SlurmSubmission): Promise<number>;
+  /** null: Slurm does not know this job (never submitted, or purged after MinJobAge). */
+  job(id: number): Promise<SlurmJobInfo | null>;
+  jobs(): Promise<SlurmJobInfo[]>;
+  /** Sends `signal` to the job's processes, or cancels it when none is given. */
+  cancel(id: number, signal?: string): Promise<void>;
+  nodes(): Promise<SlurmNodeInfo[]>;
+}
+
+/** Slurm's GRES string ("gpu:4", "gpu:a100:8(S:0-1)", "gpu:a100:4,shard:8") → GPU count and type. */
+export function parseGres(gres: string): { count: number; type: string | null } {
+  let count = 0;
+  let type: string | null = null;
+  for (const part of gres.split(",")) {
+    const m = /^gpu(?::([A-Za-z0-9_.-]+))?:(\d+)/.exec(part.trim());
+    if (!m) continue;
+    count += Number(m[2]);
+    type ??= m[1] ?? null;
+  }
+  return { count, type };
+}
+
+/** Node state as the scheduler needs it: new runs only on `ready` nodes. */
+export function nodeState(base: string, flags: readonly string[]): SlurmNodeState {
+  const all = [base.toUpperCase(), ...flags.map((f) => f.toUpperCase())];
+  if (
+    all.some((s) =>
+      [
+        "DOWN",
+        "FAIL",
+        "FAILING",
+        "NOT_RESPONDING",
+        "POWERED_DOWN",
+        "POWER_DOWN",
+        "UNKNOWN",
+        "FUTURE",
+        "INVALID_REG",
+      ].includes(s),
+    )
+  )
+    return "down";
+  if (
+    all.some((s) =>
+      ["DRAIN", "DRAINING", "DRAINED", "MAINTENANCE", "REBOOT_REQUESTED", "RESERVED"].includes(s),
+    )
+  )
+    return "drain";
+  return "ready";
+}
