@@ -28,6 +28,40 @@ export const GpuInfo = z.object({
 });
 export type GpuInfo = z.infer<typeof GpuInfo>;
 
+/** Node names as Slurm and Kubernetes spell them; a cluster node's id in the fleet is `<agent id>:<name>`. */
+export const CLUSTER_NODE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/**
+ * One node of a cluster an agent fronts (`forgelet run --runtime slurm` on a login node): what the
+ * cluster says about it. `state`: `ready` takes new runs; `drain` (drained by an admin, or draining)
+ * and `down` (down, failing, not responding) get none, and `reason` says why in the cluster's words.
+ */
+export const ClusterNode = z.object({
+  name: z.string().regex(CLUSTER_NODE_NAME_RE),
+  gpu_series: z.string().min(1).max(63),
+  gpus: z.number().int().min(0).max(64),
+  state: z.enum(["ready", "drain", "down"]),
+  reason: z.string().max(500).default(""),
+  cpus: z.number().int().min(0),
+  memory_mb: z.number().int().min(0),
+  labels: z.record(z.string().max(63), z.string().max(200)).default({}),
+  /** Where the node's peers reach it (the cluster's node address). */
+  advertise_addr: z.string().min(1).max(253),
+});
+export type ClusterNode = z.infer<typeof ClusterNode>;
+
+/**
+ * What a node runs: `image` (a job's container image: docker, kuberay) and/or `bare` (an image-less
+ * job on the host's own software: the process runtime, Slurm, a docker agent given --default-image).
+ */
+export const WORKLOAD_KINDS = ["image", "bare"] as const;
+export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+
+/** What a runtime runs when its agent does not say. */
+export function defaultWorkloads(runtime: string): WorkloadKind[] {
+  return runtime === "docker" || runtime === "kuberay" ? ["image"] : ["bare"];
+}
+
 export const Inventory = z.object({
   hostname: z.string().max(253),
   runtime: z.enum(["process", "docker", "kuberay", "slurm"]),
@@ -37,8 +71,16 @@ export const Inventory = z.object({
   memory_mb: z.number().int().min(0),
   labels: z.record(z.string().max(63), z.string().max(200)).default({}),
   agent_version: z.string().max(64),
+  /** What its nodes run (absent: by runtime, see `defaultWorkloads`). */
+  workloads: z.array(z.enum(WORKLOAD_KINDS)).min(1).max(2).optional(),
   /** The address this node's peers reach it at (`forgelet run --advertise-addr`): where rank 0 listens. */
   advertise_addr: z.string().min(1).max(253).optional(),
+  /**
+   * A cluster agent's nodes (Slurm, Kubernetes): the agent itself runs nothing, and each of these is a
+   * node of the fleet, re-sent in `inventory` frames whenever the cluster changes. Absent: the agent's
+   * own host is the node.
+   */
+  nodes: z.array(ClusterNode).max(4096).optional(),
 });
 export type Inventory = z.infer<typeof Inventory>;
 
@@ -53,7 +95,18 @@ export const JournalEntry = z.object({
 });
 export type JournalEntry = z.infer<typeof JournalEntry>;
 
-export const RUN_REPORT_EVENTS = ["accepted", "launched", "exited", "stopped", "launch_failed"] as const;
+/**
+ * `waiting`: a cluster agent submitted the rank, and the cluster keeps it waiting (its `reason`, e.g.
+ * Slurm's "Resources"), which the job's pending reasons show until it is `launched`.
+ */
+export const RUN_REPORT_EVENTS = [
+  "accepted",
+  "waiting",
+  "launched",
+  "exited",
+  "stopped",
+  "launch_failed",
+] as const;
 
 export const AgentFrame = z.discriminatedUnion("type", [
   z.object({
@@ -64,6 +117,8 @@ export const AgentFrame = z.discriminatedUnion("type", [
     journal: z.array(JournalEntry).max(1024),
   }),
   z.object({ v, type: z.literal("ack"), id: FrameId, ref: FrameId }),
+  /** A cluster agent's refreshed inventory (its nodes changed: GPUs, drain, down); acked by the server. */
+  z.object({ v, type: z.literal("inventory"), id: FrameId, inventory: Inventory }),
   z.object({
     v,
     type: z.literal("report"),

@@ -76,6 +76,12 @@ export const NodeView = z.looseObject({
   runtime: z.string().nullable(),
   /** The address its peers reach this node at (an agent's --advertise-addr); null for admin nodes. */
   advertise_addr: z.string().nullable(),
+  /** A cluster node: the agent (node id) that fronts it; null for an agent's own host or an admin node. */
+  agent_id: z.string().nullable(),
+  /** Why it takes no new runs, in its cluster's words (e.g. "drain: bad fan"); null when ready. */
+  status_reason: z.string().nullable(),
+  /** What it runs: `image` (jobs with an image), `bare` (image-less jobs); admin nodes run both. */
+  workloads: z.array(z.string()),
   labels: z.record(z.string(), z.string()),
   gpus: z.array(
     z.looseObject({ index: z.number(), run_id: z.string().nullable(), job_id: z.string().nullable() }),
@@ -135,6 +141,7 @@ export interface RunEventInput {
   rank: number;
   event:
     | "accepted"
+    | "waiting"
     | "launched"
     | "started"
     | "exited"

@@ -20,6 +20,8 @@ export const PENDING_REASON_CODES = [
   "FLEET_DRAINING",
   /** Its previous run is still stopping (checkpointing) on its node; the next run resumes from it. */
   "PREVIOUS_RUN_STOPPING",
+  /** Dispatched to a cluster (Slurm), which keeps it waiting; `details.reason` is the cluster's words. */
+  "RUNTIME_WAITING",
 ] as const;
 
 export const PendingReason = z.object({

@@ -22,6 +22,7 @@ import type {
 import {
   ackCommand,
   hello,
+  inventory,
   launchFailed,
   lostGraceOver,
   nodeLost,
@@ -47,6 +48,8 @@ export type FleetEvent =
   | { type: "register_node"; input: RegisterNodeBody }
   | { type: "run_event"; input: RunEventInput }
   | { type: "hello"; nodeId: string; inventory: Inventory; journal: JournalEntry[] }
+  /** A cluster agent's refreshed inventory (its nodes' GPUs and states). */
+  | { type: "inventory"; nodeId: string; inventory: Inventory }
   | { type: "ack"; nodeId: string; commandId: string }
   | { type: "refused"; nodeId: string; commandId: string; code: string; message: string }
   | { type: "node_lost"; nodeId: string }
@@ -70,6 +73,7 @@ export interface FleetResults {
   register_node: Result<NodeView>;
   run_event: RunEventOutcome;
   hello: Welcome;
+  inventory: undefined;
   ack: boolean;
   refused: undefined;
   node_lost: undefined;
@@ -116,6 +120,9 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
       return runEvent(t, e.input);
     case "hello":
       return hello(t, e.nodeId, e.inventory, e.journal);
+    case "inventory":
+      inventory(t, e.nodeId, e.inventory);
+      return undefined;
     case "ack":
       return ackCommand(t, e.nodeId, e.commandId);
     case "refused":

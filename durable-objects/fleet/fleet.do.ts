@@ -39,7 +39,7 @@ import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "
 import { buildLaunchRequest, findResume } from "./launch.js";
 import { drainOutbox } from "./outbox.js";
 import type { CommandRow } from "./rows.js";
-import { launchContext } from "./rules/agents.js";
+import { clusterNodesOf, launchContext } from "./rules/agents.js";
 import { FleetStore } from "./store.js";
 import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, timerTarget } from "./timers.js";
 import { inspect, jobDetail, runView } from "./views.js";
@@ -205,6 +205,10 @@ export class FleetDO extends DurableObject<DoEnv> {
         });
         break;
       }
+      case "inventory":
+        this.decide({ type: "inventory", nodeId: att.nodeId, inventory: frame.inventory });
+        this.send(ws, { v: AGENT_PROTOCOL_VERSION, type: "ack", id: newId("frm"), ref: frame.id });
+        break;
       case "ack":
         this.decide({ type: "ack", nodeId: att.nodeId, commandId: frame.ref });
         break;
@@ -364,7 +368,9 @@ export class FleetDO extends DurableObject<DoEnv> {
     for (const ws of this.ctx.getWebSockets()) {
       const att = attachment(ws);
       if (!att || ws.readyState !== WebSocket.OPEN) continue;
-      for (const cmd of this.store.openCommands(att.nodeId)) {
+      // A cluster agent also carries the commands of every node it fronts.
+      const served = [att.nodeId, ...clusterNodesOf(this.store, att.nodeId).map((n) => n.id)];
+      for (const cmd of served.flatMap((id) => this.store.openCommands(id))) {
         if (cmd.sent_at !== null && now - cmd.sent_at < resendMs) continue;
         const frame = await this.commandFrame(cmd);
         if (!frame) continue;

@@ -87,6 +87,12 @@ export type NodeRow = {
   lost_since: number | null;
   /** The address its peers reach it at (agents only). */
   advertise_addr: string | null;
+  /** A cluster node: the node id of the agent that fronts it (null: the agent's own host, admin nodes). */
+  agent_id: string | null;
+  /** Why the node takes no new runs, in its cluster's words (drain, down). */
+  status_reason: string | null;
+  /** What it runs, JSON (`["image","bare"]`); null: by its runtime (contract `defaultWorkloads`). */
+  workloads: string | null;
 };
 
 export type AllocRow = { node_id: string; idx: number; run_id: string };

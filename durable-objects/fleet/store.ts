@@ -66,6 +66,14 @@ const MIGRATIONS: string[][] = [
     // Distributed jobs: the address an agent's peers reach its node at.
     `ALTER TABLE nodes ADD COLUMN advertise_addr TEXT`,
   ],
+  [
+    // Cluster agents (Slurm): one agent fronts many nodes; a node's status says why it takes no runs.
+    `ALTER TABLE nodes ADD COLUMN agent_id TEXT`,
+    `ALTER TABLE nodes ADD COLUMN status_reason TEXT`,
+    // What it runs (JSON ["image","bare"]); null: by its runtime.
+    `ALTER TABLE nodes ADD COLUMN workloads TEXT`,
+    `CREATE INDEX nodes_agent ON nodes (agent_id)`,
+  ],
 ];
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
@@ -133,6 +141,9 @@ const NODE_COLUMNS = [
   "hostname",
   "lost_since",
   "advertise_addr",
+  "agent_id",
+  "status_reason",
+  "workloads",
 ] as const;
 
 /** `INSERT … ON CONFLICT (key) DO UPDATE SET every other column (but `keep`)`: a whole row written. */

@@ -1,4 +1,5 @@
 /** The Fleet DO's read views: what its RPC returns about jobs, runs and nodes. Pure reads of the state. */
+import { defaultWorkloads, WORKLOAD_KINDS } from "../../contract/agent-frames.schema.js";
 import type { TimeWindow } from "../../contract/api.schema.js";
 import type { FleetInspect, JobDetail, NodeView, RunView } from "../../contract/fleet.schema.js";
 import { nowIso } from "../../contract/ids.js";
@@ -62,6 +63,13 @@ export function nodeView(s: FleetState, n: NodeRow): NodeView {
     lost_since: n.lost_since === null ? null : nowIso(n.lost_since),
     runtime: n.runtime,
     advertise_addr: n.advertise_addr,
+    agent_id: n.agent_id,
+    status_reason: n.status_reason,
+    workloads: n.workloads
+      ? (JSON.parse(n.workloads) as string[])
+      : n.runtime
+        ? defaultWorkloads(n.runtime)
+        : [...WORKLOAD_KINDS],
     labels: JSON.parse(n.labels) as Record<string, string>,
     gpus,
   };

@@ -81,6 +81,38 @@ export function inventory(name: string, gpus: number, series = "h200"): Inventor
   });
 }
 
+export interface ClusterNodeInput {
+  name: string;
+  gpus: number;
+  state?: "ready" | "drain" | "down";
+  reason?: string;
+  series?: string;
+}
+
+/** A cluster agent's inventory (Slurm on a login node): its host runs nothing, its nodes are listed. */
+export function clusterInventory(host: string, nodes: ClusterNodeInput[]): Inventory {
+  return Inventory.parse({
+    hostname: host,
+    gpu_series: "none",
+    gpus: [],
+    runtime: "slurm",
+    labels: {},
+    cpus: 4,
+    memory_mb: 8_000,
+    agent_version: "test",
+    nodes: nodes.map((n) => ({
+      name: n.name,
+      gpu_series: n.series ?? "h200",
+      gpus: n.gpus,
+      state: n.state ?? "ready",
+      reason: n.reason ?? "",
+      cpus: 32,
+      memory_mb: 256_000,
+      advertise_addr: `${n.name}.cluster`,
+    })),
+  });
+}
+
 export type SubmitOptions = SpecOptions & {
   jobId?: string;
   user?: string;
@@ -117,6 +149,17 @@ export class Fleet {
   /** An agent's node (hello) with `gpus` GPUs; returns its id. */
   agent(name: string, gpus: number, journal: JournalEntry[] = [], id = this.newId("nod")): string {
     this.decide({ type: "hello", nodeId: id, inventory: inventory(name, gpus), journal });
+    return id;
+  }
+
+  /** A cluster agent (hello with its nodes); returns its id. Its nodes' ids are `<id>:<name>`. */
+  clusterAgent(
+    host: string,
+    nodes: ClusterNodeInput[],
+    journal: JournalEntry[] = [],
+    id = this.newId("nod"),
+  ) {
+    this.decide({ type: "hello", nodeId: id, inventory: clusterInventory(host, nodes), journal });
     return id;
   }
 

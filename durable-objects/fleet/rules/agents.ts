@@ -18,17 +18,112 @@ export interface Welcome {
   stop: Array<{ run_id: string; epoch: number }>;
 }
 
+/** A free node name: `wanted`, or `wanted-<suffix>` when another node of the fleet has it. */
+function freeName(t: Tx, id: string, wanted: string): string {
+  const taken = t.s.nodeByName(wanted);
+  return taken && taken.id !== id ? `${wanted}-${id.slice(-6)}` : wanted;
+}
+
+/** The nodes a cluster agent fronts (empty for an agent whose own host is its node). */
+export function clusterNodesOf(s: FleetState, agentId: string): NodeRow[] {
+  return s.nodes().filter((n) => n.agent_id === agentId);
+}
+
+/** A cluster node's id in the fleet: stable across restarts, derived from its agent and its name. */
+export function clusterNodeId(agentId: string, name: string): string {
+  return `${agentId}:${name}`;
+}
+
+/** Does the agent `agentId` serve the node `nodeId` (it is the node, or fronts it)? */
+export function servedBy(s: FleetState, nodeId: string, agentId: string): boolean {
+  return nodeId === agentId || s.node(nodeId)?.agent_id === agentId;
+}
+
+/**
+ * A cluster agent's nodes as its inventory says now: new ones appear, known ones take the cluster's
+ * state (drained and down nodes get no new runs; their runs go on), and nodes the cluster no longer
+ * lists are kept (they may hold runs) but marked down.
+ */
+export function syncClusterNodes(t: Tx, agentId: string, inv: Inventory): void {
+  const listed = new Set<string>();
+  for (const n of inv.nodes ?? []) {
+    const id = clusterNodeId(agentId, n.name);
+    listed.add(id);
+    const existing = t.s.node(id);
+    const reason = n.state === "ready" ? null : `${n.state}${n.reason ? `: ${n.reason}` : ""}`;
+    const row: NodeRow = {
+      id,
+      name: existing?.name ?? freeName(t, id, n.name),
+      series: n.gpu_series,
+      gpus: Math.max(n.gpus, ...t.s.allocatedOn(id).map((g) => g + 1)),
+      status: n.state,
+      runtime: inv.runtime,
+      labels: JSON.stringify(n.labels),
+      cpus: n.cpus,
+      memory_mb: n.memory_mb,
+      version: existing?.version ?? 0,
+      created_at: existing?.created_at ?? t.now,
+      updated_at: existing?.updated_at ?? t.now,
+      agent: 1,
+      hostname: n.name,
+      lost_since: null,
+      advertise_addr: n.advertise_addr,
+      agent_id: agentId,
+      status_reason: reason,
+      workloads: inv.workloads ? JSON.stringify(inv.workloads) : null,
+    };
+    if (!existing || changed(existing, row))
+      putNode(t, { ...row, version: row.version + 1, updated_at: t.now });
+  }
+  for (const gone of clusterNodesOf(t.s, agentId)) {
+    if (listed.has(gone.id) || gone.status === "down") continue;
+    putNode(t, {
+      ...gone,
+      status: "down",
+      status_reason: "down: the cluster no longer lists this node",
+      lost_since: null,
+      version: gone.version + 1,
+      updated_at: t.now,
+    });
+  }
+}
+
+function changed(a: NodeRow, b: NodeRow): boolean {
+  const keys: Array<keyof NodeRow> = [
+    "series",
+    "gpus",
+    "status",
+    "runtime",
+    "labels",
+    "cpus",
+    "memory_mb",
+    "advertise_addr",
+    "status_reason",
+    "lost_since",
+    "workloads",
+  ];
+  return keys.some((k) => a[k] !== b[k]);
+}
+
+/** A cluster agent's refreshed inventory: its own row and its nodes; new capacity may dispatch work. */
+export function inventory(t: Tx, agentId: string, inv: Inventory): void {
+  if (!t.s.node(agentId)) return;
+  syncClusterNodes(t, agentId, inv);
+  t.schedule();
+}
+
 export function hello(t: Tx, nodeId: string, inv: Inventory, journal: JournalEntry[]): Welcome {
-  // Back within the grace period: its runs are not failed.
+  // Back within the grace period: its runs (and those on the nodes it fronts) are not failed.
   t.cancelTimer(lostTimer(nodeId));
+  for (const child of clusterNodesOf(t.s, nodeId)) t.cancelTimer(lostTimer(child.id));
   const existing = t.s.node(nodeId);
-  const taken = t.s.nodeByName(inv.hostname);
-  const name = taken && taken.id !== nodeId ? `${inv.hostname}-${nodeId.slice(-6)}` : inv.hostname;
+  const cluster = inv.nodes !== undefined;
   const row: NodeRow = {
     id: nodeId,
-    name: existing?.name ?? name,
+    name: existing?.name ?? freeName(t, nodeId, inv.hostname),
     series: inv.gpu_series,
-    gpus: Math.max(inv.gpus.length, ...t.s.allocatedOn(nodeId).map((g) => g + 1)),
+    // A cluster agent's own host runs nothing: its GPUs are its nodes'.
+    gpus: cluster ? 0 : Math.max(inv.gpus.length, ...t.s.allocatedOn(nodeId).map((g) => g + 1)),
     status: "ready",
     runtime: inv.runtime,
     labels: JSON.stringify(inv.labels),
@@ -41,12 +136,17 @@ export function hello(t: Tx, nodeId: string, inv: Inventory, journal: JournalEnt
     hostname: inv.hostname,
     lost_since: null,
     advertise_addr: inv.advertise_addr ?? null,
+    agent_id: null,
+    status_reason: null,
+    workloads: inv.workloads ? JSON.stringify(inv.workloads) : null,
   };
   putNode(t, row);
+  if (cluster) syncClusterNodes(t, nodeId, inv);
 
   const welcome: Welcome = { expected: [], stop: [] };
   const known = new Map(journal.map((j) => [`${j.run_id}#${j.rank}`, j]));
-  for (const rank of t.s.openRanksOn(nodeId)) {
+  const served = [nodeId, ...clusterNodesOf(t.s, nodeId).map((n) => n.id)];
+  for (const rank of served.flatMap((id) => t.s.openRanksOn(id))) {
     const run = t.s.run(rank.run_id)!;
     const key = `${rank.run_id}#${rank.rank}`;
     const j = known.get(key);
@@ -72,7 +172,7 @@ export function hello(t: Tx, nodeId: string, inv: Inventory, journal: JournalEnt
     if (!j && rank.state === "pending" && live) {
       // Acked but never accepted, and the agent does not know it: the launch was lost between the
       // ack and the agent's journal. Send it again rather than leave the rank (and its GPUs) waiting.
-      t.put({ kind: "reopen", run_id: run.id, rank: rank.rank, node_id: nodeId });
+      t.put({ kind: "reopen", run_id: run.id, rank: rank.rank, node_id: rank.node_id });
     }
     const after = t.s.ranks(run.id).find((r) => r.rank === rank.rank);
     const open = t.s.run(run.id)!.ended_at === null;
@@ -90,7 +190,7 @@ export function hello(t: Tx, nodeId: string, inv: Inventory, journal: JournalEnt
 /** The agent received a command; launches are then confirmed by its `accepted` report. */
 export function ackCommand(t: Tx, nodeId: string, commandId: string): boolean {
   const cmd = t.s.command(commandId);
-  if (!cmd || cmd.node_id !== nodeId) return false;
+  if (!cmd || !servedBy(t.s, cmd.node_id, nodeId)) return false;
   if (cmd.acked_at === null) t.put({ kind: "ack", id: commandId, at: t.now });
   return true;
 }
@@ -104,7 +204,7 @@ export function refusedCommand(
   message: string,
 ): void {
   const cmd = t.s.command(commandId);
-  if (!cmd || cmd.node_id !== nodeId) return;
+  if (!cmd || !servedBy(t.s, cmd.node_id, nodeId)) return;
   if (cmd.acked_at === null) t.put({ kind: "ack", id: cmd.id, at: t.now });
   if (cmd.kind !== "launch") return;
   const run = t.s.run(cmd.run_id);
@@ -134,8 +234,12 @@ export function launchFailed(t: Tx, runId: string, rank: number, reason: string)
 export function nodeLost(t: Tx, nodeId: string): void {
   const node = t.s.node(nodeId);
   if (node?.agent !== 1 || node.status === "lost") return;
-  putNode(t, { ...node, status: "lost", lost_since: t.now, version: node.version + 1, updated_at: t.now });
-  t.setTimer(lostTimer(nodeId), t.now + t.ctx.settings.lostGraceMs);
+  // A cluster agent's nodes are reached only through it: they are lost with it.
+  for (const n of [node, ...clusterNodesOf(t.s, nodeId)]) {
+    if (n.status === "lost") continue;
+    putNode(t, { ...n, status: "lost", lost_since: t.now, version: n.version + 1, updated_at: t.now });
+    t.setTimer(lostTimer(n.id), t.now + t.ctx.settings.lostGraceMs);
+  }
 }
 
 /**

@@ -154,7 +154,8 @@ export function applyRunEvent(t: Tx, e: RunEventInput): Omit<RunEventOutcome, "r
   if (e.epoch !== run.epoch) return { kind: "stale_epoch", stopWorkload: true };
   const rank = t.s.ranks(run.id).find((r) => r.rank === e.rank);
   if (!rank) return { kind: "unknown_run", stopWorkload: true };
-  const running = e.event === "accepted" || e.event === "launched" || e.event === "started";
+  const running =
+    e.event === "accepted" || e.event === "waiting" || e.event === "launched" || e.event === "started";
   // A released run is over: whatever still runs for it must stop (fencing).
   if (run.ended_at !== null) return { kind: "ignored", stopWorkload: running };
   if (GONE_RANK_STATES.has(rank.state)) return { kind: "ignored", stopWorkload: running };
@@ -169,6 +170,14 @@ export function applyRunEvent(t: Tx, e: RunEventInput): Omit<RunEventOutcome, "r
     if (rank.state === "pending") setRank(t, rank, "accepted", null, null);
     t.put({ kind: "settle", run_id: run.id, rank: rank.rank, command: "launch", at: t.now });
     if (current && job.status === "SUBMITTED") setStatus(t, job, "PENDING", actor, { rank: rank.rank });
+    return { kind: "applied", stopWorkload: !current };
+  }
+  if (e.event === "waiting") {
+    // Handed to a cluster's own scheduler (Slurm), which holds it: the job is PENDING, and says why.
+    if (rank.state === "pending") setRank(t, rank, "accepted", null, null);
+    t.put({ kind: "settle", run_id: run.id, rank: rank.rank, command: "launch", at: t.now });
+    if (current && job.status === "SUBMITTED") setStatus(t, job, "PENDING", actor, { rank: rank.rank });
+    if (current && job.status === "PENDING") setWaiting(t, job, rank.rank, e.reason ?? "waiting");
     return { kind: "applied", stopWorkload: !current };
   }
   if (running) {
@@ -197,6 +206,23 @@ export function applyRunEvent(t: Tx, e: RunEventInput): Omit<RunEventOutcome, "r
   }
   releaseIfGone(t, run);
   return { kind: "applied", stopWorkload: false };
+}
+
+/** The cluster's reason for holding a rank, as the job's pending reason (cleared when it starts). */
+function setWaiting(t: Tx, job: JobRow, rank: number, reason: string): void {
+  const json = JSON.stringify([
+    {
+      code: "RUNTIME_WAITING",
+      message: `the cluster holds rank ${rank} in its queue: ${reason}`,
+      details: { rank, reason },
+    },
+  ]);
+  if (json === job.pending_reasons) return;
+  job.pending_reasons = json;
+  job.version += 1;
+  job.updated_at = t.now;
+  putJob(t, job);
+  emitJob(t, job);
 }
 
 /** SUBMITTED/PENDING → RUNNING along the table's edges (ack, started); a no-op once RUNNING. */

@@ -3,6 +3,7 @@
  * (scheduler/policy.ts) chooses, these rules turn its choice into runs, ranks, GPU bookings and launch
  * commands. Every entry point ends in `schedule`, which also runs the time-window pass around it.
  */
+import type { WorkloadKind } from "../../../contract/agent-frames.schema.js";
 import { DEFAULT_QUOTA, type Quota, QuotaBody, type RegisterNodeBody } from "../../../contract/api.schema.js";
 import { fail, ok, type Result } from "../../../contract/errors.js";
 import type { FleetConfig, NodeView } from "../../../contract/fleet.schema.js";
@@ -69,6 +70,9 @@ export function registerNode(t: Tx, input: RegisterNodeBody): Result<NodeView> {
     hostname: null,
     lost_since: null,
     advertise_addr: null,
+    agent_id: null,
+    status_reason: null,
+    workloads: null,
   };
   putNode(t, row);
   schedule(t);
@@ -128,6 +132,7 @@ function dispatchPass(t: Tx): void {
       schedulable: n.status === "ready",
       used: allocs.filter((a) => a.node_id === n.id).map((a) => a.idx),
       runtime: n.runtime,
+      workloads: n.workloads === null ? null : (JSON.parse(n.workloads) as WorkloadKind[]),
     })),
     queue: queued
       .filter((j) => !settling.has(j.id))

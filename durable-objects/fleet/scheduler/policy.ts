@@ -11,6 +11,7 @@
  * its own node of the pool's GPU series (pools of one job may share a node); nodes are chosen best-fit (the fewest free GPUs that still fit)
  * to keep whole nodes free for large jobs, and GPUs are the lowest free indices.
  */
+import { defaultWorkloads, type WorkloadKind } from "../../../contract/agent-frames.schema.js";
 import type { Quota, TimeWindow } from "../../../contract/api.schema.js";
 import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
@@ -28,6 +29,8 @@ export interface NodeInput {
   used: readonly number[];
   /** The agent's runtime (process, docker, kuberay, slurm); null/absent = runs anything (admin-registered). */
   runtime?: string | null;
+  /** What it runs (image, bare); null/absent: by its runtime. */
+  workloads?: readonly WorkloadKind[] | null;
 }
 
 export interface QueuedJobInput {
@@ -40,15 +43,17 @@ export interface QueuedJobInput {
   needsImage?: boolean;
 }
 
-const CONTAINER_RUNTIMES: ReadonlySet<string> = new Set(["docker", "kuberay", "slurm"]);
-
-/** Whether a node's runtime can run the job: images need containers; image-less jobs run as processes. */
+/**
+ * Whether a node can run the job: a job with an image needs a node that runs images (docker, kuberay);
+ * an image-less one a node that runs bare workloads (process, Slurm, docker with a default image).
+ */
 export function runtimeFits(
-  node: Pick<NodeInput, "runtime">,
+  node: Pick<NodeInput, "runtime" | "workloads">,
   job: Pick<QueuedJobInput, "needsImage">,
 ): boolean {
   if (!node.runtime) return true;
-  return CONTAINER_RUNTIMES.has(node.runtime) === Boolean(job.needsImage);
+  const runs = node.workloads ?? defaultWorkloads(node.runtime);
+  return runs.includes(job.needsImage ? "image" : "bare");
 }
 
 export interface UserInput {
@@ -217,8 +222,8 @@ function place(
       reasons.push({
         code: "NO_AGENT_RUNTIME",
         message: job.needsImage
-          ? `this job runs an image, but the ${pool.series} nodes here run ${kinds}; it needs a container runtime (docker, kuberay or slurm)`
-          : `this job has no image, but the ${pool.series} nodes here run ${kinds}; it needs a process-runtime agent (or give it an image)`,
+          ? `this job runs an image, but the ${pool.series} nodes here (${kinds}) do not run images; it needs a container runtime (docker or kuberay)`
+          : `this job has no image, but the ${pool.series} nodes here (${kinds}) run only images; it needs a process or Slurm agent, a docker agent with --default-image, or an image of its own`,
         details: {
           series: pool.series,
           pool: pool.name,
