@@ -83,6 +83,17 @@ export default defineConfig(async () => {
         },
         {
           test: {
+            // Slurm through slurmrestd, real daemons (npm run test:slurm starts the one-host cluster).
+            name: "slurm",
+            include: ["test/slurm/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 300_000,
+            hookTimeout: 180_000,
+            fileParallelism: false,
+          },
+        },
+        {
+          test: {
             name: "capsule",
             include: ["test/capsule/**/*.test.ts"],
             environment: "node",

@@ -23,7 +23,7 @@ import { BlobCache, BlobFetchError, DigestMismatchError } from "./blob-cache.js"
 import { Connection } from "./connection.js";
 import { Journal, type JournalRecord } from "./journal.js";
 import { materialize } from "./materialize.js";
-import { LaunchError, type RunExit, type RunSpec, type Runtime } from "./runtime.js";
+import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef } from "./runtime.js";
 
 type Report = Extract<AgentFrame, { type: "report" }>;
 type Launch = Extract<ServerFrame, { type: "launch" }>;
@@ -44,6 +44,8 @@ export interface AgentOptions {
   backoffMaxMs?: number;
   /** Where the run directory appears inside the workload (containers mount it); default: same path. */
   runRootInside?: string;
+  /** A cluster runtime's nodes are re-read this often (default 30 s) and sent when they change. */
+  inventoryRefreshMs?: number;
 }
 
 export class Agent {
@@ -54,8 +56,14 @@ export class Agent {
   private readonly watching = new Set<string>();
   private readonly specs = new Map<string, RunSpec>();
   private resendTimer: NodeJS.Timeout | null = null;
+  private refreshTimer: NodeJS.Timeout | null = null;
+  /** What this agent offers now (a cluster's nodes change; the hello and `inventory` frames carry it). */
+  private inventory: Inventory;
+  /** An `inventory` frame not yet acknowledged (re-sent with the reports). */
+  private inventoryFrame: Extract<AgentFrame, { type: "inventory" }> | null = null;
 
   constructor(private readonly o: AgentOptions) {
+    this.inventory = o.inventory;
     this.journal = new Journal(o.stateDir);
     this.blobs = new BlobCache(o.stateDir, o.server, o.credential);
     const url = `${o.server.replace(/^http/, "ws")}/v1/agents/connect`;
@@ -75,16 +83,47 @@ export class Agent {
     for (const r of this.journal.all()) {
       if (r.state === "launched" && r.ref) this.watch(r);
       if (r.state === "exited" && !r.final_acked) this.reportFinal(r);
-      if (r.state === "accepted") void this.resumeAccepted(r);
+      // Submitted to a cluster that still held it: wait for it again; else finish preparing it.
+      if (r.state === "accepted") void (r.ref ? this.started(r, r.ref) : this.resumeAccepted(r));
     }
     this.conn.start();
     this.resendTimer = setInterval(() => this.resend(), this.o.resendMs ?? 3000);
     this.resendTimer.unref();
+    if (this.o.runtime.cluster) {
+      this.refreshTimer = setInterval(
+        () => void this.refreshInventory(),
+        this.o.inventoryRefreshMs ?? 30_000,
+      );
+      this.refreshTimer.unref();
+    }
   }
 
   async stop(): Promise<void> {
     if (this.resendTimer) clearInterval(this.resendTimer);
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.conn.stop();
+  }
+
+  /** A cluster's nodes, read again; sent to the control plane when they changed. */
+  async refreshInventory(): Promise<void> {
+    let nodes: Inventory["nodes"];
+    try {
+      nodes = await this.o.runtime.cluster!.nodes();
+    } catch (err) {
+      this.o.log(
+        `reading the cluster's nodes failed (${err instanceof Error ? err.message : String(err)}); keeping the last known`,
+      );
+      return;
+    }
+    if (JSON.stringify(nodes) === JSON.stringify(this.inventory.nodes)) return;
+    this.inventory = { ...this.inventory, nodes };
+    this.inventoryFrame = {
+      v: AGENT_PROTOCOL_VERSION,
+      type: "inventory",
+      id: newId("frm"),
+      inventory: this.inventory,
+    };
+    this.send(this.inventoryFrame);
   }
 
   /** Simulates a network drop (tests, `kill -USR1`): the socket closes and the agent reconnects. */
@@ -99,9 +138,11 @@ export class Agent {
       v: AGENT_PROTOCOL_VERSION,
       type: "hello",
       id: newId("frm"),
-      inventory: this.o.inventory,
+      inventory: this.inventory,
       journal: this.journal.entries(),
     });
+    // The hello carries the newest inventory: an unacknowledged `inventory` frame is superseded.
+    this.inventoryFrame = null;
     this.resend();
   }
 
@@ -234,7 +275,7 @@ export class Agent {
     try {
       spec = await materialize(req, f.rank, runDir, this.blobs, {
         runRootInside: this.o.runRootInside,
-        advertiseAddr: this.o.inventory.advertise_addr,
+        advertiseAddr: this.advertiseAddrOf(req, f.rank),
       });
     } catch (err) {
       const reason =
@@ -251,15 +292,47 @@ export class Agent {
     if (this.journal.get(rec.run_id, rec.rank)?.stop_requested) {
       return this.finish(rec, "stopped", null, "stopped before it started", false);
     }
+    let ref: RuntimeRef;
     try {
-      const ref = await this.o.runtime.launch(spec);
-      const launched = this.journal.update(rec.run_id, rec.rank, { state: "launched", ref })!;
-      this.report(launched, "launched");
-      this.watch(launched);
+      ref = await this.o.runtime.launch(spec);
     } catch (err) {
       const infra = err instanceof LaunchError ? err.infra : true;
-      await this.finish(rec, "launch_failed", null, err instanceof Error ? err.message : String(err), infra);
+      return this.finish(rec, "launch_failed", null, err instanceof Error ? err.message : String(err), infra);
     }
+    // Recorded at once: a restart from here on finds the workload again instead of starting another.
+    const submitted = this.journal.update(rec.run_id, rec.rank, { ref })!;
+    if (submitted.stop_requested) await this.o.runtime.stop(ref, 10_000);
+    await this.started(submitted, ref);
+  }
+
+  /**
+   * The runtime has the workload: once it runs (a cluster may first hold it in its queue, reported as
+   * `waiting` with the cluster's reason), it is `launched` and watched to its end.
+   */
+  private async started(rec: JournalRecord, ref: RuntimeRef): Promise<void> {
+    if (this.o.runtime.waitStarted) {
+      try {
+        await this.o.runtime.waitStarted(ref, this.specOf(rec), (reason) => {
+          const cur = this.journal.get(rec.run_id, rec.rank);
+          if (cur?.state === "accepted" && !cur.stop_requested) this.report(cur, "waiting", reason);
+        });
+      } catch (err) {
+        this.o.log(`waiting for run ${rec.run_id} rank ${rec.rank} to start failed: ${String(err)}`);
+      }
+    }
+    const cur = this.journal.get(rec.run_id, rec.rank);
+    if (!cur || cur.state === "exited") return;
+    const launched = this.journal.update(rec.run_id, rec.rank, { state: "launched", ref })!;
+    // Stopped while it waited: it never ran; the watcher reports `stopped` once it is gone.
+    if (!launched.stop_requested) this.report(launched, "launched");
+    this.watch(launched);
+  }
+
+  /** Where this rank's peers reach it: its cluster node's address, else this agent's own. */
+  private advertiseAddrOf(req: Launch["request"], rank: number): string | undefined {
+    const nodeId = req.placement.find((p) => p.rank === rank)?.node_id;
+    const node = this.inventory.nodes?.find((n) => nodeId?.endsWith(`:${n.name}`));
+    return node?.advertise_addr ?? this.inventory.advertise_addr;
   }
 
   /**
@@ -268,7 +341,8 @@ export class Agent {
    * being stopped now, whose GPUs were already given to the retry.
    */
   private async gpusReleased(rec: JournalRecord, gpus: readonly number[]): Promise<void> {
-    if (gpus.length === 0) return;
+    // A cluster runs every node's GPUs itself (and its indices are per node, not this host's).
+    if (gpus.length === 0 || this.o.runtime.cluster) return;
     const deadline = Date.now() + GPU_RELEASE_WAIT_MS;
     let said = false;
     for (;;) {
@@ -396,13 +470,16 @@ export class Agent {
       await this.o.runtime.stop(cur.ref, graceMs);
       // The watcher reports `stopped` when the workload is gone.
       if (!this.watching.has(keyOf(cur))) this.watch(cur);
+    } else if (cur.ref) {
+      // Submitted, still in the cluster's queue: cancelled there; started() then watches it end.
+      await this.o.runtime.stop(cur.ref, graceMs);
     }
     // Still preparing (accepted): launch() sees stop_requested and reports `stopped` instead of starting.
   }
 
   // reports -----------------------------------------------------------------------
 
-  private report(rec: JournalRecord, event: Report["event"]): void {
+  private report(rec: JournalRecord, event: Report["event"], reason?: string): void {
     const frame: Report = {
       v: AGENT_PROTOCOL_VERSION,
       type: "report",
@@ -412,7 +489,7 @@ export class Agent {
       rank: rec.rank,
       event,
       exit_code: rec.exit_code,
-      reason: rec.reason,
+      reason: reason ?? rec.reason,
       infra: rec.infra,
       ts: new Date().toISOString(),
     };
@@ -431,9 +508,11 @@ export class Agent {
 
   private resend(): void {
     for (const f of this.pending.values()) this.send(f);
+    if (this.inventoryFrame) this.send(this.inventoryFrame);
   }
 
   private onAck(ref: string): void {
+    if (this.inventoryFrame?.id === ref) this.inventoryFrame = null;
     const f = this.pending.get(ref);
     if (!f) return;
     this.pending.delete(ref);

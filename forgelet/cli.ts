@@ -4,15 +4,21 @@
  */
 
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import type { Inventory } from "../contract/agent-frames.schema.js";
 import { writeFileAtomic } from "../contract/node-files.js";
 import { Agent } from "./agent.js";
-import { detectInventory } from "./inventory.js";
+import { clusterInventory, detectInventory } from "./inventory.js";
 import { checkAdvertiseAddr, detectAdvertiseAddr } from "./network.js";
 import type { Runtime } from "./runtime.js";
 import { ProcessRuntime } from "./runtimes/process.js";
+import { SLURM_API_VERSIONS, slurmApi } from "./runtimes/slurm/adapters.js";
+import { checkEndpoint, SlurmRest } from "./runtimes/slurm/rest.js";
+import { SlurmRuntime } from "./runtimes/slurm/runtime.js";
+import { SlurmToken } from "./runtimes/slurm/token.js";
 import { forgeletSettings } from "./settings.js";
 
 const VERSION = "0.1.0";
@@ -26,18 +32,38 @@ Usage:
       Trade a one-shot enrollment token (from an admin: POST /v1/fleets/<fleet>/enrollment-tokens, or
       \`sf admin fleet enroll-token <fleet>\`) for this node's credential, stored 0600 in the state dir.
 
-  forgelet run --runtime process|docker [options]
-      Connect and run jobs. The runtime is explicit: there is no silent fallback from docker to process.
+  forgelet run --runtime process|docker|slurm [options]
+      Connect and run jobs. The runtime is explicit: there is no silent fallback from one to another.
         --simulate-gpus N      declare N GPUs on a machine without any (accounting and labels stay real)
         --gpu-series SERIES    GPU series to offer, e.g. h200 (detected from nvidia-smi when omitted)
         --name NAME            node name (default: the hostname)
         --label KEY=VALUE      node label, repeatable
+        --default-image IMAGE  docker: run jobs that name no image in IMAGE (it must be on the node), so
+                               the same JobSpec runs here as on process and Slurm fleets
         --advertise-addr ADDR  the address other nodes reach this one at, for multi-node jobs (rank 0
                                listens there); default: the IPv4 address of the default-route interface
         --work-dir DIR         where run directories go (default: <state-dir>/runs)
         --keep-runs            keep run directories after a run ends (debugging)
         --state-dir DIR        credential, journal and blob cache (default: $FORGELET_HOME or ~/.forgelet)
         --server URL           use this control plane URL instead of the one saved at enrollment
+
+  Slurm (--runtime slurm): one forgelet on a login node fronts the whole cluster. Its GPU nodes (GRES)
+  appear in the fleet; each run is one Slurm batch job, pinned to the nodes the control plane chose.
+        --slurmrestd URL       http://HOST:PORT or unix:/path/to/slurmrestd.socket (required)
+        --shared-dir DIR       run directories: a directory every compute node sees at the same path
+                               (required; jobs run as --slurm-user and must be able to write there)
+        --slurm-user NAME      the Slurm user jobs run as (X-SLURM-USER-NAME; default: this user)
+        --slurm-token-file F   a file holding the JWT (SLURM_JWT=… or the bare token), re-read when it
+                               changes; default: \`scontrol token\` on this host, renewed at half its life
+        --slurm-token-lifespan SECONDS   lifespan asked of scontrol token (default 3600)
+        --slurm-api-version V  slurmrestd API version (default v0.0.38, Slurm 22.05)
+        --partition NAME       submit there, and offer only that partition's nodes
+        --account NAME         Slurm account for every job
+        --qos NAME             Slurm QOS for every job
+        --slurm-path PATH      PATH of the jobs on the compute nodes (default: forgelet's own PATH)
+        --gpu-series SERIES    series of nodes whose GRES has no type (gpu:4); typed GRES (gpu:a100:4)
+                               name their own
+        --cluster-refresh S    re-read the cluster's nodes every S seconds (default 30)
 
 Environment:
   FORGELET_HOME                 default state directory
@@ -48,6 +74,8 @@ Examples:
   forgelet run --runtime docker
   forgelet run --runtime process --simulate-gpus 4 --gpu-series h200
   forgelet run --runtime docker --advertise-addr 10.0.4.17   # multi-node: the fabric address peers use
+  forgelet run --runtime slurm --slurmrestd unix:/run/slurmrestd/slurmrestd.socket \
+      --shared-dir /shared/starforge --partition gpu --slurm-token-file /etc/forgelet/slurm.jwt
 `;
 
 const Credential = z.object({
@@ -99,13 +127,54 @@ async function enroll(argv: string[]): Promise<void> {
   );
 }
 
-async function runtimeFor(kind: string, runsDir: string, keepRuns: boolean): Promise<Runtime> {
+type RunFlags = Record<string, string | boolean | string[] | undefined>;
+
+async function runtimeFor(
+  kind: string,
+  runsDir: string,
+  v: RunFlags,
+  log: (m: string) => void,
+): Promise<Runtime> {
+  const keepRuns = v["keep-runs"] === true;
   if (kind === "process") return new ProcessRuntime(runsDir, { keepRuns });
   if (kind === "docker") {
     const { DockerRuntime } = await import("./runtimes/docker.js");
-    return new DockerRuntime(runsDir, { keepRuns });
+    const defaultImage = typeof v["default-image"] === "string" ? v["default-image"] : undefined;
+    return new DockerRuntime(runsDir, { keepRuns, defaultImage });
   }
-  fail(`unknown runtime "${kind}"; choose --runtime process or --runtime docker`);
+  if (kind === "slurm") return slurmRuntime(runsDir, v, log);
+  fail(`unknown runtime "${kind}"; choose --runtime process, docker or slurm`);
+}
+
+async function slurmRuntime(runsDir: string, v: RunFlags, log: (m: string) => void): Promise<Runtime> {
+  const str = (k: string) => (typeof v[k] === "string" ? (v[k] as string) : undefined);
+  const url = str("slurmrestd");
+  if (!url) fail("--runtime slurm needs --slurmrestd http://HOST:PORT or unix:/path/to/slurmrestd.socket");
+  const badUrl = checkEndpoint(url);
+  if (badUrl) fail(badUrl);
+  if (!str("shared-dir")) {
+    fail("--runtime slurm needs --shared-dir DIR: a directory every compute node sees at the same path");
+  }
+  const lifespan = Number(str("slurm-token-lifespan") ?? "3600");
+  if (!Number.isInteger(lifespan) || lifespan < 60)
+    fail("--slurm-token-lifespan takes whole seconds, at least 60");
+  const version = str("slurm-api-version") ?? "v0.0.38";
+  if (!(SLURM_API_VERSIONS as readonly string[]).includes(version)) {
+    fail(`--slurm-api-version ${version} is not supported; supported: ${SLURM_API_VERSIONS.join(", ")}`);
+  }
+  const token = new SlurmToken({ file: str("slurm-token-file"), lifespanSeconds: lifespan });
+  const rest = new SlurmRest({ url, user: str("slurm-user") ?? userInfo().username, token });
+  return new SlurmRuntime({
+    api: slurmApi(version, rest),
+    sharedDir: runsDir,
+    partition: str("partition") ?? null,
+    account: str("account") ?? null,
+    qos: str("qos") ?? null,
+    path: str("slurm-path"),
+    gpuSeries: str("gpu-series"),
+    keepRuns: v["keep-runs"] === true,
+    log,
+  });
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -122,16 +191,53 @@ async function run(argv: string[]): Promise<void> {
       "state-dir": { type: "string" },
       server: { type: "string" },
       "advertise-addr": { type: "string" },
+      slurmrestd: { type: "string" },
+      "shared-dir": { type: "string" },
+      "slurm-user": { type: "string" },
+      "slurm-token-file": { type: "string" },
+      "slurm-token-lifespan": { type: "string" },
+      "slurm-api-version": { type: "string" },
+      partition: { type: "string" },
+      account: { type: "string" },
+      qos: { type: "string" },
+      "slurm-path": { type: "string" },
+      "cluster-refresh": { type: "string" },
+      "default-image": { type: "string" },
     },
   });
-  if (!values.runtime) fail("choose a runtime explicitly: --runtime process or --runtime docker");
+  if (!values.runtime) fail("choose a runtime explicitly: --runtime process, docker or slurm");
+  const slurm = values.runtime === "slurm";
+  const slurmOnly = [
+    "slurmrestd",
+    "shared-dir",
+    "slurm-user",
+    "slurm-token-file",
+    "slurm-token-lifespan",
+    "slurm-api-version",
+    "partition",
+    "account",
+    "qos",
+    "slurm-path",
+    "cluster-refresh",
+  ] as const;
+  const stray = slurmOnly.filter((k) => values[k] !== undefined);
+  if (!slurm && stray.length > 0) fail(`--${stray[0]} is for --runtime slurm only`);
+  if (slurm && values["simulate-gpus"] !== undefined) {
+    fail("--simulate-gpus is not for --runtime slurm: the cluster's GRES say how many GPUs each node has");
+  }
+  if (values["default-image"] !== undefined && values.runtime !== "docker") {
+    fail("--default-image is for --runtime docker only");
+  }
+  const refreshSeconds = Number(values["cluster-refresh"] ?? "30");
+  if (!Number.isFinite(refreshSeconds) || refreshSeconds < 1)
+    fail("--cluster-refresh takes seconds, at least 1");
   const stateDir = stateDirOf(values["state-dir"]);
   const credFile = join(stateDir, "credential.json");
   if (!existsSync(credFile))
     fail(`no credential in ${stateDir}; run \`forgelet enroll --server URL --token TOKEN\` first`);
   const saved = Credential.parse(JSON.parse(readFileSync(credFile, "utf8")));
   const cred = values.server ? { ...saved, server: values.server.replace(/\/+$/, "") } : saved;
-  const runsDir = resolve(values["work-dir"] ?? join(stateDir, "runs"));
+  const runsDir = resolve(values["shared-dir"] ?? values["work-dir"] ?? join(stateDir, "runs"));
   const labels = Object.fromEntries(
     (values.label ?? []).map((l) => {
       const i = l.indexOf("=");
@@ -146,20 +252,29 @@ async function run(argv: string[]): Promise<void> {
   const advertise = values["advertise-addr"] ?? detectAdvertiseAddr();
   const badAddr = checkAdvertiseAddr(advertise);
   if (badAddr) fail(badAddr);
-  const runtime = await runtimeFor(values.runtime, runsDir, values["keep-runs"]);
   const log = (msg: string) => process.stderr.write(`${new Date().toISOString()} forgelet: ${msg}\n`);
-  let inventory: Awaited<ReturnType<typeof detectInventory>>;
+  const runtime = await runtimeFor(values.runtime, runsDir, values, log);
+  let inventory: Inventory;
   try {
-    inventory = await detectInventory({
-      runtime: runtime.kind,
-      simulateGpus: simulate,
-      gpuSeries: values["gpu-series"],
-      name: values.name,
-      labels,
-      agentVersion: VERSION,
-      advertiseAddr: advertise,
-    });
     await runtime.preflight();
+    inventory = runtime.cluster
+      ? await clusterInventory(runtime.cluster, {
+          runtime: runtime.kind,
+          name: values.name,
+          labels,
+          agentVersion: VERSION,
+        })
+      : await detectInventory({
+          runtime: runtime.kind,
+          simulateGpus: simulate,
+          gpuSeries: values["gpu-series"],
+          name: values.name,
+          labels,
+          agentVersion: VERSION,
+          advertiseAddr: advertise,
+          // A docker node with a default image runs image-less jobs too.
+          ...(values["default-image"] ? { workloads: ["image", "bare"] as const } : {}),
+        });
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err));
   }
@@ -174,9 +289,12 @@ async function run(argv: string[]): Promise<void> {
     backoffMaxMs: forgeletSettings().backoffMaxMs,
     // Containers see the run directory at /sf; the process runtime uses the host path.
     runRootInside: runtime.kind === "docker" ? "/sf" : undefined,
+    inventoryRefreshMs: refreshSeconds * 1000,
   });
   log(
-    `node ${cred.node_id} (${inventory.hostname}) in fleet ${cred.fleet}: ${inventory.gpus.length}× ${inventory.gpu_series}, runtime ${runtime.kind}, peers reach it at ${advertise}`,
+    inventory.nodes
+      ? `agent ${cred.node_id} (${inventory.hostname}) in fleet ${cred.fleet} fronts ${inventory.nodes.length} ${runtime.kind} node(s): ${inventory.nodes.map((n) => `${n.name} ${n.gpus}× ${n.gpu_series} ${n.state}`).join(", ")}; run directories in ${runsDir}`
+      : `node ${cred.node_id} (${inventory.hostname}) in fleet ${cred.fleet}: ${inventory.gpus.length}× ${inventory.gpu_series}, runtime ${runtime.kind}, peers reach it at ${advertise}`,
   );
   await agent.start();
   // SIGUSR1 drops the connection as a network failure would (operations and resilience tests).

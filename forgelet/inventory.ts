@@ -2,7 +2,7 @@
 import { execFile } from "node:child_process";
 import { cpus, hostname, totalmem } from "node:os";
 import { promisify } from "node:util";
-import type { GpuInfo, Inventory } from "../contract/agent-frames.schema.js";
+import type { ClusterNode, GpuInfo, Inventory, WorkloadKind } from "../contract/agent-frames.schema.js";
 
 const run = promisify(execFile);
 
@@ -14,6 +14,8 @@ export interface InventoryOptions {
   labels: Record<string, string>;
   agentVersion: string;
   advertiseAddr?: string;
+  /** What the node runs, when not what its runtime runs by default. */
+  workloads?: readonly WorkloadKind[];
 }
 
 /** Series from a product name: "NVIDIA H200" → h200, "NVIDIA A100-SXM4-80GB" → a100. */
@@ -37,6 +39,25 @@ export function parseNvidiaSmi(csv: string): GpuInfo[] {
         simulated: false,
       };
     });
+}
+
+/** A cluster agent's inventory: its own host runs nothing; the cluster's nodes are the fleet's. */
+export async function clusterInventory(
+  cluster: { nodes(): Promise<ClusterNode[]> },
+  o: { runtime: Inventory["runtime"]; name?: string; labels: Record<string, string>; agentVersion: string },
+): Promise<Inventory> {
+  const nodes = await cluster.nodes();
+  return {
+    hostname: o.name ?? hostname(),
+    runtime: o.runtime,
+    gpu_series: nodes[0]?.gpu_series ?? "none",
+    gpus: [],
+    cpus: cpus().length,
+    memory_mb: Math.floor(totalmem() / 1024 / 1024),
+    labels: o.labels,
+    agent_version: o.agentVersion,
+    nodes,
+  };
 }
 
 export async function detectInventory(o: InventoryOptions): Promise<Inventory> {
@@ -75,5 +96,6 @@ export async function detectInventory(o: InventoryOptions): Promise<Inventory> {
     labels: o.labels,
     agent_version: o.agentVersion,
     ...(o.advertiseAddr ? { advertise_addr: o.advertiseAddr } : {}),
+    ...(o.workloads ? { workloads: [...o.workloads] } : {}),
   };
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { JournalEntry } from "../contract/agent-frames.schema.js";
 import { writeFileAtomic } from "../contract/node-files.js";
+import { RUNTIME_KINDS } from "./runtime.js";
 
 export const JournalRecord = z.object({
   run_id: z.string(),
@@ -19,7 +20,8 @@ export const JournalRecord = z.object({
   reason: z.string().nullable(),
   infra: z.boolean().default(false),
   run_dir: z.string(),
-  ref: z.object({ kind: z.enum(["process", "docker"]), id: z.string() }).nullable(),
+  /** Set once the runtime has the workload (with `accepted`: submitted, waiting in a cluster's queue). */
+  ref: z.object({ kind: z.enum(RUNTIME_KINDS), id: z.string() }).nullable(),
   /** A stop was requested: the end is reported as `stopped`, not as a failure. */
   stop_requested: z.boolean().default(false),
   /** The final report (exited/stopped/launch_failed) was acknowledged by the server. */

@@ -106,6 +106,9 @@ export async function materialize(
     gpuIndices: placement?.gpu_indices ?? [],
     resources: {},
     labels: runLabels({ runId: req.run_id, jobId: req.job_id, rank, epoch: req.epoch }),
+    placement: req.placement.map((p) => ({ rank: p.rank, nodeId: p.node_id, gpus: p.gpu_indices.length })),
+    attempt: req.attempt,
+    maxRuntimeSeconds: req.spec.lifecycle.max_runtime_seconds ?? null,
   };
 }
 

@@ -1,7 +1,21 @@
 /**
- * One interface for every way forgelet runs a workload (process, docker; kuberay and slurm later).
+ * One interface for every way forgelet runs a workload (process, docker, slurm; kuberay later).
  * "No silent fallback": the runtime is chosen explicitly and `preflight` fails loudly when it cannot work.
+ * A cluster runtime (slurm) fronts many nodes: it lists them (`cluster`), may keep a submitted workload
+ * waiting in the cluster's own queue (`waitStarted`), and runs all ranks of a run as one allocation.
  */
+import type { ClusterNode } from "../contract/agent-frames.schema.js";
+
+export type RuntimeKind = "process" | "docker" | "slurm";
+export const RUNTIME_KINDS = ["process", "docker", "slurm"] as const satisfies readonly RuntimeKind[];
+
+/** One rank of the run, as placed by the Fleet DO. */
+export interface RankPlacement {
+  rank: number;
+  /** The fleet node id (`<agent id>:<cluster node name>` for a cluster node). */
+  nodeId: string;
+  gpus: number;
+}
 
 export interface RunSpec {
   runId: string;
@@ -19,12 +33,17 @@ export interface RunSpec {
   resources: { cpus?: number; memoryMb?: number };
   /** Identifying labels (starforge.run_id, starforge.job_id, starforge.rank, starforge.epoch). */
   labels: Record<string, string>;
+  /** Every rank of the run (a cluster runtime starts them as one allocation); set by materialize. */
+  placement?: RankPlacement[];
+  attempt?: number;
+  /** The job's `lifecycle.max_runtime_seconds` (a cluster's time limit), if any. */
+  maxRuntimeSeconds?: number | null;
 }
 
 /** What the journal keeps to find a workload again after an agent restart. */
 export interface RuntimeRef {
-  kind: "process" | "docker";
-  /** Process group id or container id. */
+  kind: RuntimeKind;
+  /** Process group id, container id or Slurm job id. */
   id: string;
 }
 
@@ -36,7 +55,14 @@ export type RunExit = {
 };
 
 export interface Runtime {
-  readonly kind: "process" | "docker";
+  readonly kind: RuntimeKind;
+  /** A cluster runtime: the nodes it fronts, as they are now (the agent re-reads them periodically). */
+  readonly cluster?: { nodes(): Promise<ClusterNode[]> };
+  /**
+   * A cluster may hold a submitted workload in its queue: resolves once it left it (runs, or ended),
+   * telling `onWaiting` the cluster's reason whenever it changes. Absent: launched means running.
+   */
+  waitStarted?(ref: RuntimeRef, spec: RunSpec, onWaiting: (reason: string) => void): Promise<void>;
   /** Checks the runtime can work here (docker daemon reachable, …); throws a clear error if not. */
   preflight(): Promise<void>;
   /** Starts the workload; resolves once it is running. Throws LaunchError if it could not start. */

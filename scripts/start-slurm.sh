@@ -112,7 +112,8 @@ HW="$(slurmd -C | head -1 | sed -E 's/^NodeName=\S+ //; s/ ?UpTime=.*//')"
   # A dead slurmd is noticed in seconds, not minutes (the NODE_FAIL test).
   echo "SlurmdTimeout=10"
   echo "MessageTimeout=5"
-  echo "KillWait=5"
+  # Time between SIGTERM and SIGKILL on a cancel or time limit: the capsule checkpoints in it.
+  echo "KillWait=20"
   echo "MinJobAge=600"
   port=17001
   for n in "${NODES[@]}"; do

@@ -41,6 +41,11 @@ export interface DockerRuntimeOptions {
   shmSizeMb?: number;
   /** How long to wait between tries while the daemon does not answer during `wait`. */
   retryMs?: number;
+  /**
+   * The image image-less jobs run in (`--default-image`): the node then runs them too (the same JobSpec
+   * as on a process or Slurm fleet). Unset: a job without an image is not this node's.
+   */
+  defaultImage?: string;
 }
 
 /** Where the daemon listens; only unix sockets, because the run directory is bind-mounted from this host. */
@@ -120,11 +125,23 @@ export class DockerRuntime implements Runtime {
         `the Docker daemon speaks API ${String(version.ApiVersion)}; forgelet needs 1.40+ (Docker 19.03+)`,
       );
     }
+    if (this.opts.defaultImage) {
+      try {
+        await this.requireImage(this.opts.defaultImage);
+      } catch (err) {
+        throw new Error(`--default-image: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
   }
 
   async launch(spec: RunSpec): Promise<RuntimeRef> {
-    const image = spec.image;
-    if (image === null) throw new LaunchError("this job has no image; docker fleets run images", false);
+    const image = spec.image ?? this.opts.defaultImage ?? null;
+    if (image === null) {
+      throw new LaunchError(
+        "this job has no image, and this docker node has no --default-image for image-less jobs",
+        false,
+      );
+    }
     const bootstrap = join(spec.runDir, ".starforge", "capsule", "bootstrap.sh");
     if (!existsSync(bootstrap)) throw new LaunchError(`capsule bootstrap missing at ${bootstrap}`, true);
     await this.requireImage(image);
@@ -246,6 +263,8 @@ export class DockerRuntime implements Runtime {
     const env = {
       ...spec.env,
       FORGE_RUN_ROOT: RUN_ROOT_INSIDE,
+      // The image it runs in (the node's --default-image for a job that names none).
+      FORGE_IMAGE: image,
       // docker-init (tini) forwards SIGTERM to the whole process group, as the process runtime signals
       // its group: bootstrap.sh and the python it starts both see it.
       TINI_KILL_PROCESS_GROUP: "1",

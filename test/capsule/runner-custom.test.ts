@@ -149,7 +149,7 @@ describe("runner: custom train.sh", () => {
     expect(server.logLines("stderr")).toEqual(["oops"]);
   });
 
-  it("SIGTERM to the process group stops the training, flushes its logs and reports failed 143", async () => {
+  it("SIGTERM to the process group stops the training, flushes its logs and claims no outcome (its agent reports why)", async () => {
     const script = `#!/usr/bin/env bash
 touch "$FORGE_OUT_DIR/started"
 i=0
@@ -163,17 +163,14 @@ while true; do i=$((i + 1)); echo "tick $i"; sleep 0.05; done
 
     expect(res.code).toBe(143);
     expect(existsSync(run.path("out/started"))).toBe(true);
-    const events = server.lifecycle();
-    expect(events.map((e) => e.event)).toEqual(["started", "failed"]);
-    expect(events[1]).toMatchObject({ exit_code: 143 });
-    expect(events[1]?.reason).toMatch(/SIGTERM/);
+    // A stop, a pause, a cluster's time limit or preemption: whoever sent the signal knows which, and
+    // the agent reports the end with that reason; a "failed" from the runner would hide it.
+    expect(server.lifecycle().map((e) => e.event)).toEqual(["started"]);
+    expect(res.stderr).toContain("stopped by SIGTERM; the agent reports why");
     // Every tick the training printed, up to the stop, reached the server, in order.
     const echoed = res.stdout.split("\n").filter((l) => l.startsWith("tick"));
     expect(echoed.length).toBeGreaterThanOrEqual(10);
     expect(server.logLines("stdout")).toEqual(echoed);
-    // The final lifecycle event was sent after the last log batch.
-    const lastLog = server.requests.findLastIndex((r) => r.path === "/logs");
-    expect(server.requests.findLastIndex((r) => r.path === "/lifecycle")).toBeGreaterThan(lastLog);
   });
 
   it("leaves no process behind: what the script started in the background is stopped", async () => {

@@ -555,11 +555,8 @@ echo "rank $RANK ran to the end"
       expect(running(pid)).toBe(false);
       expect(groupMembers(pid)).toEqual([]);
     }
+    // The end is the agent's to report (it knows why the signal came).
     const events = server.lifecycle() as Lifecycle[];
-    expect(events.map((e) => [e.event, e.exit_code])).toEqual([
-      ["started", undefined],
-      ["failed", 143],
-    ]);
-    expect(events[1]!.reason).toMatch(/SIGTERM/);
+    expect(events.map((e) => [e.event, e.exit_code])).toEqual([["started", undefined]]);
   });
 });

@@ -13,6 +13,7 @@ import {
   containerLogs,
   docker,
   ensureDockerAndImage,
+  IMAGE,
   inspect,
   journalSpec,
   makeRun,
@@ -144,12 +145,28 @@ describe("launch and wait", () => {
 });
 
 describe("images", () => {
-  it("refuses a job without an image (not an infra failure)", async () => {
+  it("refuses a job without an image (not an infra failure) unless the node has a default image", async () => {
     const err = await noGpu()
       .launch(makeRun("exit 0", { image: null }))
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LaunchError);
-    expect(err).toMatchObject({ infra: false, message: "this job has no image; docker fleets run images" });
+    expect(err).toMatchObject({
+      infra: false,
+      message: "this job has no image, and this docker node has no --default-image for image-less jobs",
+    });
+    // --default-image: the image-less job runs in it.
+    const withDefault = new DockerRuntime(runsRoot, { gpuPassthrough: false, defaultImage: IMAGE });
+    await withDefault.preflight();
+    const spec = makeRun("grep -q bookworm /etc/os-release && exit 4", { image: null });
+    const { ref, exit } = await runToEnd(withDefault, spec);
+    expect(exit.exitCode).toBe(4);
+    await withDefault.cleanup(ref, spec);
+    // A default image that is not on the node stops the agent at its start, by name.
+    const missing = new DockerRuntime(runsRoot, {
+      gpuPassthrough: false,
+      defaultImage: "starforge/absent:0",
+    });
+    await expect(missing.preflight()).rejects.toThrow(/--default-image: .*starforge\/absent:0/);
   });
 
   it("names a missing image and never pulls it", async () => {

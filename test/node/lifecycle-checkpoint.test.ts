@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import * as ck from "../support/checkpoints.js";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, jobState, recipeDigest, waitForStatus } from "../support/jobs.js";
@@ -52,20 +53,6 @@ async function fleetWithAgent(name: string, gpus: number): Promise<ForgeletProc>
   return agent;
 }
 
-/** charlm sized to train for several seconds (~50 steps/s on one core), checkpointing every 50 steps. */
-async function submitCharlm(fleet: string, name: string, maxSteps = 600): Promise<string> {
-  const spec = baseSpec({
-    name,
-    fleet,
-    recipe: { name: "python/charlm", version: "1.0.0", digest: await recipeDigest(cp, op, "python/charlm") },
-    framework: { kind: "python", version: "3", runtime_id: "python3-stdlib", image: null },
-    hyperparams: { max_steps: maxSteps, batch_size: 1000, checkpoint_every: 50 },
-  });
-  const r = await call(cp, op, "POST", "/v1/jobs", spec);
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return (r.body.job as { id: string }).id;
-}
-
 /** A custom bash job: not resumable (custom scripts are not, unless the spec says so). */
 async function submitTicker(fleet: string, name: string, ticks: number): Promise<string> {
   const markerFile = join(scratch, `${name}.marks`);
@@ -73,68 +60,22 @@ async function submitTicker(fleet: string, name: string, ticks: number): Promise
   return submitCustom(cp, op, { name, fleet, workspace, maxRetries: 2 });
 }
 
-interface Point {
-  step: number;
-  value: number;
-}
-
-async function points(id: string, run: string, key = "train/loss"): Promise<Point[]> {
-  const r = await call(cp, op, "GET", `/v1/jobs/${id}/metrics?run=${run}&key=${encodeURIComponent(key)}`);
-  return (r.body.points as Point[] | undefined) ?? [];
-}
-
-async function waitForStep(id: string, run: string, step: number, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if ((await points(id, run)).some((p) => p.step >= step)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`job ${id} run ${run} did not reach step ${step} in ${timeoutMs} ms`);
-}
-
-async function logText(id: string, run: string): Promise<string> {
-  const r = await call(cp, op, "GET", `/v1/jobs/${id}/logs?run=${run}&limit=5000`);
-  return (r.body.lines as Array<{ line: string }>).map((l) => l.line).join("\n");
-}
-
-/** Waits until the run released its GPUs (its agent confirmed the stop). */
-async function waitReleased(id: string, run: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const r = await call(cp, op, "GET", `/v1/jobs/${id}`);
-    const runs = r.body.runs as Array<{ id: string; ended_at: string | null }>;
-    if (runs.find((x) => x.id === run)?.ended_at) return;
-    await new Promise((r2) => setTimeout(r2, 200));
-  }
-  throw new Error(`run ${run} of ${id} was not released in ${timeoutMs} ms`);
-}
+// The shared readers, bound to this suite's control plane and operator.
+const submitCharlm = (fleet: string, name: string, maxSteps = 600) =>
+  ck.submitCharlm(cp, op, { fleet, name, maxSteps });
+const points = (id: string, run: string, key?: string) => ck.points(cp, op, id, run, key);
+const waitForStep = (id: string, run: string, step: number, timeoutMs?: number) =>
+  ck.waitForStep(cp, op, id, run, step, timeoutMs);
+const logText = (id: string, run: string) => ck.logText(cp, op, id, run);
+const waitReleased = (id: string, run: string, timeoutMs?: number) =>
+  ck.waitReleased(cp, op, id, run, timeoutMs);
+const lastCheckpointStep = (id: string, run: string) => ck.lastCheckpointStep(cp, op, id, run);
+const expectContinued = (id: string, run: string, fromStep: number, prevLoss: number) =>
+  ck.expectContinued(cp, op, id, run, fromStep, prevLoss);
 
 async function allocated(fleet: string): Promise<number> {
   return ((await call(cp, cp.adminToken, "GET", `/v1/fleets/${fleet}`)).body.totals as { allocated: number })
     .allocated;
-}
-
-/** The newest checkpoint step the run registered with stored bytes. */
-async function lastCheckpointStep(id: string, run: string): Promise<number> {
-  const r = await call(cp, op, "GET", `/v1/jobs/${id}/artifacts?run=${run}`);
-  const steps = (r.body.artifacts as Array<{ kind: string; step: number | null; stored: boolean }>)
-    .filter((a) => a.kind === "checkpoint" && a.stored && a.step !== null)
-    .map((a) => a.step as number);
-  return Math.max(-1, ...steps);
-}
-
-/**
- * Checks a run that continued from a checkpoint: it says so in its log, its first trained step is the
- * one right after the checkpoint, and its first loss continues the curve (well under ln(vocab) ≈ 3.3).
- */
-async function expectContinued(id: string, run: string, fromStep: number, prevLoss: number) {
-  expect(await logText(id, run)).toContain(`at step ${fromStep}`);
-  const pts = await points(id, run);
-  expect(pts.length).toBeGreaterThan(0);
-  expect(pts[0]!.step).toBeGreaterThan(fromStep);
-  expect(pts[0]!.step).toBeLessThanOrEqual(fromStep + 10); // charlm logs every 10 steps
-  expect(pts[0]!.value).toBeLessThan(prevLoss + 0.3);
-  expect(pts[0]!.value).toBeLessThan(2.8);
 }
 
 describe("checkpoints across pause, drain and windows (process runtime, real charlm)", () => {

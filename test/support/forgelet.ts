@@ -29,7 +29,8 @@ export async function enrollForgelet(
   cp: ControlPlane,
   fleet: string,
   o: {
-    runtime?: "process" | "docker";
+    /** slurm: the cluster's GRES say the GPUs (no --simulate-gpus); pass its flags in `args`. */
+    runtime?: "process" | "docker" | "slurm";
     gpus?: number;
     name: string;
     env?: Record<string, string>;
@@ -55,8 +56,7 @@ export async function enrollForgelet(
     "run",
     "--runtime",
     o.runtime ?? "process",
-    "--simulate-gpus",
-    String(o.gpus ?? 4),
+    ...(o.runtime === "slurm" ? [] : ["--simulate-gpus", String(o.gpus ?? 4)]),
     "--gpu-series",
     "h200",
     "--name",

@@ -142,6 +142,8 @@ export async function submitCustom(
     gpusPerNode?: number;
     nodes?: number;
     profile?: string;
+    /** `lifecycle.max_runtime_seconds` (a cluster's time limit). */
+    maxRuntimeSeconds?: number;
   },
 ): Promise<string> {
   const spec = baseSpec({
@@ -166,7 +168,11 @@ export async function submitCustom(
       gpus_per_node: o.gpusPerNode ?? 1,
     },
   ];
-  spec.lifecycle = { max_retries: o.maxRetries, retry_on_user_failure: false };
+  spec.lifecycle = {
+    max_retries: o.maxRetries,
+    retry_on_user_failure: false,
+    ...(o.maxRuntimeSeconds === undefined ? {} : { max_runtime_seconds: o.maxRuntimeSeconds }),
+  };
   const r = await call(cp, token, "POST", "/v1/jobs", spec);
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return (r.body.job as { id: string }).id;

@@ -1,4 +1,5 @@
 /** Builders for scheduler-policy tests: small, explicit fleets and queues. */
+import type { WorkloadKind } from "../../contract/agent-frames.schema.js";
 import type { Quota } from "../../contract/api.schema.js";
 import type { Placement } from "../../contract/launch-request.schema.js";
 import type { PendingReasonCode } from "../../contract/pending-reasons.schema.js";
@@ -18,7 +19,7 @@ export function node(
   id: string,
   series: string,
   gpus: number,
-  opts: { used?: number[]; schedulable?: boolean; runtime?: string } = {},
+  opts: { used?: number[]; schedulable?: boolean; runtime?: string; workloads?: WorkloadKind[] } = {},
 ): NodeInput {
   return {
     id,
@@ -28,6 +29,7 @@ export function node(
     schedulable: opts.schedulable ?? true,
     used: opts.used ?? [],
     runtime: opts.runtime ?? null,
+    workloads: opts.workloads ?? null,
   };
 }
 

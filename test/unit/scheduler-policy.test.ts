@@ -49,6 +49,25 @@ describe("decide: placement", () => {
     expect(dispatched(registered)).toEqual(["c"]);
   });
 
+  it("Slurm nodes run image-less jobs only; a docker node with a default image runs both", () => {
+    const slurm = [node("s1", "h200", 8, { runtime: "slurm" })];
+    const plain = decide(input({ nodes: slurm, queue: [job("plain", [pool("h200", 1, 1)])] }));
+    expect(placementOf(plain, "plain")[0]!.node_id).toBe("s1");
+    const img = decide(
+      input({ nodes: slurm, queue: [job("img", [pool("h200", 1, 1)], { needsImage: true })] }),
+    );
+    expect(reasonCodes(img, "img")).toEqual(["NO_AGENT_RUNTIME"]);
+    expect(img.pending.img![0]!.message).toContain("docker or kuberay");
+    const both = [node("d1", "h200", 8, { runtime: "docker", workloads: ["image", "bare"] })];
+    const mixed = decide(
+      input({
+        nodes: both,
+        queue: [job("a", [pool("h200", 1, 1)], { needsImage: true }), job("b", [pool("h200", 1, 1)])],
+      }),
+    );
+    expect(dispatched(mixed).sort()).toEqual(["a", "b"]);
+  });
+
   it("reports CAPACITY when nodes of the series exist but are busy", () => {
     const d = decide(
       input({

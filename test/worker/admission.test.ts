@@ -196,6 +196,25 @@ describe("images", () => {
   });
 });
 
+describe("runtime shapes", () => {
+  it("refuses several pools on a Slurm fleet (RUNTIME_UNSUPPORTED: no heterogeneous job), leaving nothing behind; one pool is admitted", async () => {
+    await createFleet("ad-slurm", { kind: "slurm", image_allowlist: [] });
+    const pools = [
+      { name: "trainer", profile: "h200", series: "h200", nodes: 1, gpus_per_node: 4 },
+      { name: "rollout", profile: "h200", series: "h200", nodes: 1, gpus_per_node: 1 },
+    ];
+    const spec = await customSpec({ fleet: "ad-slurm", pools });
+    spec.framework.image = null;
+    const res = await expectRejectedWithoutResidue("ad-slurm", submit(spec), 422, "RUNTIME_UNSUPPORTED");
+    expect(res.body.error.message).toContain("heterogeneous");
+    expect(res.body.error.details).toEqual({ runtime: "slurm", pools: 2 });
+
+    const one = await customSpec({ fleet: "ad-slurm" });
+    one.framework.image = null;
+    expect((await api(op, "POST", "/v1/jobs", one)).status).toBe(201);
+  });
+});
+
 describe("fleets and blobs", () => {
   it("rejects an unknown fleet with FLEET_NOT_FOUND", async () => {
     await rejected(await customSpec({ fleet: "ad-no-such-fleet" }), 404, "FLEET_NOT_FOUND");

@@ -282,12 +282,14 @@ def run():
         watcher.close()
     for shipper in shippers:
         shipper.close()  # every log line before the final lifecycle event
-    if code == 0:
+    if sigs.received is not None:
+        # Whoever signalled the runner knows why (a stop, a pause, a cluster's time limit or preemption):
+        # its agent reports the end with that reason, so the runner claims no outcome of its own.
+        say("stopped by %s; the agent reports why" % signal.Signals(sigs.received).name)
+    elif code == 0:
         poster.post("/lifecycle", lifecycle(run_id, rank, "succeeded", 0))
     else:
-        if sigs.received is not None:
-            reason = "stopped: the runner received %s and forwarded it" % signal.Signals(sigs.received).name
-        elif len(envs) > 1:
+        if len(envs) > 1:
             i = failure[0]
             reason = "local rank %d (rank %s): %s; the node's other processes were stopped" % (
                 i, envs[i].get("RANK", rank), failure[2])

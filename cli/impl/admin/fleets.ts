@@ -129,7 +129,8 @@ export async function showFleet(cmd: Command, name: string): Promise<void> {
       live.nodes.map((n) => ({
         name: n.name,
         series: n.series,
-        status: n.status,
+        // A cluster's drained or down node says why, in the cluster's words.
+        status: n.status_reason ?? n.status,
         agent: n.agent ? "connected" : "-",
         runtime: n.runtime,
         address: n.advertise_addr,

@@ -70,6 +70,8 @@ export function batchScript(plan: SlurmRunPlan): string {
     '  *) echo "starforge: node $SLURMD_NODENAME is not in this run\'s placement" >&2; exit 70 ;;',
     "esac",
     `set -a; . "$root/${RANK_ENV_FILE}"; set +a`,
+    // Slurm picks which GPUs of the node the job gets (the DO counts, Slurm chooses): say those.
+    '[ -n "$CUDA_VISIBLE_DEVICES" ] && export FORGE_GPU_INDICES="$CUDA_VISIBLE_DEVICES"',
     'export FORGE_RUN_ROOT="$root"',
     // A handler (not an ignore) for TERM: bash keeps waiting; the capsule gets Slurm's TERM itself.
     "trap 'true' TERM INT",

@@ -1,0 +1,356 @@
+/**
+ * The Slurm runtime: forgelet on a login node runs each run as ONE Slurm batch job through slurmrestd.
+ *
+ * - The ranks of a run reach the agent as separate launches; they are gathered here and submitted
+ *   together, pinned to the nodes the Fleet DO chose, so Slurm starts them at once and counts the same
+ *   GPUs. Before submitting, an existing job named after the run is adopted (an agent restarted between
+ *   submitting and recording it launches nothing twice).
+ * - Run directories live on a shared directory every compute node sees at the same path.
+ * - Observation polls slurmrestd (one poll per job, shared by its ranks). A failed poll is "cannot see
+ *   right now", never "gone": it is retried with backoff for as long as it takes.
+ * - Stop is `DELETE …/job/{id}`: Slurm sends SIGTERM, waits its KillWait, then SIGKILL.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ClusterNode } from "../../../contract/agent-frames.schema.js";
+import { backoffDelay } from "../../../contract/backoff.js";
+import { writeFileAtomic } from "../../../contract/node-files.js";
+import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef } from "../../runtime.js";
+import type { SlurmApi, SlurmJobInfo } from "./api.js";
+import {
+  EXIT_FILE,
+  envFile,
+  RANK_ENV_FILE,
+  renderSubmission,
+  runIdOfJobName,
+  slurmJobName,
+} from "./render.js";
+import { SlurmAuthError, SlurmRejected, SlurmUnavailable } from "./rest.js";
+import { observe, type SlurmObservation } from "./states.js";
+
+export interface SlurmRuntimeOptions {
+  api: SlurmApi;
+  /** Where run directories go: a directory every compute node sees at the same path. */
+  sharedDir: string;
+  partition?: string | null;
+  account?: string | null;
+  qos?: string | null;
+  /** PATH of the batch jobs on the compute nodes (default: forgelet's own). */
+  path?: string;
+  /** GPU series of nodes whose GRES has no type (`gpu:4`). */
+  gpuSeries?: string;
+  keepRuns?: boolean;
+  /** How long the ranks of a run wait for each other before the launch fails (default 120 s). */
+  gatherMs?: number;
+  /** Time between polls of one job (default 2 s). */
+  pollMs?: number;
+  log?: (msg: string) => void;
+}
+
+interface Gathering {
+  specs: Map<number, RunSpec>;
+  waiters: Array<{ ok: (ref: RuntimeRef) => void; ko: (err: unknown) => void }>;
+  timer: NodeJS.Timeout;
+}
+
+/** Errors that mean "slurmrestd cannot answer right now" (restarting, overloaded, token being renewed). */
+function transient(err: unknown): boolean {
+  return err instanceof SlurmUnavailable || err instanceof SlurmAuthError;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The Slurm node a fleet node id names (`<agent id>:<node name>`). */
+export function slurmNodeOf(nodeId: string): string {
+  const i = nodeId.indexOf(":");
+  return i < 0 ? nodeId : nodeId.slice(i + 1);
+}
+
+export class SlurmRuntime implements Runtime {
+  readonly kind = "slurm" as const;
+  readonly cluster = { nodes: () => this.nodes() };
+  private readonly gathering = new Map<string, Gathering>();
+  private readonly polls = new Map<number, { at: number; answer: Promise<SlurmJobInfo | null> }>();
+  private readonly log: (msg: string) => void;
+
+  constructor(private readonly o: SlurmRuntimeOptions) {
+    this.log = o.log ?? (() => {});
+  }
+
+  async preflight(): Promise<void> {
+    let nodes: ClusterNode[];
+    try {
+      nodes = await this.nodes();
+    } catch (err) {
+      throw new Error(`the Slurm runtime cannot work: ${describe(err)}`);
+    }
+    if (nodes.length === 0) {
+      throw new Error(
+        `slurmrestd lists no node with GPUs${this.o.partition ? ` in partition ${this.o.partition}` : ""}; check the GRES (gres.conf, Gres= in slurm.conf)`,
+      );
+    }
+    try {
+      mkdirSync(this.o.sharedDir, { recursive: true });
+      const probe = join(this.o.sharedDir, `.forgelet-probe-${process.pid}`);
+      writeFileSync(probe, "ok");
+      rmSync(probe, { force: true });
+    } catch (err) {
+      throw new Error(
+        `the shared directory ${this.o.sharedDir} is not writable here: ${describe(err)} (--shared-dir must be a directory every compute node sees at the same path)`,
+      );
+    }
+  }
+
+  /** The cluster's GPU nodes as fleet nodes (only those of --partition, when given). */
+  async nodes(): Promise<ClusterNode[]> {
+    const all = await this.o.api.nodes();
+    return all
+      .filter((n) => n.gpus > 0 && (!this.o.partition || n.partitions.includes(this.o.partition)))
+      .map((n) => ({
+        name: n.name,
+        gpu_series: (n.gpuType ?? this.o.gpuSeries ?? "gpu").toLowerCase(),
+        gpus: Math.min(n.gpus, 64),
+        state: n.state,
+        reason: [n.state === "ready" ? "" : n.slurmState, n.reason].filter(Boolean).join(": ").slice(0, 500),
+        cpus: n.cpus,
+        memory_mb: n.memoryMb,
+        labels: { "slurm.partitions": n.partitions.join(",").slice(0, 200) },
+        advertise_addr: n.address,
+      }));
+  }
+
+  // launch ----------------------------------------------------------------------
+
+  /** Resolves with the run's Slurm job once every rank of the run reached this agent and it is submitted. */
+  async launch(spec: RunSpec): Promise<RuntimeRef> {
+    if (!spec.placement?.length) throw new LaunchError("the launch names no placement", true);
+    writeFileAtomic(join(spec.runDir, RANK_ENV_FILE), envFile(spec.env), 0o600);
+    const existing = await this.findJob(spec.runId, spec.epoch).catch(() => null);
+    if (existing) return { kind: "slurm", id: String(existing.id) };
+    const key = `${spec.runId}#${spec.epoch}`;
+    return new Promise<RuntimeRef>((ok, ko) => {
+      let g = this.gathering.get(key);
+      if (!g) {
+        const world = spec.placement!.length;
+        const gatherMs = this.o.gatherMs ?? 120_000;
+        const created: Gathering = {
+          specs: new Map(),
+          waiters: [],
+          timer: setTimeout(() => {
+            this.gathering.delete(key);
+            const err = new LaunchError(
+              `only ${created.specs.size} of ${world} ranks of run ${spec.runId} reached this agent within ${Math.round(gatherMs / 1000)} s; nothing was submitted to Slurm`,
+              true,
+            );
+            for (const w of created.waiters) w.ko(err);
+          }, gatherMs),
+        };
+        g = created;
+        this.gathering.set(key, g);
+      }
+      g.specs.set(spec.rank, spec);
+      g.waiters.push({ ok, ko });
+      if (g.specs.size === spec.placement!.length) {
+        clearTimeout(g.timer);
+        this.gathering.delete(key);
+        const done = g;
+        this.submit([...done.specs.values()]).then(
+          (ref) => {
+            for (const w of done.waiters) w.ok(ref);
+          },
+          (err: unknown) => {
+            for (const w of done.waiters) w.ko(err);
+          },
+        );
+      }
+    });
+  }
+
+  private async submit(specs: RunSpec[]): Promise<RuntimeRef> {
+    const first = specs[0]!;
+    const placement = first.placement!;
+    const ranks = specs.map((s) => ({
+      rank: s.rank,
+      node: slurmNodeOf(placement.find((p) => p.rank === s.rank)?.nodeId ?? ""),
+      runDir: s.runDir,
+    }));
+    const gpus = new Set(placement.map((p) => p.gpus));
+    if (gpus.size !== 1) {
+      throw new LaunchError(
+        `run ${first.runId} asks for different GPU counts per node (${[...gpus].join(", ")}); Slurm runs one GRES request per job (heterogeneous jobs are not supported)`,
+        false,
+      );
+    }
+    let sub: ReturnType<typeof renderSubmission>;
+    try {
+      sub = renderSubmission({
+        runId: first.runId,
+        jobId: first.jobId,
+        attempt: first.attempt ?? 1,
+        epoch: first.epoch,
+        ranks,
+        gpusPerNode: [...gpus][0]!,
+        maxRuntimeSeconds: first.maxRuntimeSeconds ?? null,
+        partition: this.o.partition ?? null,
+        account: this.o.account ?? null,
+        qos: this.o.qos ?? null,
+        path: this.o.path ?? process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      });
+    } catch (err) {
+      throw new LaunchError(describe(err), false);
+    }
+    // A slurmrestd that cannot answer right now gets a few tries; Slurm's refusal is final.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const again = await this.findJob(first.runId, first.epoch);
+        if (again) return { kind: "slurm", id: String(again.id) };
+        const id = await this.o.api.submit(sub);
+        this.log(`run ${first.runId}: submitted as Slurm job ${id} on ${sub.nodelist.join(",")}`);
+        return { kind: "slurm", id: String(id) };
+      } catch (err) {
+        if (err instanceof SlurmRejected) throw new LaunchError(err.message, false);
+        if (!transient(err) || attempt >= 5)
+          throw new LaunchError(`submitting to Slurm failed: ${describe(err)}`, true);
+        this.log(`run ${first.runId}: submitting to Slurm failed (${describe(err)}); retrying`);
+        await sleep(backoffDelay(attempt, { baseMs: 1000, capMs: 15_000, jitter: "none" }));
+      }
+    }
+  }
+
+  /** The live job of this run and epoch, if one was submitted (by this agent or one before it). */
+  private async findJob(runId: string, epoch: number): Promise<SlurmJobInfo | null> {
+    const jobs = await this.o.api.jobs();
+    return (
+      jobs.find(
+        (j) =>
+          j.name === slurmJobName(runId) &&
+          j.comment.includes(`epoch=${epoch}`) &&
+          observe(j).phase !== "ended",
+      ) ?? null
+    );
+  }
+
+  // observe ---------------------------------------------------------------------
+
+  /** One poll per job at a time: the ranks of a run share it. */
+  private poll(id: number): Promise<SlurmJobInfo | null> {
+    const now = Date.now();
+    const cached = this.polls.get(id);
+    if (cached && now - cached.at < (this.o.pollMs ?? 2000) / 2) return cached.answer;
+    const answer = this.o.api.job(id);
+    this.polls.set(id, { at: now, answer });
+    answer.catch(() => this.polls.delete(id));
+    return answer;
+  }
+
+  /** Polls until `done` says so; a failed poll is retried with backoff, never taken as an answer. */
+  private async follow(
+    id: number,
+    done: (job: SlurmJobInfo | null, seen: SlurmObservation | null) => boolean,
+  ): Promise<SlurmJobInfo | null> {
+    let failures = 0;
+    for (;;) {
+      let job: SlurmJobInfo | null;
+      try {
+        job = await this.poll(id);
+        if (failures > 0) this.log(`Slurm job ${id}: slurmrestd answers again`);
+        failures = 0;
+      } catch (err) {
+        if (failures === 0)
+          this.log(`Slurm job ${id}: cannot observe it right now (${describe(err)}); retrying`);
+        await sleep(backoffDelay(failures++, { baseMs: 1000, capMs: 30_000, jitter: "none" }));
+        continue;
+      }
+      if (done(job, job ? observe(job) : null)) return job;
+      await sleep(this.o.pollMs ?? 2000);
+    }
+  }
+
+  async waitStarted(ref: RuntimeRef, _spec: RunSpec, onWaiting: (reason: string) => void): Promise<void> {
+    let said = "";
+    await this.follow(Number(ref.id), (job, seen) => {
+      if (!job || !seen || seen.phase !== "waiting") return true;
+      if (seen.reason !== said) {
+        said = seen.reason;
+        onWaiting(seen.reason);
+      }
+      return false;
+    });
+  }
+
+  async wait(ref: RuntimeRef, spec: RunSpec): Promise<RunExit> {
+    const id = Number(ref.id);
+    const job = await this.follow(id, (j, seen) => !j || seen?.phase === "ended");
+    const own = readExit(spec.runDir);
+    if (!job) {
+      // Purged from slurmctld's memory (MinJobAge) while nobody watched: the rank's own record decides.
+      return own === null
+        ? {
+            exitCode: null,
+            reason: `Slurm no longer knows job ${id}, and rank ${spec.rank} left no exit code`,
+            infra: true,
+          }
+        : { exitCode: own, reason: own === 0 ? "exited 0" : `exited with code ${own}`, infra: false };
+    }
+    const seen = observe(job);
+    if (seen.state === "COMPLETED") return { exitCode: own ?? 0, reason: seen.reason, infra: false };
+    // Any other end is a failure, even when a process exited 0 (a node lost after its rank finished,
+    // a training that checkpointed and exited 0 on the time limit's SIGTERM): never report 0 for it.
+    const code = [own, seen.exitCode].find((c) => c !== null && c !== 0) ?? null;
+    return { exitCode: code, reason: seen.reason, infra: seen.infra };
+  }
+
+  async alive(ref: RuntimeRef): Promise<boolean> {
+    const job = await this.o.api.job(Number(ref.id));
+    return job !== null && observe(job).phase !== "ended";
+  }
+
+  /**
+   * Cancels the job (all its ranks). Slurm gives the grace itself (SIGTERM, KillWait, SIGKILL); a
+   * slurmrestd that cannot answer is asked again until it does or the job is gone.
+   */
+  async stop(ref: RuntimeRef, _graceMs: number): Promise<void> {
+    const id = Number(ref.id);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.o.api.cancel(id);
+        return;
+      } catch (err) {
+        if (attempt >= 30) throw new Error(`cancelling Slurm job ${id} failed: ${describe(err)}`);
+        if (attempt === 0) this.log(`cancelling Slurm job ${id} failed (${describe(err)}); retrying`);
+        await sleep(backoffDelay(attempt, { baseMs: 1000, capMs: 15_000, jitter: "none" }));
+      }
+    }
+  }
+
+  async cleanup(ref: RuntimeRef | null, spec: RunSpec): Promise<void> {
+    if (ref && (await this.alive(ref).catch(() => false))) await this.stop(ref, 0);
+    this.polls.delete(Number(ref?.id));
+    if (!this.o.keepRuns) rmSync(spec.runDir, { recursive: true, force: true });
+  }
+
+  /** Every live Slurm job of ours (named after its run). */
+  async list(): Promise<Array<{ ref: RuntimeRef; labels: Record<string, string> }>> {
+    const jobs = await this.o.api.jobs();
+    return jobs
+      .filter((j) => runIdOfJobName(j.name) !== null && observe(j).phase !== "ended")
+      .map((j) => ({
+        ref: { kind: "slurm" as const, id: String(j.id) },
+        labels: { "starforge.run_id": runIdOfJobName(j.name)! },
+      }));
+  }
+}
+
+/** The exit code a rank's step recorded (render.ts), or null when it recorded none. */
+function readExit(runDir: string): number | null {
+  try {
+    const n = Number(readFileSync(join(runDir, EXIT_FILE), "utf8").trim());
+    return Number.isInteger(n) ? n : null;
+  } catch {
+    return null;
+  }
+}

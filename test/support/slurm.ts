@@ -1,0 +1,170 @@
+/**
+ * The one-host Slurm cluster of scripts/start-slurm.sh, as the Slurm tests drive it: its settings, what
+ * `squeue` shows, and the failures a real cluster has (a node's slurmd dying with its jobs, slurmrestd
+ * restarting). Every daemon is stopped and started by the pid it recorded, never by name.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { waitFor } from "./lifecycle.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const STATE = process.env.SF_SLURM_STATE || "/var/lib/starforge-ci/slurm";
+
+export const slurm = {
+  state: STATE,
+  conf: process.env.SLURM_CONF || join(STATE, "slurm.conf"),
+  restd: process.env.SF_SLURMRESTD || "http://127.0.0.1:6820",
+  /** The shared directory of the test cluster: every node sees it (it is one host). */
+  sharedDir: join(STATE, "jobs"),
+};
+
+function run(cmd: string, args: string[]): string {
+  const r = spawnSync(cmd, args, { encoding: "utf8", env: { ...process.env, SLURM_CONF: slurm.conf } });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+export interface SlurmJobRow {
+  id: number;
+  name: string;
+  state: string;
+  nodes: string;
+  reason: string;
+}
+
+/** Every job slurmctld still knows (finished ones too, for MinJobAge). */
+export function squeueAll(): SlurmJobRow[] {
+  return run("squeue", ["-h", "-t", "all", "-o", "%i|%j|%T|%N|%r"])
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      const [id, name, state, nodes, reason] = l.split("|");
+      return { id: Number(id), name: name!, state: state!, nodes: nodes!, reason: reason! };
+    });
+}
+
+const LIVE = /^(PENDING|CONFIGURING|RUNNING|COMPLETING|SUSPENDED|REQUEUED|RESIZING|SIGNALING|STAGE_OUT)/;
+
+/** StarForge's jobs Slurm still runs or holds (what `squeue` shows by default). */
+export function liveStarforgeJobs(): SlurmJobRow[] {
+  return squeueAll().filter((j) => j.name.startsWith("sf-") && LIVE.test(j.state));
+}
+
+/** The Slurm jobs (any state) a run was submitted as. */
+export function jobsOfRun(runId: string): SlurmJobRow[] {
+  return squeueAll().filter((j) => j.name === `sf-${runId}`);
+}
+
+/** Waits until no StarForge job is left in squeue (a stop's KillWait may still be running). */
+export async function expectSqueueEmpty(timeoutMs = 60_000): Promise<void> {
+  await waitFor(
+    "squeue to hold no StarForge job",
+    () => liveStarforgeJobs().length === 0,
+    timeoutMs,
+    250,
+  ).catch(() => {
+    throw new Error(`StarForge jobs left in squeue: ${JSON.stringify(liveStarforgeJobs())}`);
+  });
+}
+
+/** Runs a plain (non-StarForge) batch job, e.g. to fill a node; returns its id. */
+export function sbatch(args: string[]): number {
+  const out = run("sbatch", ["--parsable", ...args]);
+  return Number(out.trim().split(";")[0]);
+}
+
+export function scancel(id: number): void {
+  run("scancel", [String(id)]);
+}
+
+export function scontrol(args: string[]): string {
+  return run("scontrol", args);
+}
+
+function pidOf(file: string): number | null {
+  const p = join(STATE, file);
+  if (!existsSync(p)) return null;
+  const pid = Number(readFileSync(p, "utf8").trim());
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}
+
+async function killPid(pid: number, signal: NodeJS.Signals): Promise<void> {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    return;
+  }
+  await waitFor(
+    `pid ${pid} to exit`,
+    () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    20_000,
+    50,
+  );
+}
+
+/** Every process of one Slurm job on this host: its slurmstepds and all they started (by /proc). */
+function jobProcesses(jobId: number): number[] {
+  const out: number[] = [];
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      if (cmd.startsWith(`slurmstepd: [${jobId}.`) || env.includes(`SLURM_JOB_ID=${jobId}`))
+        out.push(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * A node dies with the job on it: its slurmd and every process of the (one-node) job are SIGKILLed by
+ * pid, as a power loss would. slurmctld marks the node DOWN after SlurmdTimeout and the job NODE_FAIL.
+ */
+export async function killNode(node: string, jobId: number): Promise<void> {
+  const pid = pidOf(`slurmd.${node}.pid`);
+  if (pid !== null) await killPid(pid, "SIGKILL");
+  for (const p of jobProcesses(jobId)) {
+    try {
+      process.kill(p, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
+/** Brings the cluster back to whole (scripts/start-slurm.sh starts what is missing) and waits for idle nodes. */
+export function startCluster(): void {
+  const r = spawnSync("bash", [join(ROOT, "scripts/start-slurm.sh")], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`start-slurm.sh failed: ${r.stdout}${r.stderr}`);
+}
+
+/** Stops slurmrestd (by its pid file); the cluster itself keeps running. */
+export async function stopSlurmrestd(): Promise<void> {
+  const pid = pidOf("slurmrestd.pid");
+  if (pid !== null) await killPid(pid, "SIGTERM");
+}
+
+/** A node as sinfo shows it: its state (idle, mix, alloc, down*, drain, …). */
+export function nodeState(node: string): string {
+  return run("sinfo", ["-h", "-N", "-n", node, "-o", "%t"]).trim();
+}
+
+export async function waitNodeIdle(node: string, timeoutMs = 60_000): Promise<void> {
+  await waitFor(`${node} to be idle again`, () => /^(idle|mix)$/.test(nodeState(node)), timeoutMs, 500);
+}
