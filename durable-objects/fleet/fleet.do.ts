@@ -140,6 +140,18 @@ export class FleetDO extends DurableObject<DoEnv> {
     return r ? runView(r, this.store.runResume(r.id)) : null;
   }
 
+  /**
+   * What a run's workload may fetch itself (pull mode: a Slurm step or a pod that cannot see the agent's
+   * disk): its job's capsule files, and the runs of its job (their checkpoints). Null: no such run.
+   */
+  async pullRights(runId: string): Promise<{ jobId: string; capsule: string[]; runs: string[] } | null> {
+    const run = this.store.run(runId);
+    const job = run ? this.store.job(run.job_id) : null;
+    if (!run || !job) return null;
+    const capsule = job.capsule ? Object.values(JSON.parse(job.capsule) as Record<string, string>) : [];
+    return { jobId: job.id, capsule, runs: this.store.runsOfJob(job.id).map((r) => r.id) };
+  }
+
   /** Whether this fleet scheduled the run (agents may fetch its checkpoints). */
   async hasRun(runId: string): Promise<boolean> {
     return this.store.run(runId) !== null;

@@ -1,6 +1,5 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
 import { EnrollBody } from "../../contract/api.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
 import { db, schema } from "../../durable-objects/ledger/client.js";
@@ -11,12 +10,7 @@ import { config } from "../env.js";
 import { AppError } from "../errors.js";
 import { parseJson, parseValue } from "../http.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
-import { artifactDownload } from "../services/runs.service.js";
-
-const CheckpointQuery = z.object({
-  run: z.string().startsWith("run_"),
-  path: z.string().min(1).max(1024),
-});
+import { artifactDownload, CheckpointQuery } from "../services/runs.service.js";
 
 export const agentsRoutes = new Hono<Env>()
   /** Public: the enrollment token in the body is the credential. It works once. */

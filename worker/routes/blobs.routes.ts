@@ -12,6 +12,7 @@ import type { Principal } from "../auth/principal.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
 import { blobKey } from "../services/admission.js";
+import { blobResponse } from "../services/runs.service.js";
 import { declaredLength, putVerified } from "../services/verified-put.js";
 
 function digestParam(c: Ctx): string {
@@ -85,13 +86,5 @@ export const blobsRoutes = new Hono<Env>()
     if (!(await mayRead(db(c.env.DB), p, digest))) {
       throw new AppError("FORBIDDEN", "you may not read this blob: it belongs to no job you can read");
     }
-    const obj = await c.env.BLOBS.get(blobKey(digest));
-    if (!obj) throw new AppError("BLOB_NOT_FOUND", `blob ${digest} does not exist`);
-    return new Response(obj.body, {
-      headers: {
-        "content-type": "application/octet-stream",
-        "content-length": String(obj.size),
-        etag: `"${digest}"`,
-      },
-    });
+    return blobResponse(c.env, digest);
   });

@@ -4,6 +4,7 @@
  * token and may only write that run. Data goes to the run's own Durable Object, so ingest never touches
  * D1 or the Fleet DO on its hot path; only lifecycle reports, which change the job, reach the fleet.
  */
+import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import type { z } from "zod";
 import { canonicalJson, DIGEST_RE } from "../../contract/digest.js";
@@ -39,6 +40,7 @@ import {
   ValidationSample,
 } from "../../contract/ingest.schema.js";
 import { runIsOver } from "../../contract/job-states.js";
+import { db, schema } from "../../durable-objects/ledger/client.js";
 import { authenticateRun, type IngestCtx, type IngestEnv, requireSameRun } from "../auth/ingest-auth.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
@@ -46,7 +48,7 @@ import { parseValue } from "../http.js";
 import { artifactKey, artifactStoreFor, checkArtifactPath } from "../services/artifact-store.js";
 import { fleetStub } from "../services/fleets.service.js";
 import { parsePythonJson } from "../services/python-json.js";
-import { runStub } from "../services/runs.service.js";
+import { artifactDownload, blobResponse, CheckpointQuery, runStub } from "../services/runs.service.js";
 import { declaredLength, putVerified, storedDigest } from "../services/verified-put.js";
 
 /**
@@ -109,8 +111,47 @@ function blobPath(c: IngestCtx, runId: string): string {
   return checkArtifactPath(decoded.join("/"));
 }
 
+/** The run's rights to fetch its own inputs (pull mode), or a coded refusal. */
+async function pullRights(c: IngestCtx) {
+  const claims = c.get("claims");
+  const rights = await fleetStub(c.env, claims.fleet).pullRights(claims.sub);
+  if (!rights) throw new AppError("NOT_FOUND", `run ${claims.sub} is not known to its fleet`);
+  return rights;
+}
+
 export const ingestRoutes = new Hono<IngestEnv>()
   .use("*", authenticateRun)
+  /**
+   * Pull mode: a workload that cannot see its agent's disk fetches its inputs by digest with its run
+   * token: its job's capsule files and workspace blobs (and nothing else), verified by the capsule.
+   */
+  .get("/blobs/:digest", async (c) => {
+    const digest = c.req.param("digest");
+    if (!DIGEST_RE.test(digest)) {
+      throw new AppError("INVALID_DIGEST", `"${digest}" is not a digest; expected sha256:<64 lowercase hex>`);
+    }
+    const rights = await pullRights(c);
+    const referenced =
+      rights.capsule.includes(digest) ||
+      (await db(c.env.DB)
+        .select({ x: schema.blobRefs.jobId })
+        .from(schema.blobRefs)
+        .where(and(eq(schema.blobRefs.digest, digest), eq(schema.blobRefs.jobId, rights.jobId)))
+        .get()) !== undefined;
+    if (!referenced) {
+      throw new AppError("FORBIDDEN", `run ${c.get("claims").sub}'s job does not reference blob ${digest}`);
+    }
+    return blobResponse(c.env, digest);
+  })
+  /** Pull mode: a checkpoint of an earlier run of the same job (the run's `resume_from`). */
+  .get("/checkpoint", async (c) => {
+    const q = parseValue(CheckpointQuery, c.req.query());
+    const rights = await pullRights(c);
+    if (!rights.runs.includes(q.run)) {
+      throw new AppError("FORBIDDEN", `run ${q.run} is not a run of job ${rights.jobId}`);
+    }
+    return artifactDownload(c.env, q.run, q.path, { kind: "checkpoint" });
+  })
   .post("/metrics", async (c) => {
     const body = await runBody(c, MetricsBatch);
     const items = checkItems(body.points, MetricPoint, MAX_METRIC_POINTS);

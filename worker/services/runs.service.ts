@@ -1,10 +1,12 @@
 /** Runs as the Worker sees them: the Run DO that holds a run's data, and the ledger's view of the run. */
 import { and, desc, eq } from "drizzle-orm";
+import { z } from "zod";
 import { runIsOver } from "../../contract/job-states.js";
 import { type Db, schema } from "../../durable-objects/ledger/client.js";
 import { runStub } from "../../durable-objects/run/stub.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
+import { blobKey } from "./admission.js";
 import { type JobRow, jobHistory } from "./jobs.service.js";
 
 export { runStub };
@@ -96,6 +98,25 @@ export async function artifactDownload(
       "content-length": String(obj.size),
       "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
       ...(found.view.digest ? { etag: `"${found.view.digest}"` } : {}),
+    },
+  });
+}
+
+/** Where a checkpoint of an earlier run is asked for (`?run=&path=`): agents and pulling workloads. */
+export const CheckpointQuery = z.object({
+  run: z.string().startsWith("run_"),
+  path: z.string().min(1).max(1024),
+});
+
+/** A stored blob's bytes, streamed with its length and digest (the caller checked the right to read). */
+export async function blobResponse(env: AppEnv, digest: string): Promise<Response> {
+  const obj = await env.BLOBS.get(blobKey(digest));
+  if (!obj) throw new AppError("BLOB_NOT_FOUND", `blob ${digest} does not exist`);
+  return new Response(obj.body, {
+    headers: {
+      "content-type": "application/octet-stream",
+      "content-length": String(obj.size),
+      etag: `"${digest}"`,
     },
   });
 }
