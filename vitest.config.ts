@@ -15,12 +15,21 @@ export const TEST_BINDINGS = {
   SF_MAX_BLOB_BYTES: "1048576",
 };
 
+/** `import source from "….py"`: the file's text, as the forgelet bundle gets it (scripts/build.mjs). */
+const pythonAsText = {
+  name: "python-as-text",
+  transform(code: string, id: string) {
+    return id.endsWith(".py") ? { code: `export default ${JSON.stringify(code)};`, map: null } : undefined;
+  },
+};
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("migrations");
   return {
     test: {
       projects: [
         {
+          plugins: [pythonAsText],
           test: {
             name: "unit",
             include: ["test/unit/**/*.test.ts"],

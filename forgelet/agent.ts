@@ -274,7 +274,7 @@ export class Agent {
     let spec: RunSpec;
     try {
       spec = await materialize(req, f.rank, runDir, this.blobs, {
-        runRootInside: this.o.runRootInside,
+        runRootInside: this.o.runtime.runRootOf?.(req.run_id, f.rank) ?? this.o.runRootInside,
         advertiseAddr: this.advertiseAddrOf(req, f.rank),
       });
     } catch (err) {

@@ -17,7 +17,7 @@ import type { Runtime } from "./runtime.js";
 import { ProcessRuntime } from "./runtimes/process.js";
 import { SLURM_API_VERSIONS, slurmApi } from "./runtimes/slurm/adapters.js";
 import { checkEndpoint, SlurmRest } from "./runtimes/slurm/rest.js";
-import { SlurmRuntime } from "./runtimes/slurm/runtime.js";
+import { DEFAULT_NODE_DIR, SlurmRuntime } from "./runtimes/slurm/runtime.js";
 import { SlurmToken } from "./runtimes/slurm/token.js";
 import { forgeletSettings } from "./settings.js";
 
@@ -51,7 +51,11 @@ Usage:
   appear in the fleet; each run is one Slurm batch job, pinned to the nodes the control plane chose.
         --slurmrestd URL       http://HOST:PORT or unix:/path/to/slurmrestd.socket (required)
         --shared-dir DIR       run directories: a directory every compute node sees at the same path
-                               (required; jobs run as --slurm-user and must be able to write there)
+                               (jobs run as --slurm-user and must be able to write there)
+        --node-dir DIR         without --shared-dir (pull mode): each step fetches its inputs by digest
+                               from the control plane with its run token, verifies them, and runs in
+                               DIR on its node's own disk (default /tmp/starforge-runs); the compute
+                               nodes must reach the control plane
         --slurm-user NAME      the Slurm user jobs run as (X-SLURM-USER-NAME; default: this user)
         --slurm-token-file F   a file holding the JWT (SLURM_JWT=… or the bare token), re-read when it
                                changes; default: \`scontrol token\` on this host, renewed at half its life
@@ -152,8 +156,8 @@ async function slurmRuntime(runsDir: string, v: RunFlags, log: (m: string) => vo
   if (!url) fail("--runtime slurm needs --slurmrestd http://HOST:PORT or unix:/path/to/slurmrestd.socket");
   const badUrl = checkEndpoint(url);
   if (badUrl) fail(badUrl);
-  if (!str("shared-dir")) {
-    fail("--runtime slurm needs --shared-dir DIR: a directory every compute node sees at the same path");
+  if (str("shared-dir") && str("node-dir")) {
+    fail("--shared-dir and --node-dir exclude each other: a shared directory, or pull mode into --node-dir");
   }
   const lifespan = Number(str("slurm-token-lifespan") ?? "3600");
   if (!Number.isInteger(lifespan) || lifespan < 60)
@@ -164,9 +168,17 @@ async function slurmRuntime(runsDir: string, v: RunFlags, log: (m: string) => vo
   }
   const token = new SlurmToken({ file: str("slurm-token-file"), lifespanSeconds: lifespan });
   const rest = new SlurmRest({ url, user: str("slurm-user") ?? userInfo().username, token });
+  const shared = str("shared-dir") !== undefined;
+  log(
+    shared
+      ? `run directories on the shared directory ${runsDir}`
+      : `no shared directory: steps fetch their inputs by digest into ${str("node-dir") ?? DEFAULT_NODE_DIR} on their nodes (pull mode)`,
+  );
   return new SlurmRuntime({
     api: slurmApi(version, rest),
-    sharedDir: runsDir,
+    sharedDir: shared ? runsDir : null,
+    nodeDir: str("node-dir"),
+    workDir: runsDir,
     partition: str("partition") ?? null,
     account: str("account") ?? null,
     qos: str("qos") ?? null,
@@ -193,6 +205,7 @@ async function run(argv: string[]): Promise<void> {
       "advertise-addr": { type: "string" },
       slurmrestd: { type: "string" },
       "shared-dir": { type: "string" },
+      "node-dir": { type: "string" },
       "slurm-user": { type: "string" },
       "slurm-token-file": { type: "string" },
       "slurm-token-lifespan": { type: "string" },
@@ -210,6 +223,7 @@ async function run(argv: string[]): Promise<void> {
   const slurmOnly = [
     "slurmrestd",
     "shared-dir",
+    "node-dir",
     "slurm-user",
     "slurm-token-file",
     "slurm-token-lifespan",

@@ -10,7 +10,7 @@ import { type LaunchRequest, rankEnv } from "../contract/launch-request.schema.j
 import { writeFileAtomic } from "../contract/node-files.js";
 import { WorkspaceManifest } from "../contract/workspace-manifest.schema.js";
 import type { BlobCache } from "./blob-cache.js";
-import { type RunSpec, runLabels } from "./runtime.js";
+import { type RunInput, type RunSpec, runLabels } from "./runtime.js";
 
 export const CAPSULE_DIR = ".starforge/capsule";
 
@@ -34,11 +34,14 @@ export async function materialize(
   mkdirSync(join(runDir, "out"), { recursive: true });
   mkdirSync(join(runDir, "workspace"), { recursive: true });
   const files: Record<string, string> = {};
+  const inputs: RunInput[] = [];
 
   for (const [name, digest] of Object.entries(req.capsule.files)) {
     const rel = `${CAPSULE_DIR}/${name}`;
-    place(await blobs.path(digest), runDir, rel, name.endsWith(".sh") ? 0o755 : 0o644);
+    const mode = name.endsWith(".sh") ? 0o755 : 0o644;
+    place(await blobs.path(digest), runDir, rel, mode);
     files[rel] = digest;
+    inputs.push({ path: rel, digest, mode, from: "blob" });
   }
   if (req.workspace.manifest) {
     const manifest = WorkspaceManifest.parse(
@@ -48,6 +51,7 @@ export async function materialize(
       const rel = `workspace/${f.path}`;
       place(await blobs.path(f.digest), runDir, rel, f.mode);
       files[rel] = f.digest;
+      inputs.push({ path: rel, digest: f.digest, mode: f.mode, from: "blob" });
     }
   }
 
@@ -62,6 +66,14 @@ export async function materialize(
       place(await blobs.path(f.digest, source), runDir, rel, 0o644);
       files[rel] = f.digest;
       rels.push(rel);
+      inputs.push({
+        path: rel,
+        digest: f.digest,
+        mode: 0o644,
+        from: "checkpoint",
+        run: req.resume_from.run_id,
+        artifact: f.path,
+      });
     }
     resumeFrom = rels.length === 1 ? rels[0]! : commonDir(rels);
   }
@@ -109,6 +121,7 @@ export async function materialize(
     placement: req.placement.map((p) => ({ rank: p.rank, nodeId: p.node_id, gpus: p.gpu_indices.length })),
     attempt: req.attempt,
     maxRuntimeSeconds: req.spec.lifecycle.max_runtime_seconds ?? null,
+    inputs,
   };
 }
 

@@ -9,6 +9,15 @@ import type { ClusterNode } from "../contract/agent-frames.schema.js";
 export type RuntimeKind = "process" | "docker" | "slurm";
 export const RUNTIME_KINDS = ["process", "docker", "slurm"] as const satisfies readonly RuntimeKind[];
 
+/**
+ * A file of the run directory and where it comes from, for a runtime whose workloads fetch their own
+ * inputs (pull mode): a blob by digest, or a checkpoint of an earlier run of the job.
+ */
+export type RunInput = { path: string; digest: string; mode: number } & (
+  | { from: "blob" }
+  | { from: "checkpoint"; run: string; artifact: string }
+);
+
 /** One rank of the run, as placed by the Fleet DO. */
 export interface RankPlacement {
   rank: number;
@@ -38,6 +47,8 @@ export interface RunSpec {
   attempt?: number;
   /** The job's `lifecycle.max_runtime_seconds` (a cluster's time limit), if any. */
   maxRuntimeSeconds?: number | null;
+  /** Every file materialize placed (but capsule.json, written here): what pull mode fetches itself. */
+  inputs?: RunInput[];
 }
 
 /** What the journal keeps to find a workload again after an agent restart. */
@@ -63,6 +74,11 @@ export interface Runtime {
    * telling `onWaiting` the cluster's reason whenever it changes. Absent: launched means running.
    */
   waitStarted?(ref: RuntimeRef, spec: RunSpec, onWaiting: (reason: string) => void): Promise<void>;
+  /**
+   * Where a rank's run directory is seen by its workload, when not at the agent's own path (pull mode:
+   * on the compute node's disk). The rank's environment (FORGE_RUN_ROOT, SF_RESUME_FROM) uses it.
+   */
+  runRootOf?(runId: string, rank: number): string | undefined;
   /** Checks the runtime can work here (docker daemon reachable, …); throws a clear error if not. */
   preflight(): Promise<void>;
   /** Starts the workload; resolves once it is running. Throws LaunchError if it could not start. */

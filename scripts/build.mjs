@@ -21,6 +21,8 @@ await build({
   target: "node20",
   // ws works without its optional native speed-ups.
   external: ["bufferutil", "utf-8-validate"],
+  // The capsule's pull step (capsule/pull.py) travels inside forgelet as text, to the Slurm jobs it renders.
+  loader: { ".py": "text" },
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },

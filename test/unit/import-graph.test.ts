@@ -50,6 +50,8 @@ const layerOf = (f: string): Layer | null => LAYERS.find((l) => f.startsWith(`${
 function allowed(from: string, to: string): boolean {
   const a = layerOf(from);
   const b = layerOf(to);
+  // The agent carries the capsule's pull step to the jobs it renders (as text, never run by Node).
+  if (a === "forgelet" && /^capsule\/[a-z_]+\.py$/.test(to)) return true;
   if (!a || !b) return false;
   if (to === "contract/node-files.ts" && (a === "worker" || a === "durable-objects")) return false;
   switch (a) {

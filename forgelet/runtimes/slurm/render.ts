@@ -30,6 +30,12 @@ export interface SlurmRunPlan {
   qos: string | null;
   /** PATH of the batch job on the compute nodes. */
   path: string;
+  /**
+   * Pull mode (no shared directory): each rank's `runDir` is on its node's own disk, and the step builds
+   * it first with the capsule's pull.py from `plan` (JSON, see capsule/pull.py), both handed to every
+   * node with sbcast. Without it, the run directories are on a shared directory the agent prepared.
+   */
+  pull?: { plan: string; script: string; keep: boolean } | null;
 }
 
 /** The name every StarForge job carries in Slurm: the run id, so a restarted agent finds it again. */
@@ -57,18 +63,70 @@ export function envFile(env: Record<string, string>): string {
 export const RANK_ENV_FILE = ".starforge/env.sh";
 export const EXIT_FILE = ".starforge/exit_code";
 
+/** Where pull mode stages its files on every node (sbcast's destination; the job id keeps runs apart). */
+const STAGED = "/tmp/sf-$SLURM_JOB_ID";
+
 /** The batch script: the per-node step, then one srun task on every node of the allocation. */
 export function batchScript(plan: SlurmRunPlan): string {
-  const cases = plan.ranks.map((r) => `  ${shellQuote(r.node)}) root=${shellQuote(r.runDir)} ;;`);
-  return [
+  const header = [
     "#!/bin/bash",
     `# StarForge run ${plan.runId} (job ${plan.jobId}, attempt ${plan.attempt}, epoch ${plan.epoch}):`,
     `# ${plan.ranks.length} node(s), one task per node; rendered by forgelet.`,
-    "read -r -d '' SF_STEP <<'SF_STEP_EOF'",
+  ];
+  const srun = "srun --ntasks-per-node=1 --kill-on-bad-exit=1";
+  if (!plan.pull) {
+    return [
+      ...header,
+      "read -r -d '' SF_STEP <<'SF_STEP_EOF'",
+      ...step(plan),
+      "SF_STEP_EOF",
+      `exec ${srun} bash -c "$SF_STEP"`,
+      "",
+    ].join("\n");
+  }
+  // Pull mode: the plan (it holds the ranks' tokens), pull.py and the step go to every node's /tmp with
+  // sbcast (0600, the job's user), since no directory is shared; each step removes its node's copies.
+  return [
+    ...header,
+    "umask 077",
+    'stage="$(mktemp -d)" || exit 71',
+    "cat > \"$stage/plan.json\" <<'SF_PLAN_EOF'",
+    plan.pull.plan,
+    "SF_PLAN_EOF",
+    "cat > \"$stage/pull.py\" <<'SF_PULL_EOF'",
+    plan.pull.script.trimEnd(),
+    "SF_PULL_EOF",
+    "cat > \"$stage/step.sh\" <<'SF_STEP_EOF'",
+    ...step(plan),
+    "SF_STEP_EOF",
+    "for f in plan.json pull.py step.sh; do",
+    `  sbcast -f -p "$stage/$f" "${STAGED}-$f" || { echo "starforge: sbcast of $f failed" >&2; exit 71; }`,
+    "done",
+    'rm -rf "$stage"',
+    `exec ${srun} bash "${STAGED}-step.sh"`,
+    "",
+  ].join("\n");
+}
+
+/** What every node runs: find its rank by node name, (pull mode: build the run directory,) run the capsule. */
+function step(plan: SlurmRunPlan): string[] {
+  const cases = plan.ranks.map(
+    (r) => `  ${shellQuote(r.node)}) rank=${r.rank}; root=${shellQuote(r.runDir)} ;;`,
+  );
+  const pull = plan.pull;
+  const staged = `"${STAGED}-plan.json" "${STAGED}-pull.py" "${STAGED}-step.sh"`;
+  return [
     'case "$SLURMD_NODENAME" in',
     ...cases,
     '  *) echo "starforge: node $SLURMD_NODENAME is not in this run\'s placement" >&2; exit 70 ;;',
     "esac",
+    ...(pull
+      ? [
+          `python3 "${STAGED}-pull.py" "$root" "$rank" "${STAGED}-plan.json"`,
+          "code=$?",
+          `if [ "$code" -ne 0 ]; then rm -f ${staged}; rm -rf "$root"; exit "$code"; fi`,
+        ]
+      : []),
     `set -a; . "$root/${RANK_ENV_FILE}"; set +a`,
     // Slurm picks which GPUs of the node the job gets (the DO counts, Slurm chooses): say those.
     '[ -n "$CUDA_VISIBLE_DEVICES" ] && export FORGE_GPU_INDICES="$CUDA_VISIBLE_DEVICES"',
@@ -77,12 +135,14 @@ export function batchScript(plan: SlurmRunPlan): string {
     "trap 'true' TERM INT",
     'bash "$root/.starforge/capsule/bootstrap.sh"',
     "code=$?",
-    `printf '%s' "$code" > "$root/${EXIT_FILE}.tmp" && mv "$root/${EXIT_FILE}.tmp" "$root/${EXIT_FILE}"`,
+    ...(pull
+      ? // The node's copy goes with the run (checkpoints and logs were shipped by the runner).
+        [`rm -f ${staged}`, ...(pull.keep ? [] : ['rm -rf "$root"'])]
+      : [
+          `printf '%s' "$code" > "$root/${EXIT_FILE}.tmp" && mv "$root/${EXIT_FILE}.tmp" "$root/${EXIT_FILE}"`,
+        ]),
     'exit "$code"',
-    "SF_STEP_EOF",
-    'exec srun --ntasks-per-node=1 --kill-on-bad-exit=1 bash -c "$SF_STEP"',
-    "",
-  ].join("\n");
+  ];
 }
 
 export function renderSubmission(plan: SlurmRunPlan): SlurmSubmission {
@@ -91,13 +151,15 @@ export function renderSubmission(plan: SlurmRunPlan): SlurmSubmission {
   if (new Set(nodes).size !== nodes.length) {
     throw new Error(`ranks of run ${plan.runId} share a Slurm node (${nodes.join(", ")}); one rank per node`);
   }
-  const log = `${ranks[0]!.runDir}/.starforge/slurm-%j.out`;
+  // Pull mode: no run directory exists on the batch node before the step, so the batch output goes to
+  // its /tmp (the training's own output streams to ingest either way).
+  const log = plan.pull ? "/tmp/starforge-slurm-%j.out" : `${ranks[0]!.runDir}/.starforge/slurm-%j.out`;
   return {
     script: batchScript({ ...plan, ranks }),
     name: slurmJobName(plan.runId),
     comment: `starforge run=${plan.runId} job=${plan.jobId} epoch=${plan.epoch}`,
     environment: { PATH: plan.path, SF_RUN_ID: plan.runId },
-    cwd: ranks[0]!.runDir,
+    cwd: plan.pull ? "/tmp" : ranks[0]!.runDir,
     stdout: log,
     stderr: log,
     nodelist: nodes,

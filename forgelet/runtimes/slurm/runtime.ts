@@ -5,16 +5,20 @@
  *   together, pinned to the nodes the Fleet DO chose, so Slurm starts them at once and counts the same
  *   GPUs. Before submitting, an existing job named after the run is adopted (an agent restarted between
  *   submitting and recording it launches nothing twice).
- * - Run directories live on a shared directory every compute node sees at the same path.
+ * - Run directories live on a shared directory every compute node sees at the same path; without one
+ *   (pull mode), each step builds its rank's run directory on its node's disk with the capsule's pull.py,
+ *   fetching every input by digest from the control plane with the run's token.
  * - Observation polls slurmrestd (one poll per job, shared by its ranks). A failed poll is "cannot see
  *   right now", never "gone": it is retried with backoff for as long as it takes.
  * - Stop is `DELETE …/job/{id}`: Slurm sends SIGTERM, waits its KillWait, then SIGKILL.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import PULL_SCRIPT from "../../../capsule/pull.py";
 import type { ClusterNode } from "../../../contract/agent-frames.schema.js";
 import { backoffDelay } from "../../../contract/backoff.js";
 import { writeFileAtomic } from "../../../contract/node-files.js";
+import { CAPSULE_DIR } from "../../materialize.js";
 import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef } from "../../runtime.js";
 import type { SlurmApi, SlurmJobInfo } from "./api.js";
 import {
@@ -30,8 +34,15 @@ import { observe, type SlurmObservation } from "./states.js";
 
 export interface SlurmRuntimeOptions {
   api: SlurmApi;
-  /** Where run directories go: a directory every compute node sees at the same path. */
-  sharedDir: string;
+  /**
+   * Where run directories go: a directory every compute node sees at the same path. Null: pull mode,
+   * where the agent's own `workDir` is only its staging area and the steps fetch their inputs.
+   */
+  sharedDir: string | null;
+  /** Pull mode: where each step builds its run directory on its node's disk. */
+  nodeDir?: string;
+  /** Pull mode: the agent's own run directories (on this host only). */
+  workDir?: string;
   partition?: string | null;
   account?: string | null;
   qos?: string | null;
@@ -93,16 +104,25 @@ export class SlurmRuntime implements Runtime {
         `slurmrestd lists no node with GPUs${this.o.partition ? ` in partition ${this.o.partition}` : ""}; check the GRES (gres.conf, Gres= in slurm.conf)`,
       );
     }
+    const dir = this.o.sharedDir ?? this.o.workDir;
+    if (!dir) return;
     try {
-      mkdirSync(this.o.sharedDir, { recursive: true });
-      const probe = join(this.o.sharedDir, `.forgelet-probe-${process.pid}`);
+      mkdirSync(dir, { recursive: true });
+      const probe = join(dir, `.forgelet-probe-${process.pid}`);
       writeFileSync(probe, "ok");
       rmSync(probe, { force: true });
     } catch (err) {
       throw new Error(
-        `the shared directory ${this.o.sharedDir} is not writable here: ${describe(err)} (--shared-dir must be a directory every compute node sees at the same path)`,
+        this.o.sharedDir
+          ? `the shared directory ${dir} is not writable here: ${describe(err)} (--shared-dir must be a directory every compute node sees at the same path)`
+          : `the work directory ${dir} is not writable here: ${describe(err)}`,
       );
     }
+  }
+
+  /** Pull mode: each rank's run directory is on its node's own disk. */
+  runRootOf(runId: string, rank: number): string | undefined {
+    return this.o.sharedDir ? undefined : `${this.o.nodeDir ?? DEFAULT_NODE_DIR}/${runId}-r${rank}`;
   }
 
   /** The cluster's GPU nodes as fleet nodes (only those of --partition, when given). */
@@ -128,7 +148,7 @@ export class SlurmRuntime implements Runtime {
   /** Resolves with the run's Slurm job once every rank of the run reached this agent and it is submitted. */
   async launch(spec: RunSpec): Promise<RuntimeRef> {
     if (!spec.placement?.length) throw new LaunchError("the launch names no placement", true);
-    writeFileAtomic(join(spec.runDir, RANK_ENV_FILE), envFile(spec.env), 0o600);
+    if (this.o.sharedDir) writeFileAtomic(join(spec.runDir, RANK_ENV_FILE), envFile(spec.env), 0o600);
     const existing = await this.findJob(spec.runId, spec.epoch).catch(() => null);
     if (existing) return { kind: "slurm", id: String(existing.id) };
     const key = `${spec.runId}#${spec.epoch}`;
@@ -176,7 +196,7 @@ export class SlurmRuntime implements Runtime {
     const ranks = specs.map((s) => ({
       rank: s.rank,
       node: slurmNodeOf(placement.find((p) => p.rank === s.rank)?.nodeId ?? ""),
-      runDir: s.runDir,
+      runDir: this.runRootOf(s.runId, s.rank) ?? s.runDir,
     }));
     const gpus = new Set(placement.map((p) => p.gpus));
     if (gpus.size !== 1) {
@@ -199,6 +219,9 @@ export class SlurmRuntime implements Runtime {
         account: this.o.account ?? null,
         qos: this.o.qos ?? null,
         path: this.o.path ?? process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+        pull: this.o.sharedDir
+          ? null
+          : { plan: pullPlan(specs), script: PULL_SCRIPT, keep: this.o.keepRuns === true },
       });
     } catch (err) {
       throw new LaunchError(describe(err), false);
@@ -343,6 +366,32 @@ export class SlurmRuntime implements Runtime {
         labels: { "starforge.run_id": runIdOfJobName(j.name)! },
       }));
   }
+}
+
+/** Pull mode's default for --node-dir: each node's own disk. */
+export const DEFAULT_NODE_DIR = "/tmp/starforge-runs";
+
+/**
+ * The plan capsule/pull.py follows on each node (one line of JSON): the run's inputs by digest, and per
+ * rank its token and the two files the agent writes itself (capsule.json, the rank's environment).
+ */
+export function pullPlan(specs: readonly RunSpec[]): string {
+  const first = specs[0]!;
+  const ranks: Record<string, unknown> = {};
+  for (const s of specs) {
+    ranks[String(s.rank)] = {
+      token: s.env.STARFORGE_TOKEN ?? "",
+      inline: [
+        {
+          path: ".starforge/capsule/capsule.json",
+          content: readFileSync(join(s.runDir, CAPSULE_DIR, "capsule.json"), "utf8"),
+          mode: 0o644,
+        },
+        { path: RANK_ENV_FILE, content: envFile(s.env), mode: 0o600 },
+      ],
+    };
+  }
+  return JSON.stringify({ endpoint: first.env.STARFORGE_ENDPOINT ?? "", files: first.inputs ?? [], ranks });
 }
 
 /** The exit code a rank's step recorded (render.ts), or null when it recorded none. */
