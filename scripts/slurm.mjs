@@ -33,7 +33,7 @@ const printed = step(
   true,
 );
 for (const line of printed.split("\n")) {
-  const m = /^(SLURM_CONF|SF_SLURMRESTD|SF_SLURM_STATE)=(.*)$/.exec(line.trim());
+  const m = /^(SLURM_CONF|SF_SLURMRESTD|SF_SLURMRESTD_SOCKET|SF_SLURM_STATE)=(.*)$/.exec(line.trim());
   if (m) env[m[1]] = m[2];
 }
 step("python3 with torch", "bash", [join(root, "scripts/ensure-torch.sh")]);

@@ -12,6 +12,8 @@ set -euo pipefail
 
 STATE="${SF_SLURM_STATE:-/var/lib/starforge-ci/slurm}"
 REST_PORT="${SF_SLURM_PORT:-6820}"
+# slurmrestd also listens on a unix socket (what a real login node would use: no token on the network).
+REST_SOCKET="$STATE/restd/slurmrestd.socket"
 CONF="$STATE/slurm.conf"
 NODES=(sf-n1 sf-n2)
 GPUS_PER_NODE=4
@@ -37,11 +39,13 @@ if ! installed; then
 fi
 
 print_env() {
-  printf 'SLURM_CONF=%s\nSF_SLURMRESTD=http://127.0.0.1:%s\nSF_SLURM_STATE=%s\n' "$CONF" "$REST_PORT" "$STATE"
+  printf 'SLURM_CONF=%s\nSF_SLURMRESTD=http://127.0.0.1:%s\nSF_SLURMRESTD_SOCKET=unix:%s\nSF_SLURM_STATE=%s\n' \
+    "$CONF" "$REST_PORT" "$REST_SOCKET" "$STATE"
 }
 
 all_up() {
   alive "$STATE/munged.pid" && alive "$STATE/slurmctld.pid" && alive "$STATE/slurmrestd.pid" || return 1
+  [ -S "$REST_SOCKET" ] || return 1
   for n in "${NODES[@]}"; do alive "$STATE/slurmd.$n.pid" || return 1; done
   SLURM_CONF="$CONF" scontrol ping >/dev/null 2>&1
 }
@@ -137,11 +141,17 @@ for n in "${NODES[@]}"; do
   mkdir -p "$STATE/spool/$n"
   alive "$STATE/slurmd.$n.pid" || slurmd -f "$CONF" -N "$n"
 done
+if alive "$STATE/slurmrestd.pid" && [ ! -S "$REST_SOCKET" ]; then
+  # Started by an older version of this script, without the unix socket: restart it (by its pid).
+  kill "$(cat "$STATE/slurmrestd.pid")"
+  for _ in $(seq 1 50); do alive "$STATE/slurmrestd.pid" || break; sleep 0.1; done
+fi
 if ! alive "$STATE/slurmrestd.pid"; then
   # slurmrestd refuses to run as root and has no daemon mode: it drops to nobody, and setsid keeps it
   # running after this script; its pid is kept so it can be stopped (and restarted by tests) by pid.
+  mkdir -p "$STATE/restd" && chmod 1777 "$STATE/restd" && rm -f "$REST_SOCKET"
   SLURM_JWT=daemon setsid slurmrestd -f "$CONF" -a rest_auth/jwt -u nobody -s openapi/v0.0.38 \
-    "127.0.0.1:$REST_PORT" >>"$STATE/log/slurmrestd.log" 2>&1 </dev/null &
+    "127.0.0.1:$REST_PORT" "unix:$REST_SOCKET" >>"$STATE/log/slurmrestd.log" 2>&1 </dev/null &
   echo $! >"$STATE/slurmrestd.pid"
 fi
 
@@ -151,8 +161,10 @@ for _ in $(seq 1 100); do
   token="$(scontrol token lifespan=60 2>/dev/null | sed -n 's/^SLURM_JWT=//p' || true)"
   if [ "$idle" = "${#NODES[@]}" ] && [ -n "$token" ] &&
     curl -fsS -o /dev/null -H "X-SLURM-USER-NAME: root" -H "X-SLURM-USER-TOKEN: $token" \
-      "http://127.0.0.1:$REST_PORT/slurm/v0.0.38/ping"; then
-    say "cluster up: ${NODES[*]} ($GPUS_PER_NODE fake GPUs each), slurmrestd on 127.0.0.1:$REST_PORT"
+      "http://127.0.0.1:$REST_PORT/slurm/v0.0.38/ping" &&
+    curl -fsS -o /dev/null --unix-socket "$REST_SOCKET" -H "X-SLURM-USER-NAME: root" \
+      -H "X-SLURM-USER-TOKEN: $token" "http://localhost/slurm/v0.0.38/ping"; then
+    say "cluster up: ${NODES[*]} ($GPUS_PER_NODE fake GPUs each), slurmrestd on 127.0.0.1:$REST_PORT and $REST_SOCKET"
     print_env
     exit 0
   fi

@@ -208,6 +208,76 @@ describe("forgelet protocol handling", () => {
     );
   });
 
+  it("--help lists the Slurm flags; misused ones are refused, by name, before anything is dialled", () => {
+    const forgelet = (...args: string[]) =>
+      spawnSync(process.execPath, [join(ROOT, "dist/forgelet.mjs"), ...args], {
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+    const help = forgelet("--help").stdout;
+    for (const flag of [
+      "--runtime process|docker|slurm",
+      "--slurmrestd URL",
+      "--shared-dir DIR",
+      "--node-dir DIR",
+      "--slurm-user NAME",
+      "--slurm-token-file F",
+      "--slurm-token-lifespan SECONDS",
+      "--slurm-api-version V",
+      "--partition NAME",
+      "--account NAME",
+      "--qos NAME",
+      "--slurm-path PATH",
+      "--cluster-refresh S",
+      "--default-image IMAGE",
+    ])
+      expect(help, flag).toContain(flag);
+    const tokenFile = join(stateDir, "slurm.jwt");
+    writeFileSync(tokenFile, "SLURM_JWT=x\n");
+    const slurm = ["run", "--runtime", "slurm", "--state-dir", stateDir];
+    const cases: Array<[string[], string]> = [
+      [
+        ["run", "--runtime", "process", "--state-dir", stateDir, "--shared-dir", "/x"],
+        "--shared-dir is for --runtime slurm only",
+      ],
+      [
+        ["run", "--runtime", "process", "--state-dir", stateDir, "--default-image", "a:b"],
+        "--default-image is for --runtime docker only",
+      ],
+      [[...slurm, "--simulate-gpus", "2"], "--simulate-gpus is not for --runtime slurm"],
+      [slurm, "--runtime slurm needs --slurmrestd"],
+      [
+        [...slurm, "--slurmrestd", "ftp://h:1"],
+        '--slurmrestd takes http://HOST:PORT or unix:/path/to/slurmrestd.socket, got "ftp://h:1"',
+      ],
+      [
+        [...slurm, "--slurmrestd", "http://127.0.0.1:9", "--slurm-api-version", "v0.0.40"],
+        "--slurm-api-version v0.0.40 is not supported; supported: v0.0.38",
+      ],
+      [
+        [...slurm, "--slurmrestd", "http://127.0.0.1:9", "--shared-dir", "/a", "--node-dir", "/b"],
+        "--shared-dir and --node-dir exclude each other",
+      ],
+      [
+        [
+          ...slurm,
+          "--slurmrestd",
+          "unix:/nonexistent/slurmrestd.socket",
+          "--slurm-token-file",
+          tokenFile,
+          "--work-dir",
+          join(stateDir, "w"),
+        ],
+        "the Slurm runtime cannot work: cannot reach slurmrestd at unix:/nonexistent/slurmrestd.socket",
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = forgelet(...args);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr, args.join(" ")).toContain(message);
+    }
+  });
+
   it("refuses fuzzed frames with coded errors and stays up", async () => {
     const cases: Array<[string, string, string | null]> = [
       ["{nope", "MALFORMED_FRAME", null],

@@ -1,5 +1,5 @@
 /**
- * Slurm without a shared directory (pull mode): forgelet keeps its run directories to itself, and each
+ * Slurm without a shared directory (pull mode), through slurmrestd's unix socket: forgelet keeps its run directories to itself, and each
  * step builds its rank's run directory on its node's disk with the capsule's pull.py, fetching the
  * capsule, the workspace and the checkpoint to resume from by digest with the run's token. The job
  * never sees the agent's directory: the batch script names only node paths, and the nodes' copies are
@@ -47,8 +47,9 @@ beforeAll(async () => {
     runtime: "slurm",
     env: { SLURM_CONF: slurm.conf },
     args: [
+      // slurmrestd on its unix socket, as on a real login node.
       "--slurmrestd",
-      slurm.restd,
+      slurm.restdSocket,
       "--work-dir",
       workDir,
       "--node-dir",

@@ -15,6 +15,8 @@ export const slurm = {
   state: STATE,
   conf: process.env.SLURM_CONF || join(STATE, "slurm.conf"),
   restd: process.env.SF_SLURMRESTD || "http://127.0.0.1:6820",
+  /** The same slurmrestd on its unix socket. */
+  restdSocket: process.env.SF_SLURMRESTD_SOCKET || `unix:${join(STATE, "restd", "slurmrestd.socket")}`,
   /** The shared directory of the test cluster: every node sees it (it is one host). */
   sharedDir: join(STATE, "jobs"),
 };
