@@ -296,6 +296,9 @@ export class Agent {
     try {
       ref = await this.o.runtime.launch(spec);
     } catch (err) {
+      if (this.journal.get(rec.run_id, rec.rank)?.stop_requested) {
+        return this.finish(rec, "stopped", null, "stopped before it started", false);
+      }
       const infra = err instanceof LaunchError ? err.infra : true;
       return this.finish(rec, "launch_failed", null, err instanceof Error ? err.message : String(err), infra);
     }
@@ -473,6 +476,9 @@ export class Agent {
     } else if (cur.ref) {
       // Submitted, still in the cluster's queue: cancelled there; started() then watches it end.
       await this.o.runtime.stop(cur.ref, graceMs);
+    } else {
+      // Still inside the runtime's launch (waiting for the run's other ranks): end that wait now.
+      this.o.runtime.abort?.(cur.run_id, cur.rank);
     }
     // Still preparing (accepted): launch() sees stop_requested and reports `stopped` instead of starting.
   }

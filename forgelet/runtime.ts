@@ -79,6 +79,8 @@ export interface Runtime {
    * on the compute node's disk). The rank's environment (FORGE_RUN_ROOT, SF_RESUME_FROM) uses it.
    */
   runRootOf?(runId: string, rank: number): string | undefined;
+  /** A rank stopped while its launch still waits inside the runtime (for the run's other ranks): end that wait. */
+  abort?(runId: string, rank: number): boolean;
   /** Checks the runtime can work here (docker daemon reachable, …); throws a clear error if not. */
   preflight(): Promise<void>;
   /** Starts the workload; resolves once it is running. Throws LaunchError if it could not start. */

@@ -4,7 +4,7 @@
  * holds in its queue shows the cluster's reason.
  */
 import { describe, expect, it } from "vitest";
-import { clusterInventory, Fleet } from "./fleet-harness.js";
+import { clusterInventory, Fleet, inventory } from "./fleet-harness.js";
 
 function cluster() {
   const f = new Fleet();
@@ -73,6 +73,21 @@ describe("a cluster agent", () => {
       status: "down",
       status_reason: "down: the cluster no longer lists this node",
     });
+  });
+
+  it("ignores node lists from an agent that fronts no cluster, and a former cluster agent's nodes go down", () => {
+    const f = new Fleet();
+    const plain = f.agent("gpu-a", 4);
+    f.decide({
+      type: "inventory",
+      nodeId: plain,
+      inventory: clusterInventory("gpu-a", [{ name: "x", gpus: 8 }]),
+    });
+    // A plain agent's hello/inventory never adds nodes beyond its own host.
+    const { f: g, agent, n1 } = cluster();
+    g.decide({ type: "hello", nodeId: agent, inventory: inventory("login-1", 0), journal: [] });
+    expect(g.s.node(n1)).toMatchObject({ status: "down" });
+    expect(f.s.nodes().map((n) => n.id)).toEqual([plain]);
   });
 
   it("never shrinks a node below the GPUs its runs hold", () => {

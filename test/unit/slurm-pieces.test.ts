@@ -154,6 +154,8 @@ describe("v0.0.38 shapes (captured from slurmrestd 22.05.8)", () => {
       stderr: "/var/lib/sf-slurm/jobs/%j.err",
       nodelist: ["sf-n1", "sf-n2"],
       gpusPerNode: 1,
+      cpusPerTask: 4,
+      memoryPerNodeMb: 64_000,
       timeLimitMinutes: 5,
       partition: "gpu",
       account: null,
@@ -175,8 +177,13 @@ describe("v0.0.38 shapes (captured from slurmrestd 22.05.8)", () => {
       tasks: 2,
       tasks_per_node: 1,
       partition: "gpu",
+      // The node's share of CPUs and memory is asked for.
+      cpus_per_task: 4,
+      memory_per_node: 64_000,
     });
     expect(props).not.toHaveProperty("account");
+    // v0.0.38 reads any `requeue` as true: never sent (a requeued job is cancelled by the runtime).
+    expect(props).not.toHaveProperty("requeue");
     expect(typeof props.environment).toBe("object");
   });
 });

@@ -152,6 +152,33 @@ describe("SlurmRuntime", () => {
     expect(await rt.wait(ref, spec)).toMatchObject({ exitCode: 0, infra: false });
   });
 
+  it("a job Slurm puts back in its queue after it ran is cancelled and reported as an infrastructure end", async () => {
+    const api = new MemorySlurm();
+    const rt = runtime(api);
+    const spec = specOf("run_q", 0, ["sf-n1"]);
+    const ref = await rt.launch(spec);
+    api.script = [
+      { state: "RUNNING", reason: "None" },
+      { state: "PENDING", reason: "BeginTime" },
+    ];
+    expect(await rt.wait(ref, spec)).toEqual({
+      exitCode: null,
+      reason: "Slurm requeued job 101 (PENDING: BeginTime); cancelled, so the control plane retries it",
+      infra: true,
+    });
+    expect(api.jobsById.get(101)!.state).toBe("CANCELLED");
+  });
+
+  it("a stop while the ranks wait for each other ends that wait, submitting nothing", async () => {
+    const api = new MemorySlurm();
+    const rt = runtime(api);
+    const waiting = rt.launch(specOf("run_s", 0)).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(rt.abort("run_s", 0)).toBe(true);
+    expect(await waiting).toMatchObject({ infra: false, message: expect.stringMatching(/^stopped before/) });
+    expect(api.submitted).toEqual([]);
+  });
+
   it("never reports exit 0 for an end other than COMPLETED; the rank's own code wins over Slurm's", async () => {
     const api = new MemorySlurm();
     const rt = runtime(api);

@@ -18,6 +18,9 @@ export interface Welcome {
   stop: Array<{ run_id: string; epoch: number }>;
 }
 
+/** Runtimes whose agent fronts a cluster's nodes rather than its own host. */
+const CLUSTER_RUNTIMES: ReadonlySet<string> = new Set(["slurm", "kuberay"]);
+
 /** A free node name: `wanted`, or `wanted-<suffix>` when another node of the fleet has it. */
 function freeName(t: Tx, id: string, wanted: string): string {
   const taken = t.s.nodeByName(wanted);
@@ -107,7 +110,9 @@ function changed(a: NodeRow, b: NodeRow): boolean {
 
 /** A cluster agent's refreshed inventory: its own row and its nodes; new capacity may dispatch work. */
 export function inventory(t: Tx, agentId: string, inv: Inventory): void {
-  if (!t.s.node(agentId)) return;
+  // Only a cluster agent (its hello said so) lists nodes; an agent's own host is updated by its hello.
+  const row = t.s.node(agentId);
+  if (!row || inv.nodes === undefined || !CLUSTER_RUNTIMES.has(row.runtime ?? "")) return;
   syncClusterNodes(t, agentId, inv);
   t.schedule();
 }
@@ -141,7 +146,9 @@ export function hello(t: Tx, nodeId: string, inv: Inventory, journal: JournalEnt
     workloads: inv.workloads ? JSON.stringify(inv.workloads) : null,
   };
   putNode(t, row);
-  if (cluster) syncClusterNodes(t, nodeId, inv);
+  // An agent that fronted a cluster and now runs its own host: its former nodes take no more runs.
+  if (cluster || clusterNodesOf(t.s, nodeId).length > 0)
+    syncClusterNodes(t, nodeId, { ...inv, nodes: inv.nodes ?? [] });
 
   const welcome: Welcome = { expected: [], stop: [] };
   const known = new Map(journal.map((j) => [`${j.run_id}#${j.rank}`, j]));

@@ -16,6 +16,9 @@ export interface SlurmSubmission {
   /** The nodes the Fleet DO chose, in node-rank order; the job gets exactly these. */
   nodelist: string[];
   gpusPerNode: number;
+  /** The node's CPUs and memory in proportion to the GPUs taken (null: Slurm's defaults). */
+  cpusPerTask: number | null;
+  memoryPerNodeMb: number | null;
   timeLimitMinutes: number | null;
   partition: string | null;
   account: string | null;
@@ -80,17 +83,7 @@ export function nodeState(base: string, flags: readonly string[]): SlurmNodeStat
   const all = [base.toUpperCase(), ...flags.map((f) => f.toUpperCase())];
   if (
     all.some((s) =>
-      [
-        "DOWN",
-        "FAIL",
-        "FAILING",
-        "NOT_RESPONDING",
-        "POWERED_DOWN",
-        "POWER_DOWN",
-        "UNKNOWN",
-        "FUTURE",
-        "INVALID_REG",
-      ].includes(s),
+      ["DOWN", "FAIL", "FAILING", "NOT_RESPONDING", "UNKNOWN", "FUTURE", "INVALID_REG"].includes(s),
     )
   )
     return "down";

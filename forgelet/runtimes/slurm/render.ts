@@ -23,6 +23,9 @@ export interface SlurmRunPlan {
   epoch: number;
   ranks: SlurmRankPlan[];
   gpusPerNode: number;
+  /** CPUs and memory (MB) per node for the job (its share of the node), or null for Slurm's defaults. */
+  cpusPerTask?: number | null;
+  memoryPerNodeMb?: number | null;
   /** The job's max_runtime_seconds, rounded up to Slurm's minutes. */
   maxRuntimeSeconds: number | null;
   partition: string | null;
@@ -65,6 +68,11 @@ export const EXIT_FILE = ".starforge/exit_code";
 
 /** Where pull mode stages its files on every node (sbcast's destination; the job id keeps runs apart). */
 const STAGED = "/tmp/sf-$SLURM_JOB_ID";
+/**
+ * Makes STAGED on every node, private: created 0700 by the job's user, or refused when someone else made
+ * it first (job ids are predictable; a directory planted in a shared /tmp must not receive the tokens).
+ */
+const PRIVATE_STAGE = `d=${STAGED}; mkdir -p -m 700 "$d" && [ -O "$d" ] && [ ! -L "$d" ] && [ "$(stat -c %a "$d")" = 700 ]`;
 
 /** The batch script: the per-node step, then one srun task on every node of the allocation. */
 export function batchScript(plan: SlurmRunPlan): string {
@@ -99,11 +107,12 @@ export function batchScript(plan: SlurmRunPlan): string {
     "cat > \"$stage/step.sh\" <<'SF_STEP_EOF'",
     ...step(plan),
     "SF_STEP_EOF",
+    `${srun} bash -c ${shellQuote(PRIVATE_STAGE)} || { echo "starforge: no private ${STAGED} on every node" >&2; exit 71; }`,
     "for f in plan.json pull.py step.sh; do",
-    `  sbcast -f -p "$stage/$f" "${STAGED}-$f" || { echo "starforge: sbcast of $f failed" >&2; exit 71; }`,
+    `  sbcast -f -p "$stage/$f" "${STAGED}/$f" || { echo "starforge: sbcast of $f failed" >&2; exit 71; }`,
     "done",
     'rm -rf "$stage"',
-    `exec ${srun} bash "${STAGED}-step.sh"`,
+    `exec ${srun} bash "${STAGED}/step.sh"`,
     "",
   ].join("\n");
 }
@@ -114,7 +123,7 @@ function step(plan: SlurmRunPlan): string[] {
     (r) => `  ${shellQuote(r.node)}) rank=${r.rank}; root=${shellQuote(r.runDir)} ;;`,
   );
   const pull = plan.pull;
-  const staged = `"${STAGED}-plan.json" "${STAGED}-pull.py" "${STAGED}-step.sh"`;
+  const staged = `"${STAGED}"`;
   return [
     'case "$SLURMD_NODENAME" in',
     ...cases,
@@ -122,9 +131,9 @@ function step(plan: SlurmRunPlan): string[] {
     "esac",
     ...(pull
       ? [
-          `python3 "${STAGED}-pull.py" "$root" "$rank" "${STAGED}-plan.json"`,
+          `python3 "${STAGED}/pull.py" "$root" "$rank" "${STAGED}/plan.json"`,
           "code=$?",
-          `if [ "$code" -ne 0 ]; then rm -f ${staged}; rm -rf "$root"; exit "$code"; fi`,
+          `if [ "$code" -ne 0 ]; then rm -rf ${staged} "$root"; exit "$code"; fi`,
         ]
       : []),
     `set -a; . "$root/${RANK_ENV_FILE}"; set +a`,
@@ -137,7 +146,7 @@ function step(plan: SlurmRunPlan): string[] {
     "code=$?",
     ...(pull
       ? // The node's copy goes with the run (checkpoints and logs were shipped by the runner).
-        [`rm -f ${staged}`, ...(pull.keep ? [] : ['rm -rf "$root"'])]
+        [`rm -rf ${staged}`, ...(pull.keep ? [] : ['rm -rf "$root"'])]
       : [
           `printf '%s' "$code" > "$root/${EXIT_FILE}.tmp" && mv "$root/${EXIT_FILE}.tmp" "$root/${EXIT_FILE}"`,
         ]),
@@ -164,6 +173,8 @@ export function renderSubmission(plan: SlurmRunPlan): SlurmSubmission {
     stderr: log,
     nodelist: nodes,
     gpusPerNode: plan.gpusPerNode,
+    cpusPerTask: plan.cpusPerTask ?? null,
+    memoryPerNodeMb: plan.memoryPerNodeMb ?? null,
     timeLimitMinutes:
       plan.maxRuntimeSeconds === null ? null : Math.max(1, Math.ceil(plan.maxRuntimeSeconds / 60)),
     partition: plan.partition,

@@ -134,6 +134,11 @@ export class SlurmRest {
     }
     // 22.05 answers a token it cannot verify with a 500 and an unnumbered error ("Unspecified error",
     // "unable to load"); Slurm's own refusals carry an error number and are the adapters' to read.
+    // slurmctld unreachable, restarting or failing over, or a socket timeout (Slurm's communication and
+    // protocol errors, 1000-1099 and 5000-5099): the cluster cannot answer now, which is not a refusal.
+    if (answer.status >= 500 && numbers.some((n) => (n >= 1000 && n < 1100) || (n >= 5000 && n < 5100))) {
+      throw new SlurmUnavailable(`slurmrestd cannot reach slurmctld right now: ${text}`);
+    }
     if (answer.status >= 500 && numbers.length === 0) {
       throw new SlurmAuthError(
         `slurmrestd answered HTTP ${answer.status} (${text || "no details"}); is the token valid?`,

@@ -60,8 +60,8 @@ export interface SlurmRuntimeOptions {
 
 interface Gathering {
   specs: Map<number, RunSpec>;
-  waiters: Array<{ ok: (ref: RuntimeRef) => void; ko: (err: unknown) => void }>;
-  timer: NodeJS.Timeout;
+  waiters: Map<number, { ok: (ref: RuntimeRef) => void; ko: (err: unknown) => void }>;
+  timer: NodeJS.Timeout | null;
 }
 
 /** Errors that mean "slurmrestd cannot answer right now" (restarting, overloaded, token being renewed). */
@@ -86,6 +86,8 @@ export class SlurmRuntime implements Runtime {
   readonly cluster = { nodes: () => this.nodes() };
   private readonly gathering = new Map<string, Gathering>();
   private readonly polls = new Map<number, { at: number; answer: Promise<SlurmJobInfo | null> }>();
+  /** Each node's CPUs, memory and GPUs, as last read: a job asks for its share of them. */
+  private readonly sizes = new Map<string, { cpus: number; memoryMb: number; gpus: number }>();
   private readonly log: (msg: string) => void;
 
   constructor(private readonly o: SlurmRuntimeOptions) {
@@ -128,6 +130,7 @@ export class SlurmRuntime implements Runtime {
   /** The cluster's GPU nodes as fleet nodes (only those of --partition, when given). */
   async nodes(): Promise<ClusterNode[]> {
     const all = await this.o.api.nodes();
+    for (const n of all) this.sizes.set(n.name, { cpus: n.cpus, memoryMb: n.memoryMb, gpus: n.gpus });
     return all
       .filter((n) => n.gpus > 0 && (!this.o.partition || n.partitions.includes(this.o.partition)))
       .map((n) => ({
@@ -149,45 +152,80 @@ export class SlurmRuntime implements Runtime {
   async launch(spec: RunSpec): Promise<RuntimeRef> {
     if (!spec.placement?.length) throw new LaunchError("the launch names no placement", true);
     if (this.o.sharedDir) writeFileAtomic(join(spec.runDir, RANK_ENV_FILE), envFile(spec.env), 0o600);
-    const existing = await this.findJob(spec.runId, spec.epoch).catch(() => null);
+    // Submitted before (this agent restarted between submitting and recording it): that job, even ended.
+    const existing = await this.retrying(`looking for run ${spec.runId}'s Slurm job`, () =>
+      this.findJob(spec.runId, spec.epoch),
+    );
     if (existing) return { kind: "slurm", id: String(existing.id) };
     const key = `${spec.runId}#${spec.epoch}`;
+    const world = spec.placement.length;
+    const gatherMs = this.o.gatherMs ?? 120_000;
     return new Promise<RuntimeRef>((ok, ko) => {
       let g = this.gathering.get(key);
       if (!g) {
-        const world = spec.placement!.length;
-        const gatherMs = this.o.gatherMs ?? 120_000;
-        const created: Gathering = {
-          specs: new Map(),
-          waiters: [],
-          timer: setTimeout(() => {
-            this.gathering.delete(key);
-            const err = new LaunchError(
-              `only ${created.specs.size} of ${world} ranks of run ${spec.runId} reached this agent within ${Math.round(gatherMs / 1000)} s; nothing was submitted to Slurm`,
-              true,
-            );
-            for (const w of created.waiters) w.ko(err);
-          }, gatherMs),
-        };
-        g = created;
+        g = { specs: new Map(), waiters: new Map(), timer: null };
         this.gathering.set(key, g);
       }
-      g.specs.set(spec.rank, spec);
-      g.waiters.push({ ok, ko });
-      if (g.specs.size === spec.placement!.length) {
-        clearTimeout(g.timer);
-        this.gathering.delete(key);
-        const done = g;
-        this.submit([...done.specs.values()]).then(
-          (ref) => {
-            for (const w of done.waiters) w.ok(ref);
-          },
-          (err: unknown) => {
-            for (const w of done.waiters) w.ko(err);
-          },
-        );
+      const cur = g;
+      cur.specs.set(spec.rank, spec);
+      cur.waiters.set(spec.rank, { ok, ko });
+      // The wait restarts with every rank that arrives (preparing a rank may copy a large checkpoint).
+      if (cur.timer) clearTimeout(cur.timer);
+      cur.timer = null;
+      if (cur.specs.size < world) {
+        cur.timer = setTimeout(() => {
+          this.gathering.delete(key);
+          const err = new LaunchError(
+            `only ${cur.specs.size} of ${world} ranks of run ${spec.runId} reached this agent within ${Math.round(gatherMs / 1000)} s of each other; nothing was submitted to Slurm`,
+            true,
+          );
+          for (const w of cur.waiters.values()) w.ko(err);
+        }, gatherMs);
+        return;
       }
+      this.gathering.delete(key);
+      this.submit([...cur.specs.values()]).then(
+        (ref) => {
+          for (const w of cur.waiters.values()) w.ok(ref);
+        },
+        (err: unknown) => {
+          for (const w of cur.waiters.values()) w.ko(err);
+        },
+      );
     });
+  }
+
+  /**
+   * A rank stopped while it waits for the run's other ranks: it leaves the gathering (nothing of the run
+   * was submitted yet), and its launch ends with a LaunchError the agent reports as `stopped`.
+   */
+  abort(runId: string, rank: number): boolean {
+    for (const [key, g] of this.gathering) {
+      if (!key.startsWith(`${runId}#`) || !g.waiters.has(rank)) continue;
+      const w = g.waiters.get(rank)!;
+      g.waiters.delete(rank);
+      g.specs.delete(rank);
+      if (g.specs.size === 0) {
+        if (g.timer) clearTimeout(g.timer);
+        this.gathering.delete(key);
+      }
+      w.ko(new LaunchError("stopped before the run's ranks were all here; nothing was submitted", false));
+      return true;
+    }
+    return false;
+  }
+
+  /** Runs `call`, waiting out a slurmrestd that cannot answer right now (bounded); other errors pass. */
+  private async retrying<T>(what: string, call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        if (!transient(err) || attempt >= 8) throw new LaunchError(`${what} failed: ${describe(err)}`, true);
+        if (attempt === 0) this.log(`${what} failed (${describe(err)}); retrying`);
+        await sleep(backoffDelay(attempt, { baseMs: 1000, capMs: 15_000, jitter: "none" }));
+      }
+    }
   }
 
   private async submit(specs: RunSpec[]): Promise<RuntimeRef> {
@@ -214,6 +252,10 @@ export class SlurmRuntime implements Runtime {
         epoch: first.epoch,
         ranks,
         gpusPerNode: [...gpus][0]!,
+        ...this.shareOf(
+          ranks.map((r) => r.node),
+          [...gpus][0]!,
+        ),
         maxRuntimeSeconds: first.maxRuntimeSeconds ?? null,
         partition: this.o.partition ?? null,
         account: this.o.account ?? null,
@@ -244,17 +286,32 @@ export class SlurmRuntime implements Runtime {
     }
   }
 
-  /** The live job of this run and epoch, if one was submitted (by this agent or one before it). */
+  /**
+   * CPUs and memory in proportion to the GPUs taken, on the smallest of the nodes (Slurm's defaults, often
+   * one CPU and a few GB, would starve a training's data loaders or get it OOM-killed).
+   */
+  private shareOf(
+    nodes: string[],
+    gpus: number,
+  ): { cpusPerTask: number | null; memoryPerNodeMb: number | null } {
+    const sizes = nodes.map((n) => this.sizes.get(n));
+    if (gpus === 0 || sizes.some((s) => !s || s.gpus === 0))
+      return { cpusPerTask: null, memoryPerNodeMb: null };
+    const part = (v: number, of: number) => Math.floor((v * gpus) / of);
+    const cpus = Math.min(...sizes.map((s) => part(s!.cpus, s!.gpus)));
+    const mem = Math.min(...sizes.map((s) => part(s!.memoryMb, s!.gpus)));
+    return { cpusPerTask: Math.max(1, cpus), memoryPerNodeMb: mem > 0 ? mem : null };
+  }
+
+  /**
+   * The job of this run and epoch, if one was submitted (by this agent or one before it): a live one
+   * first, else one that already ended (its end is then what the agent reports; it is never run again).
+   */
   private async findJob(runId: string, epoch: number): Promise<SlurmJobInfo | null> {
-    const jobs = await this.o.api.jobs();
-    return (
-      jobs.find(
-        (j) =>
-          j.name === slurmJobName(runId) &&
-          j.comment.includes(`epoch=${epoch}`) &&
-          observe(j).phase !== "ended",
-      ) ?? null
+    const ours = (await this.o.api.jobs()).filter(
+      (j) => j.name === slurmJobName(runId) && j.comment.split(" ").includes(`epoch=${epoch}`),
     );
+    return ours.find((j) => observe(j).phase !== "ended") ?? ours.sort((a, b) => b.id - a.id)[0] ?? null;
   }
 
   // observe ---------------------------------------------------------------------
@@ -307,7 +364,24 @@ export class SlurmRuntime implements Runtime {
 
   async wait(ref: RuntimeRef, spec: RunSpec): Promise<RunExit> {
     const id = Number(ref.id);
-    const job = await this.follow(id, (j, seen) => !j || seen?.phase === "ended");
+    let ran = false;
+    let requeued: SlurmObservation | null = null;
+    const job = await this.follow(id, (j, seen) => {
+      if (seen?.phase === "running") ran = true;
+      // Slurm put a job that ran back in its queue (a node failed, a preemption; JobRequeue=1): it would
+      // start again behind the control plane's back. It is cancelled; the retry budget decides instead.
+      if (ran && seen?.phase === "waiting") requeued = seen;
+      return !j || seen?.phase === "ended" || requeued !== null;
+    });
+    if (requeued !== null) {
+      const r = requeued as SlurmObservation;
+      await this.stop(ref, 0).catch(() => {});
+      return {
+        exitCode: null,
+        reason: `Slurm requeued job ${id} (${r.state}${r.reason ? `: ${r.reason}` : ""}); cancelled, so the control plane retries it`,
+        infra: true,
+      };
+    }
     const own = readExit(spec.runDir);
     if (!job) {
       // Purged from slurmctld's memory (MinJobAge) while nobody watched: the rank's own record decides.

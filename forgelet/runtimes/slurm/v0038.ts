@@ -3,7 +3,9 @@
  * - the job's nodes are pinned with `nodelist` (accepted by the parser though the OpenAPI document does
  *   not list it; `required_nodes` is refused as a "disabled key"; `#SBATCH` lines are not read);
  * - `environment` is required (an object); `job_state` is one string; `exit_code` a raw wait status;
- * - an unknown job is a 500 with error 2017; errors may come with a 200 and a job id.
+ * - an unknown job is a 500 with error 2017; errors may come with a 200 and a job id;
+ * - `requeue` makes a job requeueable whatever its value (`false` included), so it is never sent: a job
+ *   Slurm requeues anyway (JobRequeue=1, the default) is cancelled by the runtime (runtime.ts).
  */
 import type { SlurmApi, SlurmJobInfo, SlurmNodeInfo, SlurmSubmission } from "./api.js";
 import { nodeState, parseGres } from "./api.js";
@@ -31,6 +33,8 @@ export function jobProperties(sub: SlurmSubmission): Json {
     tasks: n,
     tasks_per_node: 1,
     ...(sub.gpusPerNode > 0 ? { gres: `gpu:${sub.gpusPerNode}` } : {}),
+    ...(sub.cpusPerTask ? { cpus_per_task: sub.cpusPerTask } : {}),
+    ...(sub.memoryPerNodeMb ? { memory_per_node: sub.memoryPerNodeMb } : {}),
     ...(sub.timeLimitMinutes !== null ? { time_limit: sub.timeLimitMinutes } : {}),
     ...(sub.partition ? { partition: sub.partition } : {}),
     ...(sub.account ? { account: sub.account } : {}),
