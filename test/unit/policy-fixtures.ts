@@ -19,7 +19,13 @@ export function node(
   id: string,
   series: string,
   gpus: number,
-  opts: { used?: number[]; schedulable?: boolean; runtime?: string; workloads?: WorkloadKind[] } = {},
+  opts: {
+    used?: number[];
+    schedulable?: boolean;
+    runtime?: string;
+    workloads?: WorkloadKind[];
+    domain?: string;
+  } = {},
 ): NodeInput {
   return {
     id,
@@ -30,6 +36,7 @@ export function node(
     used: opts.used ?? [],
     runtime: opts.runtime ?? null,
     workloads: opts.workloads ?? null,
+    domain: opts.domain ?? null,
   };
 }
 

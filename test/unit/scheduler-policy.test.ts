@@ -68,6 +68,34 @@ describe("decide: placement", () => {
     expect(dispatched(mixed).sort()).toEqual(["a", "b"]);
   });
 
+  it("keeps a run within one cluster agent's nodes; it never splits one between two clusters", () => {
+    const nodes = [
+      node("a1", "h200", 4, { runtime: "slurm", domain: "agent-a" }),
+      node("b1", "h200", 4, { runtime: "slurm", domain: "agent-b" }),
+    ];
+    const split = decide(input({ nodes, queue: [job("gang", [pool("h200", 2, 4)])] }));
+    expect(dispatched(split)).toEqual([]);
+    expect(reasonCodes(split, "gang")).toEqual(["CAPACITY"]);
+    expect(split.pending.gang![0]!.message).toContain("must be in one cluster");
+    // One more node behind agent a: the gang fits there, and only there.
+    const fits = decide(
+      input({
+        nodes: [...nodes, node("a2", "h200", 4, { runtime: "slurm", domain: "agent-a" })],
+        queue: [job("gang", [pool("h200", 2, 4)])],
+      }),
+    );
+    expect(
+      placementOf(fits, "gang")
+        .map((p) => p.node_id)
+        .sort(),
+    ).toEqual(["a1", "a2"]);
+    // Single-node jobs go anywhere.
+    const one = decide(
+      input({ nodes, queue: [job("x", [pool("h200", 1, 4)]), job("y", [pool("h200", 1, 4)])] }),
+    );
+    expect(dispatched(one).sort()).toEqual(["x", "y"]);
+  });
+
   it("reports CAPACITY when nodes of the series exist but are busy", () => {
     const d = decide(
       input({

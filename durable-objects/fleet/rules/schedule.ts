@@ -133,6 +133,7 @@ function dispatchPass(t: Tx): void {
       used: allocs.filter((a) => a.node_id === n.id).map((a) => a.idx),
       runtime: n.runtime,
       workloads: n.workloads === null ? null : (JSON.parse(n.workloads) as WorkloadKind[]),
+      domain: n.agent_id,
     })),
     queue: queued
       .filter((j) => !settling.has(j.id))

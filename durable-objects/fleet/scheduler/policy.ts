@@ -31,6 +31,11 @@ export interface NodeInput {
   runtime?: string | null;
   /** What it runs (image, bare); null/absent: by its runtime. */
   workloads?: readonly WorkloadKind[] | null;
+  /**
+   * The cluster agent that fronts it (Slurm): a run goes to one agent as one cluster job, so all its
+   * ranks stay within one domain. Null/absent: an agent's own host, which mixes with other such hosts.
+   */
+  domain?: string | null;
 }
 
 export interface QueuedJobInput {
@@ -196,8 +201,40 @@ function freeIndices(n: NodeInput): number[] {
   return out;
 }
 
-/** All-or-nothing placement of every pool; `free` is not modified. */
+/**
+ * All-or-nothing placement of every pool, within one domain (one cluster agent's nodes, or the fleet's
+ * own hosts): a run split between two agents could never start as one cluster job. `free` is not modified.
+ */
 function place(
+  job: QueuedJobInput,
+  nodes: readonly NodeInput[],
+  free: ReadonlyMap<string, number[]>,
+): { placement: Placement[] } | { reasons: PendingReason[] } {
+  const domains = [...new Set(nodes.map((n) => n.domain ?? ""))].sort();
+  if (domains.length <= 1) return placeIn(job, nodes, free);
+  for (const d of domains) {
+    const within = placeIn(
+      job,
+      nodes.filter((n) => (n.domain ?? "") === d),
+      free,
+    );
+    if ("placement" in within) return within;
+  }
+  const anywhere = placeIn(job, nodes, free);
+  if (!("placement" in anywhere)) return anywhere;
+  const nodesNeeded = job.pools.reduce((s, p) => s + p.nodes, 0);
+  return {
+    reasons: [
+      {
+        code: "CAPACITY",
+        message: `the free GPUs are spread over several clusters; all ${nodesNeeded} node(s) of a run must be in one cluster (one agent's nodes)`,
+        details: { nodes_needed: nodesNeeded, domains: domains.length },
+      },
+    ],
+  };
+}
+
+function placeIn(
   job: QueuedJobInput,
   nodes: readonly NodeInput[],
   free: ReadonlyMap<string, number[]>,
