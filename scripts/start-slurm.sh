@@ -136,6 +136,9 @@ chmod 0644 "$CONF" "$STATE/gres.conf"
 export SLURM_CONF="$CONF"
 
 # --- daemons -----------------------------------------------------------------------------------------
+# Started from the state directory: a daemon outlives the checkout that started it, and slurmrestd dies
+# on its next job submit when its working directory is gone (getcwd).
+cd "$STATE"
 alive "$STATE/slurmctld.pid" || slurmctld -f "$CONF"
 for n in "${NODES[@]}"; do
   mkdir -p "$STATE/spool/$n"
