@@ -385,7 +385,9 @@ export async function expectNoOrphans(
     }
   };
   const state = async () => ({
-    processes: workloadProcesses(jobIds).map((p) => `${p.pid} (job ${p.jobId} rank ${p.rank})`),
+    processes: workloadProcesses(jobIds).map(
+      (p) => `${p.pid} (job ${p.jobId} rank ${p.rank}) ${procInfo(p.pid)}`,
+    ),
     agentGroups: agents.flatMap((a) => a.liveWorkloads().map((g) => `${a.nodeId}:${g}`)),
     seenGroupsAlive: [...seenPgids].filter(alive),
     allocated: await allocatedGpus(cp, fleet),
@@ -405,6 +407,19 @@ export async function expectNoOrphans(
     allocated: 0,
   });
   return Date.now() - t0;
+}
+
+/** A process's state, wait channel and command line (why it is still there, in an orphan failure). */
+function procInfo(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const st = /\) (\S)/.exec(stat)?.[1] ?? "?";
+    const wchan = readFileSync(`/proc/${pid}/wchan`, "utf8");
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim().slice(0, 160);
+    return `[${st} ${wchan || "-"}] ${cmd}`;
+  } catch {
+    return "[gone]";
+  }
 }
 
 /** Progress lines with the seconds since the test began (they show where a slow or hung test stands). */
