@@ -102,6 +102,19 @@ export default defineConfig(async () => {
           },
         },
         {
+          // The runtime bundles capsule/pull.py and capsule/rayjob.py as text.
+          plugins: [pythonAsText],
+          test: {
+            // forgelet's KubeRay runtime against the Kubernetes API and KubeRay operator simulators.
+            name: "kuberay",
+            include: ["test/kuberay/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 180_000,
+            hookTimeout: 60_000,
+            fileParallelism: false,
+          },
+        },
+        {
           test: {
             name: "capsule",
             include: ["test/capsule/**/*.test.ts"],

@@ -15,9 +15,10 @@ import { clusterInventory, detectInventory } from "./inventory.js";
 import { checkAdvertiseAddr, detectAdvertiseAddr } from "./network.js";
 import type { Runtime } from "./runtime.js";
 import { ProcessRuntime } from "./runtimes/process.js";
+import { DEFAULT_NODE_DIR } from "./runtimes/pull.js";
 import { SLURM_API_VERSIONS, slurmApi } from "./runtimes/slurm/adapters.js";
 import { checkEndpoint, SlurmRest } from "./runtimes/slurm/rest.js";
-import { DEFAULT_NODE_DIR, SlurmRuntime } from "./runtimes/slurm/runtime.js";
+import { SlurmRuntime } from "./runtimes/slurm/runtime.js";
 import { SlurmToken } from "./runtimes/slurm/token.js";
 import { forgeletSettings } from "./settings.js";
 
@@ -32,14 +33,14 @@ Usage:
       Trade a one-shot enrollment token (from an admin: POST /v1/fleets/<fleet>/enrollment-tokens, or
       \`sf admin fleet enroll-token <fleet>\`) for this node's credential, stored 0600 in the state dir.
 
-  forgelet run --runtime process|docker|slurm [options]
+  forgelet run --runtime process|docker|slurm|kuberay [options]
       Connect and run jobs. The runtime is explicit: there is no silent fallback from one to another.
         --simulate-gpus N      declare N GPUs on a machine without any (accounting and labels stay real)
         --gpu-series SERIES    GPU series to offer, e.g. h200 (detected from nvidia-smi when omitted)
         --name NAME            node name (default: the hostname)
         --label KEY=VALUE      node label, repeatable
-        --default-image IMAGE  docker: run jobs that name no image in IMAGE (it must be on the node), so
-                               the same JobSpec runs here as on process and Slurm fleets
+        --default-image IMAGE  docker, kuberay: run jobs that name no image in IMAGE (on docker it must be
+                               on the node), so the same JobSpec runs here as on process and Slurm fleets
         --advertise-addr ADDR  the address other nodes reach this one at, for multi-node jobs (rank 0
                                listens there); default: the IPv4 address of the default-route interface
         --work-dir DIR         where run directories go (default: <state-dir>/runs)
@@ -69,9 +70,28 @@ Usage:
                                name their own
         --cluster-refresh S    re-read the cluster's nodes every S seconds (default 30)
 
+  KubeRay (--runtime kuberay): one forgelet (in the cluster or anywhere that reaches its API server)
+  fronts a Kubernetes cluster with the KubeRay operator. Its GPU nodes appear in the fleet; each run is
+  one RayJob (ray.io/v1) in --namespace, pinned to the nodes the control plane chose; every pod fetches
+  its inputs by digest from the control plane with its run token (the pods must reach it). Needs the
+  RBAC in deploy/kuberay/rbac.yaml.
+        --kubeconfig FILE      kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or the pod's
+                               service account when forgelet runs in the cluster)
+        --kube-context NAME    kubeconfig context (default: its current context)
+        --namespace NS         where RayJobs go (default: starforge)
+        --gpu-resource NAME    the GPU resource of the device plugin (default nvidia.com/gpu)
+        --gpu-series-label KEY node label naming the GPU model (default nvidia.com/gpu.product)
+        --gpu-series SERIES    series of GPU nodes without that label
+        --node-selector SEL    only nodes matching this label selector are the fleet's
+        --service-account NAME service account of the Ray pods (default: the namespace's default)
+        --node-dir DIR         where each pod builds its run directory (default /tmp/starforge-runs)
+        --image-pull-timeout S fail a run whose image cannot be pulled for S seconds (default 300)
+        --cluster-refresh S    re-read the cluster's nodes every S seconds (default 30)
+
 Environment:
   FORGELET_HOME                 default state directory
   FORGE_LOCAL_GPU_PASSTHROUGH   docker runtime: 0 = launch containers without GPU devices (machines without GPUs)
+  FORGE_K8S_GPU_PASSTHROUGH     kuberay runtime: 0 = pods request no GPUs from Kubernetes (Ray still counts them)
 
 Examples:
   forgelet enroll --server https://sf.example.com --token sfe_…
@@ -80,6 +100,7 @@ Examples:
   forgelet run --runtime docker --advertise-addr 10.0.4.17   # multi-node: the fabric address peers use
   forgelet run --runtime slurm --slurmrestd unix:/run/slurmrestd/slurmrestd.socket \
       --shared-dir /shared/starforge --partition gpu --slurm-token-file /etc/forgelet/slurm.jwt
+  forgelet run --runtime kuberay --namespace ml-training --default-image rayproject/ray:2.9.0-py310-gpu
 `;
 
 const Credential = z.object({
@@ -147,7 +168,8 @@ async function runtimeFor(
     return new DockerRuntime(runsDir, { keepRuns, defaultImage });
   }
   if (kind === "slurm") return slurmRuntime(runsDir, v, log);
-  fail(`unknown runtime "${kind}"; choose --runtime process, docker or slurm`);
+  if (kind === "kuberay") return kuberayRuntime(v, log);
+  fail(`unknown runtime "${kind}"; choose --runtime process, docker, slurm or kuberay`);
 }
 
 async function slurmRuntime(runsDir: string, v: RunFlags, log: (m: string) => void): Promise<Runtime> {
@@ -189,6 +211,48 @@ async function slurmRuntime(runsDir: string, v: RunFlags, log: (m: string) => vo
   });
 }
 
+async function kuberayRuntime(v: RunFlags, log: (m: string) => void): Promise<Runtime> {
+  const str = (k: string) => (typeof v[k] === "string" ? (v[k] as string) : undefined);
+  const { KubeApi } = await import("./runtimes/kuberay/k8s.js");
+  const { KubeRayRuntime } = await import("./runtimes/kuberay/runtime.js");
+  const namespace = str("namespace") ?? "starforge";
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) {
+    fail(`--namespace ${namespace} is not a Kubernetes namespace name (lowercase letters, digits, '-')`);
+  }
+  const pullTimeout = Number(str("image-pull-timeout") ?? "300");
+  if (!Number.isFinite(pullTimeout) || pullTimeout < 10)
+    fail("--image-pull-timeout takes seconds, at least 10");
+  const passthrough = process.env.FORGE_K8S_GPU_PASSTHROUGH;
+  if (passthrough !== undefined && passthrough !== "0" && passthrough !== "1") {
+    fail(`FORGE_K8S_GPU_PASSTHROUGH is 0 or 1, not "${passthrough}"`);
+  }
+  const kubeconfig = str("kubeconfig");
+  if (kubeconfig && !existsSync(kubeconfig)) fail(`--kubeconfig ${kubeconfig}: no such file`);
+  let api: InstanceType<typeof KubeApi>;
+  try {
+    api = new KubeApi({ kubeconfig, context: str("kube-context"), namespace });
+  } catch (err) {
+    fail(`cannot load the Kubernetes configuration: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  log(
+    `Kubernetes API ${api.server()}, namespace ${namespace}; pods fetch their inputs by digest (pull mode)`,
+  );
+  return new KubeRayRuntime({
+    api,
+    defaultImage: str("default-image") ?? null,
+    gpuResource: str("gpu-resource"),
+    gpuPassthrough: passthrough !== "0",
+    gpuSeriesLabel: str("gpu-series-label"),
+    gpuSeries: str("gpu-series"),
+    nodeSelector: str("node-selector") ?? null,
+    serviceAccountName: str("service-account") ?? null,
+    nodeDir: str("node-dir"),
+    imagePullTimeoutMs: pullTimeout * 1000,
+    keepRuns: v["keep-runs"] === true,
+    log,
+  });
+}
+
 async function run(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -216,14 +280,38 @@ async function run(argv: string[]): Promise<void> {
       "slurm-path": { type: "string" },
       "cluster-refresh": { type: "string" },
       "default-image": { type: "string" },
+      kubeconfig: { type: "string" },
+      "kube-context": { type: "string" },
+      namespace: { type: "string" },
+      "gpu-resource": { type: "string" },
+      "gpu-series-label": { type: "string" },
+      "node-selector": { type: "string" },
+      "service-account": { type: "string" },
+      "image-pull-timeout": { type: "string" },
     },
   });
-  if (!values.runtime) fail("choose a runtime explicitly: --runtime process, docker or slurm");
+  if (!values.runtime) fail("choose a runtime explicitly: --runtime process, docker, slurm or kuberay");
   const slurm = values.runtime === "slurm";
+  const kuberay = values.runtime === "kuberay";
+  const cluster = slurm || kuberay;
+  const kuberayOnly = [
+    "kubeconfig",
+    "kube-context",
+    "namespace",
+    "gpu-resource",
+    "gpu-series-label",
+    "node-selector",
+    "service-account",
+    "image-pull-timeout",
+  ] as const;
+  const strayK = kuberayOnly.filter((k) => values[k] !== undefined);
+  if (!kuberay && strayK.length > 0) fail(`--${strayK[0]} is for --runtime kuberay only`);
+  const bothClusters = ["node-dir", "cluster-refresh"] as const;
+  const strayC = bothClusters.filter((k) => values[k] !== undefined);
+  if (!cluster && strayC.length > 0) fail(`--${strayC[0]} is for --runtime slurm or kuberay only`);
   const slurmOnly = [
     "slurmrestd",
     "shared-dir",
-    "node-dir",
     "slurm-user",
     "slurm-token-file",
     "slurm-token-lifespan",
@@ -232,15 +320,17 @@ async function run(argv: string[]): Promise<void> {
     "account",
     "qos",
     "slurm-path",
-    "cluster-refresh",
   ] as const;
   const stray = slurmOnly.filter((k) => values[k] !== undefined);
   if (!slurm && stray.length > 0) fail(`--${stray[0]} is for --runtime slurm only`);
   if (slurm && values["simulate-gpus"] !== undefined) {
     fail("--simulate-gpus is not for --runtime slurm: the cluster's GRES say how many GPUs each node has");
   }
-  if (values["default-image"] !== undefined && values.runtime !== "docker") {
-    fail("--default-image is for --runtime docker only");
+  if (kuberay && values["simulate-gpus"] !== undefined) {
+    fail("--simulate-gpus is not for --runtime kuberay: the nodes' allocatable GPUs say how many each has");
+  }
+  if (values["default-image"] !== undefined && values.runtime !== "docker" && !kuberay) {
+    fail("--default-image is for --runtime docker or kuberay only");
   }
   const refreshSeconds = Number(values["cluster-refresh"] ?? "30");
   if (!Number.isFinite(refreshSeconds) || refreshSeconds < 1)
@@ -277,6 +367,8 @@ async function run(argv: string[]): Promise<void> {
           name: values.name,
           labels,
           agentVersion: VERSION,
+          // A Kubernetes agent with a default image runs image-less jobs too.
+          ...(kuberay && values["default-image"] ? { workloads: ["image", "bare"] as const } : {}),
         })
       : await detectInventory({
           runtime: runtime.kind,

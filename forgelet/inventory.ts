@@ -44,10 +44,17 @@ export function parseNvidiaSmi(csv: string): GpuInfo[] {
 /** A cluster agent's inventory: its own host runs nothing; the cluster's nodes are the fleet's. */
 export async function clusterInventory(
   cluster: { nodes(): Promise<ClusterNode[]> },
-  o: { runtime: Inventory["runtime"]; name?: string; labels: Record<string, string>; agentVersion: string },
+  o: {
+    runtime: Inventory["runtime"];
+    name?: string;
+    labels: Record<string, string>;
+    agentVersion: string;
+    workloads?: readonly WorkloadKind[];
+  },
 ): Promise<Inventory> {
   const nodes = await cluster.nodes();
   return {
+    ...(o.workloads ? { workloads: [...o.workloads] } : {}),
     hostname: o.name ?? hostname(),
     runtime: o.runtime,
     gpu_series: nodes[0]?.gpu_series ?? "none",

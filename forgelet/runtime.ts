@@ -6,8 +6,13 @@
  */
 import type { ClusterNode } from "../contract/agent-frames.schema.js";
 
-export type RuntimeKind = "process" | "docker" | "slurm";
-export const RUNTIME_KINDS = ["process", "docker", "slurm"] as const satisfies readonly RuntimeKind[];
+export type RuntimeKind = "process" | "docker" | "slurm" | "kuberay";
+export const RUNTIME_KINDS = [
+  "process",
+  "docker",
+  "slurm",
+  "kuberay",
+] as const satisfies readonly RuntimeKind[];
 
 /**
  * A file of the run directory and where it comes from, for a runtime whose workloads fetch their own

@@ -208,7 +208,7 @@ describe("forgelet protocol handling", () => {
     );
   });
 
-  it("--help lists the Slurm flags; misused ones are refused, by name, before anything is dialled", () => {
+  it("--help lists the Slurm and KubeRay flags; misused ones are refused, by name, before anything is dialled", () => {
     const forgelet = (...args: string[]) =>
       spawnSync(process.execPath, [join(ROOT, "dist/forgelet.mjs"), ...args], {
         encoding: "utf8",
@@ -216,7 +216,7 @@ describe("forgelet protocol handling", () => {
       });
     const help = forgelet("--help").stdout;
     for (const flag of [
-      "--runtime process|docker|slurm",
+      "--runtime process|docker|slurm|kuberay",
       "--slurmrestd URL",
       "--shared-dir DIR",
       "--node-dir DIR",
@@ -230,10 +230,26 @@ describe("forgelet protocol handling", () => {
       "--slurm-path PATH",
       "--cluster-refresh S",
       "--default-image IMAGE",
+      "--kubeconfig FILE",
+      "--kube-context NAME",
+      "--namespace NS",
+      "--gpu-resource NAME",
+      "--gpu-series-label KEY",
+      "--node-selector SEL",
+      "--service-account NAME",
+      "--image-pull-timeout S",
+      "FORGE_K8S_GPU_PASSTHROUGH",
+      "deploy/kuberay/rbac.yaml",
     ])
       expect(help, flag).toContain(flag);
     const tokenFile = join(stateDir, "slurm.jwt");
     writeFileSync(tokenFile, "SLURM_JWT=x\n");
+    // A kubeconfig whose API server does not answer (nothing listens on port 9).
+    const kubeconfig = join(stateDir, "kubeconfig");
+    writeFileSync(
+      kubeconfig,
+      "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:9', insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n",
+    );
     const slurm = ["run", "--runtime", "slurm", "--state-dir", stateDir];
     const cases: Array<[string[], string]> = [
       [
@@ -242,7 +258,35 @@ describe("forgelet protocol handling", () => {
       ],
       [
         ["run", "--runtime", "process", "--state-dir", stateDir, "--default-image", "a:b"],
-        "--default-image is for --runtime docker only",
+        "--default-image is for --runtime docker or kuberay only",
+      ],
+      [
+        ["run", "--runtime", "docker", "--state-dir", stateDir, "--namespace", "x"],
+        "--namespace is for --runtime kuberay only",
+      ],
+      [
+        ["run", "--runtime", "process", "--state-dir", stateDir, "--node-dir", "/x"],
+        "--node-dir is for --runtime slurm or kuberay only",
+      ],
+      [
+        ["run", "--runtime", "kuberay", "--state-dir", stateDir, "--simulate-gpus", "2"],
+        "--simulate-gpus is not for --runtime kuberay",
+      ],
+      [
+        ["run", "--runtime", "kuberay", "--state-dir", stateDir, "--namespace", "Bad_NS"],
+        "--namespace Bad_NS is not a Kubernetes namespace name",
+      ],
+      [
+        ["run", "--runtime", "kuberay", "--state-dir", stateDir, "--kubeconfig", "/nonexistent/kubeconfig"],
+        "--kubeconfig /nonexistent/kubeconfig: no such file",
+      ],
+      [
+        ["run", "--runtime", "kuberay", "--state-dir", stateDir, "--image-pull-timeout", "1"],
+        "--image-pull-timeout takes seconds, at least 10",
+      ],
+      [
+        ["run", "--runtime", "kuberay", "--state-dir", stateDir, "--kubeconfig", kubeconfig],
+        "the KubeRay runtime cannot work with http://127.0.0.1:9: listing nodes: the API server cannot be reached",
       ],
       [[...slurm, "--simulate-gpus", "2"], "--simulate-gpus is not for --runtime slurm"],
       [slurm, "--runtime slurm needs --slurmrestd"],

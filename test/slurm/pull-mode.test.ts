@@ -17,10 +17,10 @@ import { waitForStatus } from "../support/jobs.js";
 import {
   describeState,
   expectNoOrphans,
-  fleetView,
   newOperator,
   smallNodeProfile,
   waitFor,
+  waitGpuNodesReady,
 } from "../support/lifecycle.js";
 import { expectSqueueEmpty, jobsOfRun, scontrol, slurm } from "../support/slurm.js";
 
@@ -61,14 +61,7 @@ beforeAll(async () => {
     ],
   });
   expect(agent.log()).toContain(`steps fetch their inputs by digest into ${nodeDir}`);
-  await waitFor(
-    "the cluster's nodes in the fleet",
-    async () =>
-      (await fleetView(cp, FLEET)).nodes.filter((n) => n.status === "ready" && n.gpus.length > 0).length ===
-      2,
-    30_000,
-    200,
-  );
+  await waitGpuNodesReady(cp, FLEET, 2);
 });
 
 afterEach(async (ctx) => {

@@ -28,6 +28,7 @@ import {
   submitCustom,
   tickingWorkspace,
   waitFor,
+  waitGpuNodesReady,
 } from "../support/lifecycle.js";
 import { newSfHome, sf } from "../support/sf.js";
 import {
@@ -91,14 +92,7 @@ beforeAll(async () => {
       "2",
     ],
   });
-  await waitFor(
-    "the cluster's two nodes in the fleet",
-    async () =>
-      (await fleetView(cp, FLEET)).nodes.filter((n) => n.status === "ready" && n.gpus.length > 0).length ===
-      2,
-    30_000,
-    200,
-  );
+  await waitGpuNodesReady(cp, FLEET, 2);
 });
 
 afterEach(async (ctx) => {

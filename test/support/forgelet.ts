@@ -29,8 +29,8 @@ export async function enrollForgelet(
   cp: ControlPlane,
   fleet: string,
   o: {
-    /** slurm: the cluster's GRES say the GPUs (no --simulate-gpus); pass its flags in `args`. */
-    runtime?: "process" | "docker" | "slurm";
+    /** slurm, kuberay: the cluster says the GPUs (no --simulate-gpus); pass its flags in `args`. */
+    runtime?: "process" | "docker" | "slurm" | "kuberay";
     gpus?: number;
     name: string;
     env?: Record<string, string>;
@@ -56,7 +56,7 @@ export async function enrollForgelet(
     "run",
     "--runtime",
     o.runtime ?? "process",
-    ...(o.runtime === "slurm" ? [] : ["--simulate-gpus", String(o.gpus ?? 4)]),
+    ...(o.runtime === "slurm" || o.runtime === "kuberay" ? [] : ["--simulate-gpus", String(o.gpus ?? 4)]),
     "--gpu-series",
     "h200",
     "--name",

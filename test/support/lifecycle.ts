@@ -349,6 +349,18 @@ export async function restartAgent(agent: ForgeletProc, timeoutMs = 20_000): Pro
   await waitFor(`${agent.nodeId} to reconnect`, () => connections(agent) > before, timeoutMs, 50);
 }
 
+/** Waits until the fleet has `n` ready nodes with GPUs (a cluster agent's nodes; the agent itself has none). */
+export async function waitGpuNodesReady(cp: ControlPlane, fleet: string, n: number, timeoutMs = 30_000) {
+  return waitFor(
+    `${n} ready GPU nodes in ${fleet}`,
+    async () =>
+      (await fleetView(cp, fleet)).nodes.filter((x) => x.status === "ready" && x.gpus.length > 0).length ===
+      n,
+    timeoutMs,
+    200,
+  );
+}
+
 /** Waits until every node of the fleet is `ready` (its agent said hello and was reconciled). */
 export async function waitNodesReady(cp: ControlPlane, fleet: string, n: number, timeoutMs = 30_000) {
   return waitFor(

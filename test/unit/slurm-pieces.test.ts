@@ -8,10 +8,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { envFile } from "../../forgelet/runtimes/pull.js";
 import { nodeState, parseGres } from "../../forgelet/runtimes/slurm/api.js";
 import {
   batchScript,
-  envFile,
   renderSubmission,
   runIdOfJobName,
   type SlurmRunPlan,

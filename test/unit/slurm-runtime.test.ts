@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LaunchError, type RunSpec } from "../../forgelet/runtime.js";
+import { RANK_ENV_FILE } from "../../forgelet/runtimes/pull.js";
 import type { SlurmApi, SlurmJobInfo, SlurmSubmission } from "../../forgelet/runtimes/slurm/api.js";
-import { EXIT_FILE, RANK_ENV_FILE } from "../../forgelet/runtimes/slurm/render.js";
+import { EXIT_FILE } from "../../forgelet/runtimes/slurm/render.js";
 import { SlurmRejected, SlurmUnavailable } from "../../forgelet/runtimes/slurm/rest.js";
 import { SlurmRuntime } from "../../forgelet/runtimes/slurm/runtime.js";
 

@@ -6,6 +6,7 @@
  * into its run directory on the shared file system) and runs the capsule's bootstrap there; a small
  * wrapper records the exit status, so every rank's own exit code survives the job.
  */
+import { RANK_ENV_FILE, shellQuote } from "../pull.js";
 import type { SlurmSubmission } from "./api.js";
 
 export interface SlurmRankPlan {
@@ -50,20 +51,6 @@ export function runIdOfJobName(name: string): string | null {
   return /^sf-(run_[A-Za-z0-9]+)$/.exec(name)?.[1] ?? null;
 }
 
-/** `'it''s'` for bash: single quotes, with embedded ones closed, escaped and reopened. */
-export function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-/** A rank's environment as a file bash sources (`set -a; . env.sh`). */
-export function envFile(env: Record<string, string>): string {
-  return `${Object.entries(env)
-    .filter(([k]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
-    .map(([k, v]) => `${k}=${shellQuote(v)}`)
-    .join("\n")}\n`;
-}
-
-export const RANK_ENV_FILE = ".starforge/env.sh";
 export const EXIT_FILE = ".starforge/exit_code";
 
 /** Where pull mode stages its files on every node (sbcast's destination; the job id keeps runs apart). */

@@ -18,17 +18,11 @@ import PULL_SCRIPT from "../../../capsule/pull.py";
 import type { ClusterNode } from "../../../contract/agent-frames.schema.js";
 import { backoffDelay } from "../../../contract/backoff.js";
 import { writeFileAtomic } from "../../../contract/node-files.js";
-import { CAPSULE_DIR } from "../../materialize.js";
 import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef } from "../../runtime.js";
+import { clusterNodeOf, gpuShare, type NodeSize, RankGathering } from "../gather.js";
+import { DEFAULT_NODE_DIR, envFile, pullPlan, RANK_ENV_FILE } from "../pull.js";
 import type { SlurmApi, SlurmJobInfo } from "./api.js";
-import {
-  EXIT_FILE,
-  envFile,
-  RANK_ENV_FILE,
-  renderSubmission,
-  runIdOfJobName,
-  slurmJobName,
-} from "./render.js";
+import { EXIT_FILE, renderSubmission, runIdOfJobName, slurmJobName } from "./render.js";
 import { SlurmAuthError, SlurmRejected, SlurmUnavailable } from "./rest.js";
 import { observe, type SlurmObservation } from "./states.js";
 
@@ -58,12 +52,6 @@ export interface SlurmRuntimeOptions {
   log?: (msg: string) => void;
 }
 
-interface Gathering {
-  specs: Map<number, RunSpec>;
-  waiters: Map<number, { ok: (ref: RuntimeRef) => void; ko: (err: unknown) => void }>;
-  timer: NodeJS.Timeout | null;
-}
-
 /** Errors that mean "slurmrestd cannot answer right now" (restarting, overloaded, token being renewed). */
 function transient(err: unknown): boolean {
   return err instanceof SlurmUnavailable || err instanceof SlurmAuthError;
@@ -75,23 +63,18 @@ function describe(err: unknown): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The Slurm node a fleet node id names (`<agent id>:<node name>`). */
-export function slurmNodeOf(nodeId: string): string {
-  const i = nodeId.indexOf(":");
-  return i < 0 ? nodeId : nodeId.slice(i + 1);
-}
-
 export class SlurmRuntime implements Runtime {
   readonly kind = "slurm" as const;
   readonly cluster = { nodes: () => this.nodes() };
-  private readonly gathering = new Map<string, Gathering>();
+  private readonly gathering: RankGathering<RuntimeRef>;
   private readonly polls = new Map<number, { at: number; answer: Promise<SlurmJobInfo | null> }>();
   /** Each node's CPUs, memory and GPUs, as last read: a job asks for its share of them. */
-  private readonly sizes = new Map<string, { cpus: number; memoryMb: number; gpus: number }>();
+  private readonly sizes = new Map<string, NodeSize>();
   private readonly log: (msg: string) => void;
 
   constructor(private readonly o: SlurmRuntimeOptions) {
     this.log = o.log ?? (() => {});
+    this.gathering = new RankGathering("Slurm", o.gatherMs ?? 120_000);
   }
 
   async preflight(): Promise<void> {
@@ -157,62 +140,11 @@ export class SlurmRuntime implements Runtime {
       this.findJob(spec.runId, spec.epoch),
     );
     if (existing) return { kind: "slurm", id: String(existing.id) };
-    const key = `${spec.runId}#${spec.epoch}`;
-    const world = spec.placement.length;
-    const gatherMs = this.o.gatherMs ?? 120_000;
-    return new Promise<RuntimeRef>((ok, ko) => {
-      let g = this.gathering.get(key);
-      if (!g) {
-        g = { specs: new Map(), waiters: new Map(), timer: null };
-        this.gathering.set(key, g);
-      }
-      const cur = g;
-      cur.specs.set(spec.rank, spec);
-      cur.waiters.set(spec.rank, { ok, ko });
-      // The wait restarts with every rank that arrives (preparing a rank may copy a large checkpoint).
-      if (cur.timer) clearTimeout(cur.timer);
-      cur.timer = null;
-      if (cur.specs.size < world) {
-        cur.timer = setTimeout(() => {
-          this.gathering.delete(key);
-          const err = new LaunchError(
-            `only ${cur.specs.size} of ${world} ranks of run ${spec.runId} reached this agent within ${Math.round(gatherMs / 1000)} s of each other; nothing was submitted to Slurm`,
-            true,
-          );
-          for (const w of cur.waiters.values()) w.ko(err);
-        }, gatherMs);
-        return;
-      }
-      this.gathering.delete(key);
-      this.submit([...cur.specs.values()]).then(
-        (ref) => {
-          for (const w of cur.waiters.values()) w.ok(ref);
-        },
-        (err: unknown) => {
-          for (const w of cur.waiters.values()) w.ko(err);
-        },
-      );
-    });
+    return this.gathering.join(spec, (specs) => this.submit(specs));
   }
 
-  /**
-   * A rank stopped while it waits for the run's other ranks: it leaves the gathering (nothing of the run
-   * was submitted yet), and its launch ends with a LaunchError the agent reports as `stopped`.
-   */
   abort(runId: string, rank: number): boolean {
-    for (const [key, g] of this.gathering) {
-      if (!key.startsWith(`${runId}#`) || !g.waiters.has(rank)) continue;
-      const w = g.waiters.get(rank)!;
-      g.waiters.delete(rank);
-      g.specs.delete(rank);
-      if (g.specs.size === 0) {
-        if (g.timer) clearTimeout(g.timer);
-        this.gathering.delete(key);
-      }
-      w.ko(new LaunchError("stopped before the run's ranks were all here; nothing was submitted", false));
-      return true;
-    }
-    return false;
+    return this.gathering.abort(runId, rank);
   }
 
   /** Runs `call`, waiting out a slurmrestd that cannot answer right now (bounded); other errors pass. */
@@ -233,7 +165,7 @@ export class SlurmRuntime implements Runtime {
     const placement = first.placement!;
     const ranks = specs.map((s) => ({
       rank: s.rank,
-      node: slurmNodeOf(placement.find((p) => p.rank === s.rank)?.nodeId ?? ""),
+      node: clusterNodeOf(placement.find((p) => p.rank === s.rank)?.nodeId ?? ""),
       runDir: this.runRootOf(s.runId, s.rank) ?? s.runDir,
     }));
     const gpus = new Set(placement.map((p) => p.gpus));
@@ -286,21 +218,20 @@ export class SlurmRuntime implements Runtime {
     }
   }
 
-  /**
-   * CPUs and memory in proportion to the GPUs taken, on the smallest of the nodes (Slurm's defaults, often
-   * one CPU and a few GB, would starve a training's data loaders or get it OOM-killed).
-   */
+  /** The run's share of its nodes (gather.ts); Slurm asks for at least one CPU per task. */
   private shareOf(
     nodes: string[],
     gpus: number,
   ): { cpusPerTask: number | null; memoryPerNodeMb: number | null } {
-    const sizes = nodes.map((n) => this.sizes.get(n));
-    if (gpus === 0 || sizes.some((s) => !s || s.gpus === 0))
-      return { cpusPerTask: null, memoryPerNodeMb: null };
-    const part = (v: number, of: number) => Math.floor((v * gpus) / of);
-    const cpus = Math.min(...sizes.map((s) => part(s!.cpus, s!.gpus)));
-    const mem = Math.min(...sizes.map((s) => part(s!.memoryMb, s!.gpus)));
-    return { cpusPerTask: Math.max(1, cpus), memoryPerNodeMb: mem > 0 ? mem : null };
+    const share = gpuShare(
+      nodes.map((n) => this.sizes.get(n)),
+      gpus,
+    );
+    if (!share) return { cpusPerTask: null, memoryPerNodeMb: null };
+    return {
+      cpusPerTask: Math.max(1, share.cpus),
+      memoryPerNodeMb: share.memoryMb > 0 ? share.memoryMb : null,
+    };
   }
 
   /**
@@ -440,32 +371,6 @@ export class SlurmRuntime implements Runtime {
         labels: { "starforge.run_id": runIdOfJobName(j.name)! },
       }));
   }
-}
-
-/** Pull mode's default for --node-dir: each node's own disk. */
-export const DEFAULT_NODE_DIR = "/tmp/starforge-runs";
-
-/**
- * The plan capsule/pull.py follows on each node (one line of JSON): the run's inputs by digest, and per
- * rank its token and the two files the agent writes itself (capsule.json, the rank's environment).
- */
-export function pullPlan(specs: readonly RunSpec[]): string {
-  const first = specs[0]!;
-  const ranks: Record<string, unknown> = {};
-  for (const s of specs) {
-    ranks[String(s.rank)] = {
-      token: s.env.STARFORGE_TOKEN ?? "",
-      inline: [
-        {
-          path: ".starforge/capsule/capsule.json",
-          content: readFileSync(join(s.runDir, CAPSULE_DIR, "capsule.json"), "utf8"),
-          mode: 0o644,
-        },
-        { path: RANK_ENV_FILE, content: envFile(s.env), mode: 0o600 },
-      ],
-    };
-  }
-  return JSON.stringify({ endpoint: first.env.STARFORGE_ENDPOINT ?? "", files: first.inputs ?? [], ranks });
 }
 
 /** The exit code a rank's step recorded (render.ts), or null when it recorded none. */

@@ -1,0 +1,560 @@
+/**
+ * The KubeRay runtime: forgelet (anywhere that reaches the Kubernetes API: a pod in the cluster, a
+ * bastion) runs each run as ONE RayJob in its namespace.
+ *
+ * - Inventory: the cluster's GPU nodes (allocatable `nvidia.com/gpu` or the configured resource), their
+ *   series from a node label; a cordoned node is `drain`, a NotReady one `down`, and gets no new runs.
+ * - Launch: the ranks of a run are gathered (gather.ts) and submitted together: a RayJob pinned to the
+ *   nodes the Fleet DO chose (render.ts), then its Secret (the pull plan with the ranks' tokens), owned
+ *   by the RayJob. An agent restarted between creating and recording it finds it again by its labels.
+ * - Observe: one list+watch of our RayJobs (re-listed after 410 Gone; restarted with backoff after any
+ *   error), plus the run's pods and their events while it waits or runs (states.ts). An API server that
+ *   cannot be reached means "cannot see right now": the last state stands and nothing is failed.
+ * - Stop: delete the RayJob with foreground propagation and wait until it, its RayCluster and its pods
+ *   are gone. KubeRay stops the Ray job first (SIGTERM, RAY_JOB_STOP_WAIT_TIME_S, SIGKILL), so the
+ *   capsule checkpoints. Cleanup after any end deletes the same way: nothing with our labels remains.
+ */
+import { rmSync } from "node:fs";
+import type { CoreV1Event, KubernetesObject, ListWatch, V1Node, V1Pod } from "@kubernetes/client-node";
+import PULL_SCRIPT from "../../../capsule/pull.py";
+import LAUNCHER from "../../../capsule/rayjob.py";
+import type { ClusterNode } from "../../../contract/agent-frames.schema.js";
+import { backoffDelay } from "../../../contract/backoff.js";
+import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef } from "../../runtime.js";
+import { clusterNodeOf, gpuShare, type NodeSize, RankGathering } from "../gather.js";
+import { DEFAULT_NODE_DIR, pullPlan } from "../pull.js";
+import { type KubeApi, KubeRefused, KubeUnavailable } from "./k8s.js";
+import {
+  LABEL_EPOCH,
+  LABEL_MANAGED_BY,
+  LABEL_RUN,
+  MANAGED_BY,
+  rayJobName,
+  renderRayJob,
+  renderSecret,
+} from "./render.js";
+import { type Observation, observeRayJob, type RayJobObject } from "./states.js";
+
+export interface KubeRayRuntimeOptions {
+  api: KubeApi;
+  /** The image of jobs that name none (`--default-image`); without it such jobs are refused. */
+  defaultImage?: string | null;
+  /** The GPU resource the device plugin advertises (default nvidia.com/gpu). */
+  gpuResource?: string;
+  /** false (FORGE_K8S_GPU_PASSTHROUGH=0): pods request no GPUs, Ray still counts them. */
+  gpuPassthrough?: boolean;
+  /** The node label naming the GPU model (default nvidia.com/gpu.product). */
+  gpuSeriesLabel?: string;
+  /** The series of GPU nodes without that label. */
+  gpuSeries?: string;
+  /** Only nodes matching this label selector are the fleet's. */
+  nodeSelector?: string | null;
+  /** Where each rank builds its run directory on its pod's disk. */
+  nodeDir?: string;
+  serviceAccountName?: string | null;
+  keepRuns?: boolean;
+  gatherMs?: number;
+  /** How long an image that cannot be pulled is waited for before the run fails (default 5 min). */
+  imagePullTimeoutMs?: number;
+  /** SIGTERM to SIGKILL when a run is stopped (default 30 s). */
+  stopGraceSeconds?: number;
+  ttlSecondsAfterFinished?: number;
+  /** How often a waiting or running run's pods are looked at (default 2 s). */
+  pollMs?: number;
+  log?: (msg: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+type RayJob = RayJobObject & KubernetesObject;
+
+export class KubeRayRuntime implements Runtime {
+  readonly kind = "kuberay" as const;
+  readonly cluster = { nodes: () => this.nodes() };
+  private readonly gathering: RankGathering<RuntimeRef>;
+  private readonly log: (msg: string) => void;
+  private informer: ListWatch<RayJob> | null = null;
+  /** The informer has listed since it last failed: its cache is the cluster's state. */
+  private synced = false;
+  private informerFailures = 0;
+  /** RayJobs this agent deleted (a stop or a cleanup): their disappearance is expected. */
+  private readonly deleting = new Map<string, Promise<void>>();
+  /** Runs ended by the agent's own decision (an image never pulled): the reason wait() reports. */
+  private readonly verdicts = new Map<string, RunExit>();
+  private readonly ends = new Map<string, Promise<RunExit>>();
+  private readonly sizes = new Map<string, NodeSize>();
+
+  constructor(private readonly o: KubeRayRuntimeOptions) {
+    this.log = o.log ?? (() => {});
+    this.gathering = new RankGathering("Kubernetes", o.gatherMs ?? 120_000);
+  }
+
+  private get gpuResource(): string {
+    return this.o.gpuResource ?? "nvidia.com/gpu";
+  }
+
+  async preflight(): Promise<void> {
+    let nodes: ClusterNode[];
+    try {
+      nodes = await this.nodes();
+      await this.o.api.rayJobs(`${LABEL_MANAGED_BY}=${MANAGED_BY}`);
+    } catch (err) {
+      throw new Error(`the KubeRay runtime cannot work with ${this.o.api.server()}: ${describe(err)}`);
+    }
+    if (nodes.length === 0) {
+      throw new Error(
+        `no node of ${this.o.api.server()} has allocatable ${this.gpuResource}${this.o.nodeSelector ? ` (node selector ${this.o.nodeSelector})` : ""}; check the device plugin or --gpu-resource`,
+      );
+    }
+    this.startInformer();
+  }
+
+  runRootOf(runId: string, rank: number): string {
+    return `${this.o.nodeDir ?? DEFAULT_NODE_DIR}/${runId}-r${rank}`;
+  }
+
+  // inventory ---------------------------------------------------------------------
+
+  async nodes(): Promise<ClusterNode[]> {
+    const all = await this.o.api.nodes(this.o.nodeSelector ?? undefined);
+    const out: ClusterNode[] = [];
+    for (const n of all) {
+      const c = toClusterNode(
+        n,
+        this.gpuResource,
+        this.o.gpuSeriesLabel ?? "nvidia.com/gpu.product",
+        this.o.gpuSeries,
+      );
+      if (!c || c.gpus === 0) continue;
+      this.sizes.set(c.name, { cpus: c.cpus, memoryMb: c.memory_mb, gpus: c.gpus });
+      out.push(c);
+    }
+    return out;
+  }
+
+  // launch ------------------------------------------------------------------------
+
+  async launch(spec: RunSpec): Promise<RuntimeRef> {
+    if (!spec.placement?.length) throw new LaunchError("the launch names no placement", true);
+    if (!spec.image && !this.o.defaultImage) {
+      throw new LaunchError(
+        "this job names no image, and this Kubernetes agent has no --default-image for image-less jobs",
+        false,
+      );
+    }
+    const name = rayJobName(spec.runId, spec.epoch);
+    // Created before (this agent restarted between creating and recording it): that RayJob, even ended.
+    const existing = await this.retrying(`looking for run ${spec.runId}'s RayJob`, () =>
+      this.o.api.rayJob(name),
+    );
+    if (existing) return { kind: "kuberay", id: name };
+    return this.gathering.join(spec, (specs) => this.submit(specs));
+  }
+
+  abort(runId: string, rank: number): boolean {
+    return this.gathering.abort(runId, rank);
+  }
+
+  /** Runs `call`, waiting out an API server that cannot answer right now (bounded); refusals pass. */
+  private async retrying<T>(what: string, call: () => Promise<T>, attempts = 8): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        if (err instanceof KubeRefused)
+          throw new LaunchError(`${what}: ${err.message}`, err.code === 401 || err.code === 403);
+        if (attempt >= attempts) throw new LaunchError(`${what} failed: ${describe(err)}`, true);
+        if (attempt === 0) this.log(`${what} failed (${describe(err)}); retrying`);
+        await sleep(backoffDelay(attempt, { baseMs: 1000, capMs: 15_000, jitter: "none" }));
+      }
+    }
+  }
+
+  private async submit(specs: RunSpec[]): Promise<RuntimeRef> {
+    const first = specs[0]!;
+    const image = (first.image ?? this.o.defaultImage)!;
+    const placement = [...first.placement!].sort((a, b) => a.rank - b.rank);
+    const plan = {
+      runId: first.runId,
+      jobId: first.jobId,
+      attempt: first.attempt ?? 1,
+      epoch: first.epoch,
+      namespace: this.o.api.namespace,
+      ranks: placement.map((p) => ({ rank: p.rank, nodeId: p.nodeId, gpus: p.gpus })),
+      image,
+      gpuResource: this.gpuResource,
+      gpuPassthrough: this.o.gpuPassthrough !== false,
+      ...this.shareOf(
+        placement.map((p) => clusterNodeOf(p.nodeId)),
+        Math.max(...placement.map((p) => p.gpus)),
+      ),
+      maxRuntimeSeconds: first.maxRuntimeSeconds ?? null,
+      launcher: LAUNCHER,
+      pullScript: PULL_SCRIPT,
+      nodeDir: this.o.nodeDir ?? DEFAULT_NODE_DIR,
+      keepRuns: this.o.keepRuns === true,
+      ttlSecondsAfterFinished: this.o.ttlSecondsAfterFinished ?? 300,
+      stopGraceSeconds: this.o.stopGraceSeconds ?? 30,
+      serviceAccountName: this.o.serviceAccountName ?? null,
+    };
+    let body: Record<string, unknown>;
+    try {
+      body = renderRayJob(plan);
+    } catch (err) {
+      throw new LaunchError(describe(err), false);
+    }
+    const name = rayJobName(first.runId, first.epoch);
+    const created = await this.retrying(`creating RayJob ${name}`, async () => {
+      try {
+        return await this.o.api.createRayJob(body);
+      } catch (err) {
+        // An earlier attempt of ours got through before the answer was lost: that one.
+        if (err instanceof KubeRefused && err.code === 409) return (await this.o.api.rayJob(name))!;
+        throw err;
+      }
+    });
+    const uid = created.metadata?.uid ?? "";
+    await this.retrying(`creating RayJob ${name}'s Secret`, async () => {
+      try {
+        // Every rank runs in the image (the default one for a job that names none), and says so.
+        const inImage = specs.map((s) => ({ ...s, env: { ...s.env, FORGE_IMAGE: image } }));
+        await this.o.api.createSecret(renderSecret(plan, pullPlan(inImage), { name, uid }));
+      } catch (err) {
+        if (!(err instanceof KubeRefused && err.code === 409)) throw err;
+      }
+    });
+    this.log(
+      `run ${first.runId}: RayJob ${name} created on ${placement.map((p) => clusterNodeOf(p.nodeId)).join(",")}`,
+    );
+    return { kind: "kuberay", id: name };
+  }
+
+  /** The run's share of its nodes (gather.ts). */
+  private shareOf(
+    nodes: string[],
+    gpus: number,
+  ): { cpusPerPod: number | null; memoryPerPodMb: number | null } {
+    const share = gpuShare(
+      nodes.map((n) => this.sizes.get(n)),
+      gpus,
+    );
+    return {
+      cpusPerPod: share && share.cpus > 0 ? share.cpus : null,
+      memoryPerPodMb: share && share.memoryMb > 0 ? share.memoryMb : null,
+    };
+  }
+
+  // observe -----------------------------------------------------------------------
+
+  /** One list+watch of our RayJobs for the agent's life; after an error, started again with backoff. */
+  private startInformer(): void {
+    if (this.informer) return;
+    const inf = this.o.api.rayJobInformer(`${LABEL_MANAGED_BY}=${MANAGED_BY}`);
+    this.informer = inf;
+    inf.on("connect", () => {
+      // A re-list follows a connect without a resourceVersion; the cache is right again after it.
+    });
+    inf.on("change", () => {
+      this.synced = true;
+      this.informerFailures = 0;
+    });
+    inf.on("error", (err: unknown) => {
+      this.synced = false;
+      if (this.informerFailures === 0)
+        this.log(`cannot watch RayJobs right now (${describe(err)}); retrying`);
+      const delay = backoffDelay(this.informerFailures++, { baseMs: 500, capMs: 10_000, jitter: "none" });
+      setTimeout(() => {
+        if (this.informer === inf) void inf.start().catch(() => {});
+      }, delay).unref();
+    });
+    void inf.start().then(
+      () => {
+        this.synced = true;
+      },
+      () => {},
+    );
+  }
+
+  /**
+   * The run as the cluster shows it now, or null when it cannot be seen right now (the API server is
+   * unreachable, the watch is re-syncing): the caller keeps the last state.
+   */
+  private async look(name: string): Promise<Observation | "gone" | null> {
+    this.startInformer();
+    if (!this.synced) {
+      // Not watching right now: ask directly (a restarted agent, an outage that just ended).
+      try {
+        const job = await this.o.api.rayJob(name);
+        if (!job) return "gone";
+        return await this.judge(job);
+      } catch {
+        return null;
+      }
+    }
+    const job = this.informer!.get(name, this.o.api.namespace);
+    if (!job) {
+      // The cache may lag a create by a moment: ask before calling it gone.
+      try {
+        const again = await this.o.api.rayJob(name);
+        return again ? await this.judge(again) : "gone";
+      } catch {
+        return null;
+      }
+    }
+    try {
+      return await this.judge(job);
+    } catch {
+      return null;
+    }
+  }
+
+  private async judge(job: RayJobObject): Promise<Observation> {
+    const run = job.metadata?.labels?.[LABEL_RUN] ?? "";
+    const epoch = job.metadata?.labels?.[LABEL_EPOCH] ?? "";
+    const pods: V1Pod[] = await this.o.api.pods(`${LABEL_RUN}=${run},${LABEL_EPOCH}=${epoch}`);
+    const seen = observeRayJob(job, pods, []);
+    if (seen.phase === "running" && pods.every((p) => p.status?.phase === "Running")) return seen;
+    // Something is off or still starting: the events say why (and a pod already gone left its events).
+    const cluster = job.status?.rayClusterName;
+    const names = new Set(pods.map((p) => p.metadata?.name));
+    const events: CoreV1Event[] = (await this.o.api.podEvents()).filter(
+      (e) =>
+        names.has(e.involvedObject?.name) || (cluster && e.involvedObject?.name?.startsWith(`${cluster}-`)),
+    );
+    return observeRayJob(job, pods, events);
+  }
+
+  async waitStarted(ref: RuntimeRef, _spec: RunSpec, onWaiting: (reason: string) => void): Promise<void> {
+    const name = ref.id;
+    let said = "";
+    let pullingSince: number | null = null;
+    const limit = this.o.imagePullTimeoutMs ?? 300_000;
+    for (;;) {
+      if (this.verdicts.has(name) || this.deleting.has(name)) return;
+      const seen = await this.look(name);
+      if (seen === "gone") return;
+      if (seen !== null) {
+        if (seen.phase !== "waiting") return;
+        if (seen.reason !== said) {
+          said = seen.reason;
+          onWaiting(seen.reason);
+        }
+        pullingSince = seen.imagePull ? (pullingSince ?? Date.now()) : null;
+        if (pullingSince !== null && Date.now() - pullingSince > limit) {
+          this.verdicts.set(name, {
+            exitCode: null,
+            reason: `${seen.reason}; gave up after ${Math.round(limit / 1000)} s`,
+            infra: false,
+          });
+          this.log(`RayJob ${name}: ${seen.reason}; giving up`);
+          await this.remove(name);
+          return;
+        }
+      }
+      await sleep(this.o.pollMs ?? 2000);
+    }
+  }
+
+  /** The run's end (one answer for all its ranks). */
+  wait(ref: RuntimeRef, _spec: RunSpec): Promise<RunExit> {
+    const name = ref.id;
+    let end = this.ends.get(name);
+    if (!end) {
+      end = this.follow(name);
+      this.ends.set(name, end);
+    }
+    return end;
+  }
+
+  private async follow(name: string): Promise<RunExit> {
+    let blind = 0;
+    let ran = false;
+    for (;;) {
+      const verdict = this.verdicts.get(name);
+      if (verdict) return verdict;
+      const seen = await this.look(name);
+      if (seen === "gone") {
+        return this.deleting.has(name)
+          ? { exitCode: null, reason: "stopped: the RayJob was deleted", infra: false }
+          : { exitCode: null, reason: `RayJob ${name} was deleted outside StarForge`, infra: true };
+      }
+      if (seen === null) {
+        if (blind++ === 0) this.log(`RayJob ${name}: cannot observe it right now; the run goes on`);
+      } else {
+        if (blind > 0) this.log(`RayJob ${name}: observed again`);
+        blind = 0;
+        if (seen.phase === "ended") {
+          // A pod's end (OOM, eviction) may come before KubeRay notices: the RayJob goes with it.
+          return { exitCode: seen.exitCode, reason: seen.reason, infra: seen.infra };
+        }
+        if (seen.phase === "running") ran = true;
+        else if (ran) {
+          // Running, then waiting again: Ray lost the job (its head went) and it would start over.
+          return {
+            exitCode: null,
+            reason: `the Ray job of ${name} stopped running (${seen.reason}): its head was lost; ended so the control plane decides about a retry`,
+            infra: true,
+          };
+        }
+      }
+      await sleep(this.o.pollMs ?? 2000);
+    }
+  }
+
+  /** Throws when the cluster cannot be seen right now: "unknown" is never "gone". */
+  async alive(ref: RuntimeRef): Promise<boolean> {
+    const seen = await this.look(ref.id);
+    if (seen === null) throw new KubeUnavailable(`RayJob ${ref.id} cannot be observed right now`);
+    return seen !== "gone" && seen.phase !== "ended";
+  }
+
+  /** Deletes the RayJob (foreground) and waits until nothing of it remains; idempotent, shared by ranks. */
+  async stop(ref: RuntimeRef, _graceMs: number): Promise<void> {
+    await this.remove(ref.id);
+  }
+
+  private remove(name: string): Promise<void> {
+    let p = this.deleting.get(name);
+    if (!p) {
+      p = this.deleteAndWait(name);
+      this.deleting.set(name, p);
+      // Forgotten once done, so a later cleanup of the same run checks again (cheaply).
+      p.finally(() => setTimeout(() => this.deleting.delete(name), 60_000).unref()).catch(() => {});
+    }
+    return p;
+  }
+
+  private async deleteAndWait(name: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.o.api.deleteRayJob(name);
+        break;
+      } catch (err) {
+        if (err instanceof KubeRefused) throw new Error(`deleting RayJob ${name} failed: ${err.message}`);
+        if (attempt === 0) this.log(`deleting RayJob ${name} failed (${describe(err)}); retrying`);
+        await sleep(backoffDelay(attempt, { baseMs: 500, capMs: 10_000, jitter: "none" }));
+      }
+    }
+    const grace = (this.o.stopGraceSeconds ?? 30) * 1000;
+    const until = Date.now() + grace + 120_000;
+    let said = false;
+    for (;;) {
+      try {
+        const left = await this.leftovers(name);
+        if (left.length === 0) return;
+        if (Date.now() > until) throw new Error(`RayJob ${name} was deleted, but ${left.join(", ")} remain`);
+        if (!said && left.length > 0) this.log(`RayJob ${name}: waiting for ${left.join(", ")} to go`);
+        said = true;
+      } catch (err) {
+        if (!(err instanceof KubeUnavailable)) throw err;
+        if (Date.now() > until) throw err;
+      }
+      await sleep(500);
+    }
+  }
+
+  /** What still exists of a RayJob: itself, its RayClusters, its pods. */
+  private async leftovers(name: string): Promise<string[]> {
+    const left: string[] = [];
+    if (await this.o.api.rayJob(name)) left.push(`RayJob ${name}`);
+    for (const c of await this.o.api.rayClusters(`ray.io/originated-from-cr-name=${name}`)) {
+      left.push(`RayCluster ${c.metadata?.name}`);
+    }
+    const [, run, epoch] = /^sf-(.+)-e(\d+)$/.exec(name) ?? [];
+    if (run) {
+      const runId = run.replace(/^run-/, "run_");
+      for (const p of await this.o.api.pods(`${LABEL_RUN}=${runId},${LABEL_EPOCH}=${epoch}`)) {
+        left.push(`pod ${p.metadata?.name}`);
+      }
+    }
+    return left;
+  }
+
+  async cleanup(ref: RuntimeRef | null, spec: RunSpec): Promise<void> {
+    if (ref) {
+      await this.remove(ref.id);
+      // Owned by the RayJob (garbage-collected with it); deleted here too, so none outlives an agent's cleanup.
+      await this.o.api.deleteSecret(ref.id).catch(() => {});
+      this.ends.delete(ref.id);
+      this.verdicts.delete(ref.id);
+    }
+    if (!this.o.keepRuns) rmSync(spec.runDir, { recursive: true, force: true });
+  }
+
+  /** Every RayJob of ours in the namespace. */
+  async list(): Promise<Array<{ ref: RuntimeRef; labels: Record<string, string> }>> {
+    const jobs = await this.o.api.rayJobs(`${LABEL_MANAGED_BY}=${MANAGED_BY}`);
+    return jobs.map((j) => ({
+      ref: { kind: "kuberay" as const, id: j.metadata?.name ?? "" },
+      labels: { "starforge.run_id": j.metadata?.labels?.[LABEL_RUN] ?? "" },
+    }));
+  }
+
+  /** Stops watching (the agent is shutting down). */
+  close(): void {
+    void this.informer?.stop();
+    this.informer = null;
+  }
+}
+
+/** A Kubernetes node as a fleet node: its GPUs, series, state (cordoned: drain; NotReady: down). */
+export function toClusterNode(
+  n: V1Node,
+  gpuResource: string,
+  seriesLabel: string,
+  fallbackSeries?: string,
+): ClusterNode | null {
+  const name = n.metadata?.name;
+  if (!name) return null;
+  const alloc = n.status?.allocatable ?? {};
+  const gpus = Math.min(64, Math.max(0, Number.parseInt(alloc[gpuResource] ?? "0", 10) || 0));
+  const ready = n.status?.conditions?.find((c) => c.type === "Ready");
+  const down = ready?.status !== "True";
+  const cordoned = n.spec?.unschedulable === true;
+  const reason = down
+    ? `NotReady${ready?.reason ? `: ${ready.reason}` : ""}${ready?.message ? `: ${ready.message}` : ""}`
+    : cordoned
+      ? "cordoned (spec.unschedulable)"
+      : "";
+  const labels = n.metadata?.labels ?? {};
+  const addr = n.status?.addresses?.find((a) => a.type === "InternalIP")?.address ?? name;
+  return {
+    name,
+    gpu_series: (labels[seriesLabel] ?? fallbackSeries ?? "gpu").toLowerCase().slice(0, 63),
+    gpus,
+    state: down ? "down" : cordoned ? "drain" : "ready",
+    reason: reason.slice(0, 500),
+    cpus: Math.floor(quantity(alloc.cpu ?? "0")),
+    memory_mb: Math.floor(quantity(alloc.memory ?? "0") / 2 ** 20),
+    labels: Object.fromEntries(
+      [seriesLabel, "topology.kubernetes.io/zone", "node.kubernetes.io/instance-type"]
+        .filter((k) => labels[k])
+        .map((k) => [k.slice(0, 63), labels[k]!.slice(0, 200)]),
+    ),
+    advertise_addr: addr,
+  };
+}
+
+/** A Kubernetes quantity ("16", "500m", "64Gi", "1e3") as a number (bytes for memory, cores for CPU). */
+export function quantity(q: string): number {
+  const m = /^([0-9.]+(?:e[0-9]+)?)([a-zA-Z]*)$/.exec(q.trim());
+  if (!m) return 0;
+  const v = Number(m[1]);
+  const units: Record<string, number> = {
+    "": 1,
+    m: 1e-3,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+  };
+  return v * (units[m[2]!] ?? 0);
+}
