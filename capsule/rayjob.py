@@ -100,7 +100,7 @@ def run_on_ray(world, plan_text, pull_src, run_id, node_dir, keep):
     ray.init(address="auto")
     gpus = json.loads(os.environ.get("SF_RANK_GPUS") or "{}")
 
-    @ray.remote(max_retries=0)
+    @ray.remote(max_restarts=0)
     class Rank:
         """An actor (not a task): a stop reaches its capsule with SIGTERM, not Ray's SIGKILL."""
 
@@ -133,7 +133,8 @@ def run_on_ray(world, plan_text, pull_src, run_id, node_dir, keep):
     first = None
     pending = list(refs)
     while pending:
-        done, pending = ray.wait(pending, num_returns=1)
+        # With a timeout, so a SIGTERM's handler runs while the ranks are still going.
+        done, pending = ray.wait(pending, num_returns=1, timeout=1.0)
         for ref in done:
             try:
                 code = ray.get(ref)

@@ -33,22 +33,27 @@ afterAll(async () => {
   cleanTemps();
 });
 
-/** The Secret's mount: rayjob.py, pull.py and a plan whose bootstrap.sh is `script`. */
-function mount(script: string, env: Record<string, string> = {}): string {
+/** The Secret's mount: rayjob.py, pull.py and a plan (`world` ranks) whose bootstrap.sh is `script`. */
+function mount(script: string, env: Record<string, string> = {}, world = 1): string {
   const dir = tempDir("sf-rayjob-mount-");
   copyFileSync(join(ROOT, "capsule/rayjob.py"), join(dir, "rayjob.py"));
   copyFileSync(join(ROOT, "capsule/pull.py"), join(dir, "pull.py"));
   const digest = sha256(script);
   blobs.set(digest, Buffer.from(script));
-  const envFile = Object.entries({ FORGE_RANK: "0", ...env })
-    .map(([k, v]) => `${k}='${v}'`)
-    .join("\n");
+  const envFile = (rank: number) =>
+    Object.entries({ FORGE_RANK: String(rank), ...env })
+      .map(([k, v]) => `${k}='${v}'`)
+      .join("\n");
+  const ranks = Object.fromEntries(
+    Array.from({ length: world }, (_, r) => [
+      String(r),
+      { token: TOKEN, inline: [{ path: ".starforge/env.sh", content: `${envFile(r)}\n`, mode: 0o600 }] },
+    ]),
+  );
   const plan = {
     endpoint,
     files: [{ path: ".starforge/capsule/bootstrap.sh", digest, mode: 0o755, from: "blob" }],
-    ranks: {
-      "0": { token: TOKEN, inline: [{ path: ".starforge/env.sh", content: `${envFile}\n`, mode: 0o600 }] },
-    },
+    ranks,
   };
   writeFileSync(join(dir, "plan.json"), JSON.stringify(plan));
   return dir;
@@ -131,5 +136,69 @@ describe("capsule/rayjob.py (one rank)", () => {
     const { code, out } = await launch(dir, tempDir("sf-rayjob-node-")).done;
     expect(code).toBe(68);
     expect(out).toMatch(/launch files or environment are incomplete.*plan\.json.*rendered by forgelet/);
+  });
+});
+
+/**
+ * Several ranks run as Ray actors. Ray cannot be installed here, so test/capsule/support/fake-ray stands
+ * in for the part of its API the launcher uses (actors placed by custom resource, wait, get, the node's
+ * address), running each actor on threads of the launcher's process, as a threaded actor would on its node.
+ */
+describe("capsule/rayjob.py (several ranks, as Ray actors; Ray itself stood in for)", () => {
+  const fakeRay = join(ROOT, "test/capsule/support/fake-ray");
+  const rayEnv = (log: string) => ({
+    PYTHONPATH: fakeRay,
+    FAKE_RAY_LOG: log,
+    FAKE_RAY_NODE_IP_starforge_rank_0: "10.0.0.10",
+    FAKE_RAY_NODE_IP_starforge_rank_1: "10.0.0.11",
+    SF_RANK_GPUS: JSON.stringify({ "0": 2, "1": 2 }),
+  });
+
+  it("places rank R's actor by the custom resource starforge_rank_R with its GPUs; each rank's address is its node's; the first failure stops the others and is the exit code", async () => {
+    const nodeDir = tempDir("sf-rayjob-node-");
+    const log = join(tempDir("sf-rayjob-log-"), "placements");
+    const script = [
+      'echo "rank $FORGE_RANK at $FORGE_ADVERTISE_ADDR"',
+      'if [ "$FORGE_RANK" = 1 ]; then sleep 0.5; exit 5; fi',
+      "trap 'echo \"rank $FORGE_RANK stopped\"; exit 143' TERM",
+      "while :; do sleep 0.1; done",
+    ].join("\n");
+    const { code, out } = await launch(mount(script, {}, 2), nodeDir, rayEnv(log)).done;
+    expect(code, out).toBe(5);
+    expect(out).toContain("rank 0 at 10.0.0.10");
+    expect(out).toContain("rank 1 at 10.0.0.11");
+    expect(out).toContain("rank 1 ended with exit code 5: stopping the other ranks");
+    expect(out).toContain("rank 0 stopped");
+    const placed = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(placed).toEqual([
+      { resources: { starforge_rank_0: 1 }, num_gpus: 2 },
+      { resources: { starforge_rank_1: 1 }, num_gpus: 2 },
+    ]);
+    expect(readdirSync(nodeDir)).toEqual([]);
+  });
+
+  it("a SIGTERM (the Ray job stopped) reaches every rank's capsule; the run ends with the stop's code", async () => {
+    const nodeDir = tempDir("sf-rayjob-node-");
+    const script = [
+      "trap 'echo \"rank $FORGE_RANK stopped\"; exit 143' TERM",
+      'echo "rank $FORGE_RANK ready"',
+      "while :; do sleep 0.1; done",
+    ].join("\n");
+    const l = launch(mount(script, {}, 2), nodeDir, rayEnv(join(tempDir("sf-rayjob-log-"), "p")));
+    const deadline = Date.now() + 20_000;
+    while (
+      !(l.output().includes("rank 0 ready") && l.output().includes("rank 1 ready")) &&
+      Date.now() < deadline
+    )
+      await new Promise((r) => setTimeout(r, 50));
+    l.child.kill("SIGTERM");
+    const { code, out } = await l.done;
+    expect(code, out).toBe(143);
+    expect(out).toContain("rank 0 stopped");
+    expect(out).toContain("rank 1 stopped");
+    expect(readdirSync(nodeDir)).toEqual([]);
   });
 });
