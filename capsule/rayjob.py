@@ -16,8 +16,9 @@ one such group per rank, pinned to the Kubernetes node the Fleet DO chose), each
 Each rank: pull.py builds its run directory (every file verified by digest), then the capsule's
 bootstrap.sh runs with the rank's environment; FORGE_ADVERTISE_ADDR is the Ray node's address (the
 pod's IP), where rank 0 listens for its peers. The first rank to fail stops the others; the exit code is
-that rank's. SIGTERM (a stop: KubeRay stops the Ray job, or the pod is deleted) reaches every rank's
-capsule, which checkpoints and exits. Standard library only, plus ``ray`` when there are several ranks
+that rank's. SIGTERM (a stop: KubeRay stops the Ray job) reaches every rank's capsule, which checkpoints
+and exits; each rank's process group is written to <node dir>/<run>-r<rank>.pgid, which the pods'
+preStop hook uses when Kubernetes deletes them (it TERMs the group and waits for it). Standard library only, plus ``ray`` when there are several ranks
 (every Ray image has it).
 """
 import json
@@ -47,6 +48,7 @@ def say(message):
 def run_rank(rank, plan_text, pull_src, run_id, node_dir, keep, addr, stopping=None):
     """Pulls rank `rank`'s run directory on this node and runs the capsule in it; returns its exit code."""
     root = os.path.join(node_dir, "%s-r%d" % (run_id, rank))
+    pgid_file = root + ".pgid"
     stage = tempfile.mkdtemp(prefix="sf-stage-")  # 0700: the plan holds the rank's token
     procs = []
 
@@ -75,11 +77,17 @@ def run_rank(rank, plan_text, pull_src, run_id, node_dir, keep, addr, stopping=N
             return 128 + signal.SIGTERM
         p = subprocess.Popen(["bash", "-c", STEP, "starforge-rank", root, addr or ""], start_new_session=True)
         procs.append(p)
+        # The pod's preStop hook (rendered by forgelet) TERMs this group and waits for it before Kubernetes
+        # stops the container: a deleted pod gives the capsule its checkpoint time.
+        with open(pgid_file, "w") as f:
+            f.write(str(p.pid))
         if stopping is not None:
             threading.Thread(target=_stop_when, args=(stopping, p), daemon=True).start()
         return p.wait()
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        if os.path.exists(pgid_file):
+            os.unlink(pgid_file)
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
 

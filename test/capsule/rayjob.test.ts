@@ -10,6 +10,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { preStopScript } from "../../forgelet/runtimes/kuberay/render.js";
 import { cleanTemps, PYTHON, ROOT, sha256, tempDir } from "./support/run-dir.js";
 
 const TOKEN = "rank-0-token";
@@ -115,6 +116,30 @@ describe("capsule/rayjob.py (one rank)", () => {
     const { code, out } = await l.done;
     expect(code, out).toBe(143);
     expect(readFileSync(marker, "utf8").trim()).toBe("checkpointed");
+    expect(readdirSync(nodeDir)).toEqual([]);
+  });
+
+  it("the pod's preStop hook (as rendered) finds the rank's process group, TERMs it and returns once it exited", async () => {
+    const nodeDir = tempDir("sf-rayjob-node-");
+    const marker = join(tempDir("sf-rayjob-marker-"), "stopped");
+    const dir = mount(
+      `trap 'sleep 1; echo checkpointed > ${marker}; exit 143' TERM; echo ready; while :; do sleep 0.1; done`,
+    );
+    const l = launch(dir, nodeDir);
+    const deadline = Date.now() + 20_000;
+    while (!l.output().includes("ready") && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(readdirSync(nodeDir).sort()).toEqual(["run_x-r0", "run_x-r0.pgid"]);
+    // Kubernetes runs the hook before it stops the container; the launcher itself gets no signal here.
+    const hook = spawn("/bin/sh", ["-c", preStopScript({ runId: "run_x", nodeDir, stopGraceSeconds: 5 })], {
+      stdio: "ignore",
+    });
+    const t0 = Date.now();
+    await new Promise((ok) => hook.on("exit", ok));
+    expect(existsSync(marker), "the capsule had its checkpoint time before the hook returned").toBe(true);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    const { code } = await l.done;
+    expect(code).toBe(143);
     expect(readdirSync(nodeDir)).toEqual([]);
   });
 

@@ -68,7 +68,7 @@ export function startKubeRaySim(sim: K8sSim, options: KubeRaySimOptions): KubeRa
 }
 
 const FINALIZER = "ray.io/rayjob-finalizer";
-/** Ray's RAY_JOB_STOP_WAIT_TIME_S: SIGTERM, then SIGKILL after this long (job_supervisor.py). */
+/** Ray's default RAY_JOB_STOP_WAIT_TIME_S: SIGTERM, then SIGKILL after this long (job_supervisor.py). */
 const RAY_JOB_STOP_WAIT_S = 3;
 const TERMINAL = new Set(["SUCCEEDED", "FAILED", "STOPPED"]);
 
@@ -87,6 +87,7 @@ interface Container {
   env?: EnvVar[];
   envFrom?: Array<{ secretRef?: { name: string; optional?: boolean } }>;
   volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
+  lifecycle?: { preStop?: { exec?: { command?: string[] } } };
 }
 
 interface Volume {
@@ -203,6 +204,8 @@ interface Entrypoint {
 
 interface PodState {
   env?: Record<string, string>;
+  /** The head container's preStop hook while the kubelet runs it (deletion waits for it, within the grace). */
+  preStop?: { done: boolean };
   mounts?: SecretMount[];
   terminatingAt?: number;
   restartPending?: Json;
@@ -368,9 +371,10 @@ class KubeRayOperator implements KubeRaySim {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.store.kubeletAttached = false;
-    for (const e of this.entrypoints.values()) {
+    for (const [uid, e] of this.entrypoints) {
       clearTimeout(e.killTimer);
       signalGroup(e.pgid, "SIGKILL");
+      killMarked(uid);
     }
     const deadline = Date.now() + 5000;
     while (this.liveProcessGroups().length && Date.now() < deadline)
@@ -633,7 +637,10 @@ class KubeRayOperator implements KubeRaySim {
     if (!TERMINAL.has(str(statusOf(job).jobStatus)) && e && !e.stopping) {
       e.stopping = true;
       signalGroup(e.pgid, "SIGTERM");
-      const wait = RAY_JOB_STOP_WAIT_S * 1000 * this.graceScale;
+      // Ray reads its wait from the job supervisor's environment: the head container's.
+      const head = this.headPod(str(statusOf(job).rayClusterName));
+      const configured = Number(head ? this.podState(head).env?.RAY_JOB_STOP_WAIT_TIME_S : undefined);
+      const wait = (configured > 0 ? configured : RAY_JOB_STOP_WAIT_S) * 1000 * this.graceScale;
       e.killTimer = setTimeout(() => signalGroup(e.pgid, "SIGKILL"), wait).unref();
     }
     const finalizers = job.metadata.finalizers.filter((f) => f !== FINALIZER);
@@ -753,7 +760,14 @@ class KubeRayOperator implements KubeRaySim {
     const cwd = mkdtempSync(join(tmpdir(), "kuberay-sim-job-"));
     const child = spawn("bash", ["-c", specOf(job).entrypoint ?? ""], {
       cwd,
-      env: { ...env, PATH: this.options.path ?? process.env.PATH ?? "/usr/bin:/bin", HOME: home },
+      // The marker stands for the container's cgroup: whatever the entrypoint starts (also in its own
+      // session) ends with the container.
+      env: {
+        ...env,
+        PATH: this.options.path ?? process.env.PATH ?? "/usr/bin:/bin",
+        HOME: home,
+        [POD_MARKER]: head.metadata.uid,
+      },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -1124,7 +1138,10 @@ class KubeRayOperator implements KubeRaySim {
     if (ps.terminatingAt === undefined) {
       ps.terminatingAt = Date.now();
       this.loseHeadOf(pod);
-      if (e) signalGroup(e.pgid, "SIGTERM");
+      // The kubelet runs the container's preStop hook first, and only then sends SIGTERM.
+      const hook = containersOf(pod)[0]?.lifecycle?.preStop?.exec?.command;
+      if (e && hook?.length) ps.preStop = this.runPreStop(hook, ps.env ?? {});
+      else if (e) signalGroup(e.pgid, "SIGTERM");
       for (const c of containersOf(pod)) {
         this.event(
           pod,
@@ -1138,6 +1155,12 @@ class KubeRayOperator implements KubeRaySim {
       }
     }
     const grace = (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000 * this.graceScale;
+    if (ps.preStop) {
+      if (!ps.preStop.done && Date.now() - ps.terminatingAt < grace) return;
+      ps.preStop = undefined;
+      // SIGTERM to a Ray container's PID 1 (`ray start --block`) ends every Ray process at once.
+      if (e) killMarked(pod.metadata.uid);
+    }
     if (e && processGroupAlive(e.pgid)) {
       if (Date.now() - ps.terminatingAt < grace) return;
       signalGroup(e.pgid, "SIGKILL");
@@ -1145,10 +1168,27 @@ class KubeRayOperator implements KubeRaySim {
     }
     if (e) {
       clearTimeout(e.killTimer);
+      killMarked(pod.metadata.uid);
       removeDirs(e.dirs);
       this.entrypoints.delete(pod.metadata.uid);
     }
     this.store.remove("pods", this.ns, pod.metadata.name);
+  }
+
+  /** Runs a preStop exec hook as the kubelet does: in the container (here: with its environment). */
+  private runPreStop(command: string[], env: Record<string, string>): { done: boolean } {
+    const state = { done: false };
+    const child = spawn(command[0]!, command.slice(1), {
+      env: { ...env, PATH: this.options.path ?? process.env.PATH ?? "/usr/bin:/bin" },
+      stdio: "ignore",
+    });
+    child.on("exit", () => {
+      state.done = true;
+    });
+    child.on("error", () => {
+      state.done = true;
+    });
+    return state;
   }
 
   /** A head pod deleted under a Running RayJob (preempted, or removed by hand). */
@@ -1445,6 +1485,23 @@ function randomHex(): string {
 
 function signalNumber(signal: NodeJS.Signals | null): number | undefined {
   return signal ? constants.signals[signal] : undefined;
+}
+
+/** The environment variable that marks every process of a simulated container. */
+const POD_MARKER = "KUBERAY_SIM_POD";
+
+/** SIGKILLs every process of a simulated container (its cgroup, as the container runtime would). */
+function killMarked(podUid: string): void {
+  const needle = `${POD_MARKER}=${podUid}`;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(needle))
+        process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -57,21 +57,26 @@ describe("the RayJob of a run", () => {
     expect(spec(j)).toMatchObject({
       entrypoint: `python3 /tmp/starforge-secrets/${rayJobName(RUN, 3)}/rayjob.py`,
       submissionMode: "K8sJobMode",
-      backoffLimit: 0,
-      submitterConfig: { backoffLimit: 0 },
       shutdownAfterJobFinishes: true,
       ttlSecondsAfterFinished: 300,
       activeDeadlineSeconds: 3600,
     });
     expect(spec(j).rayClusterSpec.workerGroupSpecs).toBeUndefined();
+    // Fields KubeRay 1.1 does not know are not sent (a strict API server would refuse the RayJob).
+    expect(spec(j).backoffLimit).toBeUndefined();
+    expect(spec(j).submitterConfig).toBeUndefined();
     const tpl = head(j).template;
     expect(nodeOf(tpl)).toBe("gpu-node-a");
     const c = tpl.spec.containers[0];
     expect(c.image).toBe("registry.example/train:1.2");
     expect(c.resources.limits).toEqual({ cpu: "16", memory: "65536Mi", "nvidia.com/gpu": "4" });
-    expect(c.resources.requests).toEqual(c.resources.limits);
+    // Requests leave a tenth of the share to the node's DaemonSets; GPUs are requested whole.
+    expect(c.resources.requests).toEqual({ cpu: "14400m", memory: "58982Mi", "nvidia.com/gpu": "4" });
     expect(head(j).rayStartParams["num-gpus"]).toBe("4");
-    expect(JSON.parse(JSON.parse(head(j).rayStartParams.resources))).toEqual({ starforge_rank_0: 1 });
+    expect(head(j).rayStartParams.resources).toBe(`'{"starforge_rank_0":1}'`);
+    // The preStop hook TERMs the rank's capsule and waits for it before Kubernetes stops the container.
+    expect(c.lifecycle.preStop.exec.command.slice(0, 2)).toEqual(["/bin/sh", "-c"]);
+    expect(c.lifecycle.preStop.exec.command[2]).toContain(`/tmp/starforge-runs/${RUN}-r*.pgid`);
     // The tokens are not in the RayJob: the plan, pull.py and the launcher are the run's Secret, mounted.
     expect(tpl.spec.volumes).toEqual([
       { name: "starforge-run", secret: { secretName: rayJobName(RUN, 3), defaultMode: 0o444 } },
@@ -80,9 +85,10 @@ describe("the RayJob of a run", () => {
       { name: "starforge-run", mountPath: `/tmp/starforge-secrets/${rayJobName(RUN, 3)}`, readOnly: true },
     ]);
     const env = c.env as Obj[];
-    expect(env.find((e) => e.name === "RAY_JOB_STOP_WAIT_TIME_S")?.value).toBe("30");
+    // Ray's stop wait and the pods' grace cover the stop grace plus the capsule's last upload.
+    expect(env.find((e) => e.name === "RAY_JOB_STOP_WAIT_TIME_S")?.value).toBe("60");
+    expect(tpl.spec.terminationGracePeriodSeconds).toBe(70);
     expect(JSON.stringify(j)).not.toContain("print('launcher')");
-    expect(tpl.spec.terminationGracePeriodSeconds).toBeGreaterThan(30);
     expect(JSON.stringify(j)).not.toContain("STARFORGE_TOKEN");
   });
 
@@ -105,7 +111,7 @@ describe("the RayJob of a run", () => {
       ["rank-2", 1, 1, 1, "gpu-node-c"],
     ]);
     expect(nodeOf(head(j).template)).toBe("gpu-node-a");
-    expect(workers.map((w) => JSON.parse(JSON.parse(w.rayStartParams.resources)))).toEqual([
+    expect(workers.map((w) => JSON.parse(w.rayStartParams.resources.slice(1, -1)))).toEqual([
       { starforge_rank_1: 1 },
       { starforge_rank_2: 1 },
     ]);
@@ -129,6 +135,7 @@ describe("the RayJob of a run", () => {
     const pods = [head(j), ...(spec(j).rayClusterSpec.workerGroupSpecs as Obj[])];
     for (const g of pods) {
       expect(g.template.spec.containers[0].resources.limits).toEqual({ cpu: "16", memory: "65536Mi" });
+      expect(g.template.spec.containers[0].resources.requests).not.toHaveProperty("nvidia.com/gpu");
       expect(g.rayStartParams["num-gpus"]).toBe("2");
     }
   });
@@ -175,7 +182,6 @@ describe("the RayJob of a run", () => {
         kind: "RayJob",
         name: rayJobName(RUN, 3),
         uid: "u-1",
-        blockOwnerDeletion: true,
       },
     ]);
     expect(s.metadata.labels[LABEL_RUN]).toBe(RUN);

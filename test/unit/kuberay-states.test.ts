@@ -101,6 +101,53 @@ describe("jobDeploymentStatus × jobStatus", () => {
     expect(o).toMatchObject({ phase: "ended", exitCode: 2, infra: false });
   });
 
+  it("Running / SUCCEEDED or FAILED (K8sJobMode: KubeRay waits for its submitter) → the Ray job's end decides", () => {
+    expect(observeRayJob(job({ jobDeploymentStatus: "Running", jobStatus: "SUCCEEDED" }), [], [])).toEqual({
+      phase: "ended",
+      exitCode: 0,
+      reason: "the Ray job SUCCEEDED",
+      infra: false,
+    });
+    expect(
+      observeRayJob(
+        job({
+          jobDeploymentStatus: "Running",
+          jobStatus: "FAILED",
+          message: "Job entrypoint command failed with exit code 4",
+        }),
+        [],
+        [],
+      ),
+    ).toMatchObject({ phase: "ended", exitCode: 4, infra: false });
+  });
+
+  it("Failed (JobDeploymentStatusTransitionGracePeriodExceeded) after the Ray job FAILED → the workload's failure", () => {
+    const o = observeRayJob(
+      job({
+        jobDeploymentStatus: "Failed",
+        jobStatus: "FAILED",
+        reason: "JobDeploymentStatusTransitionGracePeriodExceeded",
+        message: "Job entrypoint command failed with exit code 2",
+      }),
+      [],
+      [],
+    );
+    expect(o).toMatchObject({ phase: "ended", exitCode: 2, infra: false });
+  });
+
+  it("Running / PENDING and Running / (none) are flagged as the Ray job pending (a job that ran and goes back there was lost)", () => {
+    for (const js of ["", "PENDING"]) {
+      expect(observeRayJob(job({ jobDeploymentStatus: "Running", jobStatus: js }), [], [])).toMatchObject({
+        phase: "waiting",
+        rayPending: true,
+      });
+    }
+    expect(observeRayJob(job({ jobDeploymentStatus: "Initializing" }), [], [])).not.toHaveProperty(
+      "rayPending",
+      true,
+    );
+  });
+
   it("Complete / STOPPED → ended, no exit code", () => {
     expect(
       observeRayJob(job({ jobDeploymentStatus: "Complete", jobStatus: "STOPPED" }), [], []),
@@ -281,6 +328,30 @@ describe("pod signals", () => {
       phase: "ended",
       infra: true,
       reason: "pod w was preempted: Preempted by pod y on node n1",
+    });
+  });
+
+  it("a Ray container that cannot start Ray (exit 127: the image has no `ray`) → the user's failure, not retried", () => {
+    const p = pod("h", "head", {
+      phase: "Running",
+      containerStatuses: [
+        {
+          name: "ray-head",
+          image: "pytorch/pytorch:2.3",
+          imageID: "",
+          ready: false,
+          restartCount: 2,
+          state: { waiting: { reason: "CrashLoopBackOff" } },
+          lastState: { terminated: { reason: "Error", exitCode: 127 } },
+        },
+      ],
+    });
+    expect(observeRayJob(initializing, [p], [])).toMatchObject({
+      phase: "ended",
+      exitCode: 127,
+      infra: false,
+      reason:
+        "head pod h (rank 0): the image pytorch/pytorch:2.3 cannot start Ray (exit 127); a KubeRay fleet runs images with Ray installed",
     });
   });
 

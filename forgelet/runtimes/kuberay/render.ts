@@ -91,19 +91,52 @@ export function runLabels(plan: Pick<KubeRayRunPlan, "runId" | "jobId" | "epoch"
 
 type Obj = Record<string, unknown>;
 
+/**
+ * Kubernetes deletes a stopped run's pods right away (KubeRay removes its finalizer without waiting for
+ * the Ray job), and SIGTERM to a Ray container's PID 1 (`ray start --block`) ends every Ray process at
+ * once. The preStop hook runs first: it TERMs each rank's capsule (the launcher records its process
+ * group) and waits, within the grace, until it checkpointed and exited.
+ */
+export function preStopScript(plan: Pick<KubeRayRunPlan, "runId" | "nodeDir" | "stopGraceSeconds">): string {
+  const files = `${plan.nodeDir}/${plan.runId}-r*.pgid`;
+  return [
+    `for f in ${files}; do [ -f "$f" ] && kill -TERM -"$(cat "$f")" 2>/dev/null; done`,
+    `i=0; while [ "$i" -lt ${plan.stopGraceSeconds + CHECKPOINT_DRAIN_SECONDS} ]; do`,
+    `  alive=0; for f in ${files}; do [ -f "$f" ] && kill -0 -"$(cat "$f")" 2>/dev/null && alive=1; done`,
+    '  [ "$alive" = 0 ] && break; sleep 1; i=$((i + 1))',
+    "done",
+  ].join("\n");
+}
+
+/** After the stop grace, the capsule may still ship its last checkpoint and logs (its drain). */
+const CHECKPOINT_DRAIN_SECONDS = 30;
+
 function container(plan: KubeRayRunPlan, r: KubeRayRankPlan, env: Obj[] | null, secret: string | null): Obj {
-  const amounts: Record<string, string> = {};
-  if (plan.cpusPerPod !== null) amounts.cpu = String(plan.cpusPerPod);
-  if (plan.memoryPerPodMb !== null) amounts.memory = `${plan.memoryPerPodMb}Mi`;
-  if (plan.gpuPassthrough && r.gpus > 0) amounts[plan.gpuResource] = String(r.gpus);
+  const limits: Record<string, string> = {};
+  const requests: Record<string, string> = {};
+  // Requests leave a tenth of the share to what already runs on every node (DaemonSets: CNI, the device
+  // plugin, monitoring), so a run taking a whole node can still be scheduled; limits are the full share.
+  if (plan.cpusPerPod !== null) {
+    limits.cpu = String(plan.cpusPerPod);
+    requests.cpu = `${Math.max(100, Math.floor(plan.cpusPerPod * 900))}m`;
+  }
+  if (plan.memoryPerPodMb !== null) {
+    limits.memory = `${plan.memoryPerPodMb}Mi`;
+    requests.memory = `${Math.max(1, Math.floor(plan.memoryPerPodMb * 0.9))}Mi`;
+  }
+  if (plan.gpuPassthrough && r.gpus > 0) {
+    limits[plan.gpuResource] = String(r.gpus);
+    requests[plan.gpuResource] = String(r.gpus);
+  }
   return {
     name: r.rank === 0 ? "ray-head" : "ray-worker",
     image: plan.image,
+    lifecycle: { preStop: { exec: { command: ["/bin/sh", "-c", preStopScript(plan)] } } },
     ...(env ? { env } : {}),
     ...(secret
       ? { volumeMounts: [{ name: "starforge-run", mountPath: secretMount(secret), readOnly: true }] }
       : {}),
-    ...(Object.keys(amounts).length > 0 ? { resources: { requests: amounts, limits: amounts } } : {}),
+    ...(Object.keys(limits).length > 0 ? { resources: { requests, limits } } : {}),
   };
 }
 
@@ -125,7 +158,7 @@ function podTemplate(plan: KubeRayRunPlan, r: KubeRayRankPlan, secret: string | 
       },
       // GPU nodes are commonly tainted for their resource; the pod was placed there on purpose.
       tolerations: [{ key: plan.gpuResource, operator: "Exists", effect: "NoSchedule" }],
-      terminationGracePeriodSeconds: plan.stopGraceSeconds + 10,
+      terminationGracePeriodSeconds: plan.stopGraceSeconds + CHECKPOINT_DRAIN_SECONDS + 10,
       ...(plan.serviceAccountName ? { serviceAccountName: plan.serviceAccountName } : {}),
       ...(secret
         ? { volumes: [{ name: "starforge-run", secret: { secretName: secret, defaultMode: 0o444 } }] }
@@ -140,9 +173,8 @@ function rayStartParams(plan: KubeRayRunPlan, r: KubeRayRankPlan): Record<string
     // Ray's logical GPUs, passthrough or not (a run asks Ray for exactly what the Fleet DO counted).
     "num-gpus": String(r.gpus),
     ...(plan.cpusPerPod !== null ? { "num-cpus": String(plan.cpusPerPod) } : {}),
-    // KubeRay pastes this onto `ray start`'s command line: a quoted JSON object.
-    resources: JSON.stringify(JSON.stringify({ [rankResource(r.rank)]: 1 })),
-    ...(r.rank === 0 ? { "dashboard-host": "0.0.0.0" } : {}),
+    // KubeRay pastes this onto `ray start`'s command line: a JSON object in single quotes (its own form).
+    resources: `'${JSON.stringify({ [rankResource(r.rank)]: 1 })}'`,
   };
 }
 
@@ -154,7 +186,7 @@ function launcherEnv(plan: KubeRayRunPlan): Obj[] {
     SF_KEEP_RUNS: plan.keepRuns ? "1" : "0",
     SF_RANK_GPUS: JSON.stringify(Object.fromEntries(plan.ranks.map((r) => [String(r.rank), r.gpus]))),
     // How long Ray waits after SIGTERM before SIGKILL when the Ray job is stopped (its default is 3 s).
-    RAY_JOB_STOP_WAIT_TIME_S: String(plan.stopGraceSeconds),
+    RAY_JOB_STOP_WAIT_TIME_S: String(plan.stopGraceSeconds + CHECKPOINT_DRAIN_SECONDS),
   };
   return Object.entries(plain).map(([name, value]) => ({ name, value }));
 }
@@ -187,11 +219,8 @@ export function renderRayJob(plan: KubeRayRunPlan): Obj {
     spec: {
       entrypoint: `python3 ${secretMount(name)}/${SECRET_LAUNCHER_KEY}`,
       submissionMode: "K8sJobMode",
-      // The control plane's retry budget decides about another attempt, never KubeRay on its own: no
-      // new RayCluster after a failure, and no second submission of the entrypoint when the head is lost
-      // (the submitter Job would resubmit it and the training would start over behind our back).
-      backoffLimit: 0,
-      submitterConfig: { backoffLimit: 0 },
+      // No backoffLimit: KubeRay's default (0) never retries, and the field (KubeRay ≥ 1.2) would make a
+      // 1.1 API server refuse the RayJob under strict field validation.
       shutdownAfterJobFinishes: true,
       ttlSecondsAfterFinished: plan.ttlSecondsAfterFinished,
       ...(plan.maxRuntimeSeconds !== null
@@ -234,14 +263,9 @@ export function renderSecret(
       name: rayJobName(plan.runId, plan.epoch),
       namespace: plan.namespace,
       labels: runLabels(plan),
+      // No blockOwnerDeletion: it needs update on rayjobs/finalizers where owner references are enforced.
       ownerReferences: [
-        {
-          apiVersion: `${GROUP}/${VERSION}`,
-          kind: "RayJob",
-          name: owner.name,
-          uid: owner.uid,
-          blockOwnerDeletion: true,
-        },
+        { apiVersion: `${GROUP}/${VERSION}`, kind: "RayJob", name: owner.name, uid: owner.uid },
       ],
     },
     data: {

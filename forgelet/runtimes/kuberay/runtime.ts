@@ -87,6 +87,8 @@ export class KubeRayRuntime implements Runtime {
   private readonly verdicts = new Map<string, RunExit>();
   private readonly ends = new Map<string, Promise<RunExit>>();
   private readonly sizes = new Map<string, NodeSize>();
+  /** Each RayJob's run and epoch (its pods are found by them, also once the RayJob is gone). */
+  private readonly runs = new Map<string, { runId: string; epoch: number }>();
 
   constructor(private readonly o: KubeRayRuntimeOptions) {
     this.log = o.log ?? (() => {});
@@ -146,12 +148,6 @@ export class KubeRayRuntime implements Runtime {
         false,
       );
     }
-    const name = rayJobName(spec.runId, spec.epoch);
-    // Created before (this agent restarted between creating and recording it): that RayJob, even ended.
-    const existing = await this.retrying(`looking for run ${spec.runId}'s RayJob`, () =>
-      this.o.api.rayJob(name),
-    );
-    if (existing) return { kind: "kuberay", id: name };
     return this.gathering.join(spec, (specs) => this.submit(specs));
   }
 
@@ -208,27 +204,40 @@ export class KubeRayRuntime implements Runtime {
       throw new LaunchError(describe(err), false);
     }
     const name = rayJobName(first.runId, first.epoch);
-    const created = await this.retrying(`creating RayJob ${name}`, async () => {
-      try {
-        return await this.o.api.createRayJob(body);
-      } catch (err) {
-        // An earlier attempt of ours got through before the answer was lost: that one.
-        if (err instanceof KubeRefused && err.code === 409) return (await this.o.api.rayJob(name))!;
-        throw err;
-      }
-    });
-    const uid = created.metadata?.uid ?? "";
-    await this.retrying(`creating RayJob ${name}'s Secret`, async () => {
-      try {
-        // Every rank runs in the image (the default one for a job that names none), and says so.
-        const inImage = specs.map((s) => ({ ...s, env: { ...s.env, FORGE_IMAGE: image } }));
-        await this.o.api.createSecret(renderSecret(plan, pullPlan(inImage), { name, uid }));
-      } catch (err) {
-        if (!(err instanceof KubeRefused && err.code === 409)) throw err;
-      }
-    });
+    this.runs.set(name, { runId: first.runId, epoch: first.epoch });
+    // Created before (this agent restarted between creating it and recording it, or an answer was
+    // lost): that RayJob is adopted, even ended; a run is never created twice.
+    let job = await this.retrying(`looking for run ${first.runId}'s RayJob`, () => this.o.api.rayJob(name));
+    const adopted = job !== null;
+    if (!job) {
+      job = await this.retrying(`creating RayJob ${name}`, async () => {
+        try {
+          return await this.o.api.createRayJob(body);
+        } catch (err) {
+          if (err instanceof KubeRefused && err.code === 409) return (await this.o.api.rayJob(name))!;
+          throw err;
+        }
+      });
+    }
+    // Its Secret, also when adopting (the agent may have died in between): the head waits for it.
+    const uid = job.metadata?.uid ?? "";
+    try {
+      await this.retrying(`creating RayJob ${name}'s Secret`, async () => {
+        try {
+          // Every rank runs in the image (the default one for a job that names none), and says so.
+          const inImage = specs.map((s) => ({ ...s, env: { ...s.env, FORGE_IMAGE: image } }));
+          await this.o.api.createSecret(renderSecret(plan, pullPlan(inImage), { name, uid }));
+        } catch (err) {
+          if (!(err instanceof KubeRefused && err.code === 409)) throw err;
+        }
+      });
+    } catch (err) {
+      // Without its Secret the RayJob can never start: it goes, so it holds no GPUs.
+      await this.remove(name).catch(() => {});
+      throw err;
+    }
     this.log(
-      `run ${first.runId}: RayJob ${name} created on ${placement.map((p) => clusterNodeOf(p.nodeId)).join(",")}`,
+      `run ${first.runId}: RayJob ${name} ${adopted ? "adopted" : "created"} on ${placement.map((p) => clusterNodeOf(p.nodeId)).join(",")}`,
     );
     return { kind: "kuberay", id: name };
   }
@@ -271,9 +280,11 @@ export class KubeRayRuntime implements Runtime {
         if (this.informer === inf) void inf.start().catch(() => {});
       }, delay).unref();
     });
+    const failures = this.informerFailures;
     void inf.start().then(
       () => {
-        this.synced = true;
+        // start() resolves after a failed list too (it reports the error instead): synced only if none.
+        if (this.informerFailures === failures && this.informer === inf) this.synced = true;
       },
       () => {},
     );
@@ -315,6 +326,7 @@ export class KubeRayRuntime implements Runtime {
   private async judge(job: RayJobObject): Promise<Observation> {
     const run = job.metadata?.labels?.[LABEL_RUN] ?? "";
     const epoch = job.metadata?.labels?.[LABEL_EPOCH] ?? "";
+    if (job.metadata?.name && run) this.runs.set(job.metadata.name, { runId: run, epoch: Number(epoch) });
     const pods: V1Pod[] = await this.o.api.pods(`${LABEL_RUN}=${run},${LABEL_EPOCH}=${epoch}`);
     const seen = observeRayJob(job, pods, []);
     if (seen.phase === "running" && pods.every((p) => p.status?.phase === "Running")) return seen;
@@ -392,7 +404,7 @@ export class KubeRayRuntime implements Runtime {
           return { exitCode: seen.exitCode, reason: seen.reason, infra: seen.infra };
         }
         if (seen.phase === "running") ran = true;
-        else if (ran) {
+        else if (ran && seen.phase === "waiting" && seen.rayPending) {
           // Running, then waiting again: Ray lost the job (its head went) and it would start over.
           return {
             exitCode: null,
@@ -422,8 +434,9 @@ export class KubeRayRuntime implements Runtime {
     if (!p) {
       p = this.deleteAndWait(name);
       this.deleting.set(name, p);
-      // Forgotten once done, so a later cleanup of the same run checks again (cheaply).
-      p.finally(() => setTimeout(() => this.deleting.delete(name), 60_000).unref()).catch(() => {});
+      // Kept until the run's cleanup: its disappearance stays "ours", however long an outage lasts. A
+      // failed deletion is forgotten, so the next stop or cleanup tries again.
+      p.catch(() => this.deleting.delete(name));
     }
     return p;
   }
@@ -464,10 +477,12 @@ export class KubeRayRuntime implements Runtime {
     for (const c of await this.o.api.rayClusters(`ray.io/originated-from-cr-name=${name}`)) {
       left.push(`RayCluster ${c.metadata?.name}`);
     }
-    const [, run, epoch] = /^sf-(.+)-e(\d+)$/.exec(name) ?? [];
+    // Our labels are on every pod we rendered (the run's; else read back from the name: ids are lowercase).
+    const known = this.runs.get(name);
+    const parsed = /^sf-run-(.+)-e(\d+)$/.exec(name);
+    const run = known ?? (parsed ? { runId: `run_${parsed[1]}`, epoch: Number(parsed[2]) } : null);
     if (run) {
-      const runId = run.replace(/^run-/, "run_");
-      for (const p of await this.o.api.pods(`${LABEL_RUN}=${runId},${LABEL_EPOCH}=${epoch}`)) {
+      for (const p of await this.o.api.pods(`${LABEL_RUN}=${run.runId},${LABEL_EPOCH}=${run.epoch}`)) {
         left.push(`pod ${p.metadata?.name}`);
       }
     }
@@ -481,6 +496,8 @@ export class KubeRayRuntime implements Runtime {
       await this.o.api.deleteSecret(ref.id).catch(() => {});
       this.ends.delete(ref.id);
       this.verdicts.delete(ref.id);
+      this.deleting.delete(ref.id);
+      this.runs.delete(ref.id);
     }
     if (!this.o.keepRuns) rmSync(spec.runDir, { recursive: true, force: true });
   }

@@ -32,7 +32,7 @@ export interface RayJobObject {
 }
 
 export type Observation =
-  | { phase: "waiting"; reason: string; imagePull?: boolean }
+  | { phase: "waiting"; reason: string; imagePull?: boolean; rayPending?: boolean }
   | { phase: "running" }
   | { phase: "ended"; exitCode: number | null; reason: string; infra: boolean };
 
@@ -111,6 +111,15 @@ export function podVerdict(pods: readonly V1Pod[], events: readonly CoreV1Event[
           phase: "ended",
           exitCode: term.exitCode ?? 137,
           reason: `${role(p)}: container ${c.name} was killed for exceeding its memory limit (OOMKilled)`,
+          infra: false,
+        };
+      }
+      // `ray start` not found (or not runnable) in the image: the job's image cannot run here, whoever retries.
+      if ((term?.exitCode === 127 || term?.exitCode === 126) && (c.restartCount ?? 0) > 0) {
+        return {
+          phase: "ended",
+          exitCode: term.exitCode,
+          reason: `${role(p)}: the image ${c.image} cannot start Ray (exit ${term.exitCode}); a KubeRay fleet runs images with Ray installed`,
           infra: false,
         };
       }
@@ -206,9 +215,18 @@ export function observeRayJob(
   const s = job.status ?? {};
   const dep = s.jobDeploymentStatus ?? "";
   const js = s.jobStatus ?? "";
+  // The Ray job's own end decides, whatever the deployment status says: in K8sJobMode KubeRay keeps it
+  // `Running` until the submitter Job finishes (up to minutes) while jobStatus is already terminal.
+  if (js === "SUCCEEDED" && (dep === "Running" || dep === "Complete"))
+    return { phase: "ended", exitCode: 0, reason: "the Ray job SUCCEEDED", infra: false };
+  if ((js === "FAILED" || js === "STOPPED") && dep === "Running")
+    return rayJobEnded(s, dep, js, pods, events);
   if (dep === "Complete" || dep === "Failed" || dep === "ValidationFailed") {
     if (js === "SUCCEEDED" && dep === "Complete")
       return { phase: "ended", exitCode: 0, reason: "the Ray job SUCCEEDED", infra: false };
+    // KubeRay gave up waiting for the submitter after the Ray job FAILED: the workload's failure.
+    if (js === "FAILED" && s.reason === "JobDeploymentStatusTransitionGracePeriodExceeded")
+      return rayJobEnded(s, dep, js, pods, events);
     const known = FAILED_REASONS[s.reason ?? (dep === "ValidationFailed" ? "ValidationFailed" : "")];
     if (known)
       return {
@@ -217,18 +235,7 @@ export function observeRayJob(
         reason: known.say(s, job.spec?.activeDeadlineSeconds),
         infra: known.infra,
       };
-    // A pod's own end explains a failed Ray job better than Ray does (OOM, eviction).
-    const pod = podVerdict(pods, events);
-    if (pod) return pod;
-    if (js === "STOPPED")
-      return { phase: "ended", exitCode: null, reason: "the Ray job was STOPPED", infra: false };
-    const code = exitCodeOf(s.message);
-    return {
-      phase: "ended",
-      exitCode: code,
-      reason: `the Ray job ${js || "ended"} (${dep}${s.reason ? `: ${s.reason}` : ""})${s.message ? `: ${firstLine(s.message)}` : ""}`,
-      infra: false,
-    };
+    return rayJobEnded(s, dep, js, pods, events);
   }
   const pod = podVerdict(pods, events);
   if (pod) return pod;
@@ -252,7 +259,11 @@ export function observeRayJob(
   const waiting = podWaiting(pods, events);
   if (waiting) return waiting;
   if (dep === "Running")
-    return { phase: "waiting", reason: `the Ray job is ${js || "being submitted"} on the Ray cluster` };
+    return {
+      phase: "waiting",
+      reason: `the Ray job is ${js || "being submitted"} on the Ray cluster`,
+      rayPending: js === "" || js === "PENDING",
+    };
   const ready = pods.filter((p) =>
     p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
   ).length;
@@ -263,6 +274,26 @@ export function observeRayJob(
         "  ",
         " ",
       ),
+  };
+}
+
+/** A Ray job that ended by itself: a pod's own end explains it best (OOM, eviction), else Ray's words. */
+function rayJobEnded(
+  s: RayJobStatus,
+  dep: string,
+  js: string,
+  pods: readonly V1Pod[],
+  events: readonly CoreV1Event[],
+): Observation {
+  const pod = podVerdict(pods, events);
+  if (pod) return pod;
+  if (js === "STOPPED")
+    return { phase: "ended", exitCode: null, reason: "the Ray job was STOPPED", infra: false };
+  return {
+    phase: "ended",
+    exitCode: exitCodeOf(s.message),
+    reason: `the Ray job ${js || "ended"} (${dep}${s.reason ? `: ${s.reason}` : ""})${s.message ? `: ${firstLine(s.message)}` : ""}`,
+    infra: false,
   };
 }
 
