@@ -15,7 +15,6 @@
  *   capsule checkpoints. Cleanup after any end deletes the same way: nothing with our labels remains.
  */
 import { rmSync } from "node:fs";
-import type { CoreV1Event, KubernetesObject, ListWatch, V1Node, V1Pod } from "@kubernetes/client-node";
 import PULL_SCRIPT from "../../../capsule/pull.py";
 import LAUNCHER from "../../../capsule/rayjob.py";
 import type { ClusterNode } from "../../../contract/agent-frames.schema.js";
@@ -24,6 +23,8 @@ import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef 
 import { clusterNodeOf, gpuShare, type NodeSize, RankGathering } from "../gather.js";
 import { DEFAULT_NODE_DIR, pullPlan } from "../pull.js";
 import { type KubeApi, KubeRefused, KubeUnavailable } from "./k8s.js";
+import { toClusterNode } from "./nodes.js";
+import { RayJobObserver } from "./observer.js";
 import {
   LABEL_EPOCH,
   LABEL_MANAGED_BY,
@@ -33,7 +34,7 @@ import {
   renderRayJob,
   renderSecret,
 } from "./render.js";
-import { type Observation, observeRayJob, type RayJobObject } from "./states.js";
+import type { Observation } from "./states.js";
 
 export interface KubeRayRuntimeOptions {
   api: KubeApi;
@@ -70,17 +71,12 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-type RayJob = RayJobObject & KubernetesObject;
-
 export class KubeRayRuntime implements Runtime {
   readonly kind = "kuberay" as const;
   readonly cluster = { nodes: () => this.nodes() };
   private readonly gathering: RankGathering<RuntimeRef>;
   private readonly log: (msg: string) => void;
-  private informer: ListWatch<RayJob> | null = null;
-  /** The informer has listed since it last failed: its cache is the cluster's state. */
-  private synced = false;
-  private informerFailures = 0;
+  private readonly observer: RayJobObserver;
   /** RayJobs this agent deleted (a stop or a cleanup): their disappearance is expected. */
   private readonly deleting = new Map<string, Promise<void>>();
   /** Runs ended by the agent's own decision (an image never pulled): the reason wait() reports. */
@@ -93,6 +89,7 @@ export class KubeRayRuntime implements Runtime {
   constructor(private readonly o: KubeRayRuntimeOptions) {
     this.log = o.log ?? (() => {});
     this.gathering = new RankGathering("Kubernetes", o.gatherMs ?? 120_000);
+    this.observer = new RayJobObserver(o.api, this.log, (name, run) => this.runs.set(name, run));
   }
 
   private get gpuResource(): string {
@@ -112,7 +109,7 @@ export class KubeRayRuntime implements Runtime {
         `no node of ${this.o.api.server()} has allocatable ${this.gpuResource}${this.o.nodeSelector ? ` (node selector ${this.o.nodeSelector})` : ""}; check the device plugin or --gpu-resource`,
       );
     }
-    this.startInformer();
+    this.observer.start();
   }
 
   runRootOf(runId: string, rank: number): string {
@@ -259,85 +256,9 @@ export class KubeRayRuntime implements Runtime {
 
   // observe -----------------------------------------------------------------------
 
-  /** One list+watch of our RayJobs for the agent's life; after an error, started again with backoff. */
-  private startInformer(): void {
-    if (this.informer) return;
-    const inf = this.o.api.rayJobInformer(`${LABEL_MANAGED_BY}=${MANAGED_BY}`);
-    this.informer = inf;
-    inf.on("connect", () => {
-      // A re-list follows a connect without a resourceVersion; the cache is right again after it.
-    });
-    inf.on("change", () => {
-      this.synced = true;
-      this.informerFailures = 0;
-    });
-    inf.on("error", (err: unknown) => {
-      this.synced = false;
-      if (this.informerFailures === 0)
-        this.log(`cannot watch RayJobs right now (${describe(err)}); retrying`);
-      const delay = backoffDelay(this.informerFailures++, { baseMs: 500, capMs: 10_000, jitter: "none" });
-      setTimeout(() => {
-        if (this.informer === inf) void inf.start().catch(() => {});
-      }, delay).unref();
-    });
-    const failures = this.informerFailures;
-    void inf.start().then(
-      () => {
-        // start() resolves after a failed list too (it reports the error instead): synced only if none.
-        if (this.informerFailures === failures && this.informer === inf) this.synced = true;
-      },
-      () => {},
-    );
-  }
-
-  /**
-   * The run as the cluster shows it now, or null when it cannot be seen right now (the API server is
-   * unreachable, the watch is re-syncing): the caller keeps the last state.
-   */
-  private async look(name: string): Promise<Observation | "gone" | null> {
-    this.startInformer();
-    if (!this.synced) {
-      // Not watching right now: ask directly (a restarted agent, an outage that just ended).
-      try {
-        const job = await this.o.api.rayJob(name);
-        if (!job) return "gone";
-        return await this.judge(job);
-      } catch {
-        return null;
-      }
-    }
-    const job = this.informer!.get(name, this.o.api.namespace);
-    if (!job) {
-      // The cache may lag a create by a moment: ask before calling it gone.
-      try {
-        const again = await this.o.api.rayJob(name);
-        return again ? await this.judge(again) : "gone";
-      } catch {
-        return null;
-      }
-    }
-    try {
-      return await this.judge(job);
-    } catch {
-      return null;
-    }
-  }
-
-  private async judge(job: RayJobObject): Promise<Observation> {
-    const run = job.metadata?.labels?.[LABEL_RUN] ?? "";
-    const epoch = job.metadata?.labels?.[LABEL_EPOCH] ?? "";
-    if (job.metadata?.name && run) this.runs.set(job.metadata.name, { runId: run, epoch: Number(epoch) });
-    const pods: V1Pod[] = await this.o.api.pods(`${LABEL_RUN}=${run},${LABEL_EPOCH}=${epoch}`);
-    const seen = observeRayJob(job, pods, []);
-    if (seen.phase === "running" && pods.every((p) => p.status?.phase === "Running")) return seen;
-    // Something is off or still starting: the events say why (and a pod already gone left its events).
-    const cluster = job.status?.rayClusterName;
-    const names = new Set(pods.map((p) => p.metadata?.name));
-    const events: CoreV1Event[] = (await this.o.api.podEvents()).filter(
-      (e) =>
-        names.has(e.involvedObject?.name) || (cluster && e.involvedObject?.name?.startsWith(`${cluster}-`)),
-    );
-    return observeRayJob(job, pods, events);
+  /** The run as the cluster shows it now ("gone", or null: cannot be seen right now). */
+  private look(name: string): Promise<Observation | "gone" | null> {
+    return this.observer.look(name);
   }
 
   async waitStarted(ref: RuntimeRef, _spec: RunSpec, onWaiting: (reason: string) => void): Promise<void> {
@@ -513,65 +434,6 @@ export class KubeRayRuntime implements Runtime {
 
   /** Stops watching (the agent is shutting down). */
   close(): void {
-    void this.informer?.stop();
-    this.informer = null;
+    this.observer.close();
   }
-}
-
-/** A Kubernetes node as a fleet node: its GPUs, series, state (cordoned: drain; NotReady: down). */
-export function toClusterNode(
-  n: V1Node,
-  gpuResource: string,
-  seriesLabel: string,
-  fallbackSeries?: string,
-): ClusterNode | null {
-  const name = n.metadata?.name;
-  if (!name) return null;
-  const alloc = n.status?.allocatable ?? {};
-  const gpus = Math.min(64, Math.max(0, Number.parseInt(alloc[gpuResource] ?? "0", 10) || 0));
-  const ready = n.status?.conditions?.find((c) => c.type === "Ready");
-  const down = ready?.status !== "True";
-  const cordoned = n.spec?.unschedulable === true;
-  const reason = down
-    ? `NotReady${ready?.reason ? `: ${ready.reason}` : ""}${ready?.message ? `: ${ready.message}` : ""}`
-    : cordoned
-      ? "cordoned (spec.unschedulable)"
-      : "";
-  const labels = n.metadata?.labels ?? {};
-  const addr = n.status?.addresses?.find((a) => a.type === "InternalIP")?.address ?? name;
-  return {
-    name,
-    gpu_series: (labels[seriesLabel] ?? fallbackSeries ?? "gpu").toLowerCase().slice(0, 63),
-    gpus,
-    state: down ? "down" : cordoned ? "drain" : "ready",
-    reason: reason.slice(0, 500),
-    cpus: Math.floor(quantity(alloc.cpu ?? "0")),
-    memory_mb: Math.floor(quantity(alloc.memory ?? "0") / 2 ** 20),
-    labels: Object.fromEntries(
-      [seriesLabel, "topology.kubernetes.io/zone", "node.kubernetes.io/instance-type"]
-        .filter((k) => labels[k])
-        .map((k) => [k.slice(0, 63), labels[k]!.slice(0, 200)]),
-    ),
-    advertise_addr: addr,
-  };
-}
-
-/** A Kubernetes quantity ("16", "500m", "64Gi", "1e3") as a number (bytes for memory, cores for CPU). */
-export function quantity(q: string): number {
-  const m = /^([0-9.]+(?:e[0-9]+)?)([a-zA-Z]*)$/.exec(q.trim());
-  if (!m) return 0;
-  const v = Number(m[1]);
-  const units: Record<string, number> = {
-    "": 1,
-    m: 1e-3,
-    k: 1e3,
-    M: 1e6,
-    G: 1e9,
-    T: 1e12,
-    Ki: 2 ** 10,
-    Mi: 2 ** 20,
-    Gi: 2 ** 30,
-    Ti: 2 ** 40,
-  };
-  return v * (units[m[2]!] ?? 0);
 }
