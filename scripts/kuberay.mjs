@@ -3,7 +3,8 @@
 // the suite runs against test/support/k8s-sim.ts (a local API server speaking the real wire format, with
 // deploy/kuberay/rbac.yaml enforced) and test/support/kuberay-sim.ts (a simulated KubeRay operator that
 // runs each RayJob's entrypoint as a local process, as its head pod would). Builds, then runs the suite.
-// Against a real cluster (kind + the KubeRay operator), see docs/runtimes.md.
+// SF_KUBERAY_KUBECONFIG=<kubeconfig> runs the closed loop against that real cluster instead (the other
+// files drive the simulator itself); docs/runtimes.md lists what else it needs.
 import { spawnSync } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,10 +19,18 @@ function step(label, cmd, args) {
 }
 
 step("build", "npm", ["run", "build"]);
-step("KubeRay runtime (Kubernetes API simulator, simulated KubeRay operator)", "npx", [
-  "vitest",
-  "run",
-  "--project",
-  "kuberay",
-  ...passthrough,
-]);
+const live = process.env.SF_KUBERAY_KUBECONFIG;
+step(
+  live
+    ? `KubeRay runtime: the closed loop against the cluster of ${live}`
+    : "KubeRay runtime (Kubernetes API simulator, simulated KubeRay operator)",
+  "npx",
+  [
+    "vitest",
+    "run",
+    "--project",
+    "kuberay",
+    ...(live ? ["test/kuberay/closed-loop.test.ts"] : []),
+    ...passthrough,
+  ],
+);

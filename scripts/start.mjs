@@ -2,7 +2,7 @@
 // `npm start`: brings up the control plane locally with nothing else installed.
 //   1. creates local secrets once (.sf-local/dev.vars, 0600): bootstrap admin token, JWT key
 //   2. applies D1 migrations to the persisted local state
-//   3. runs `wrangler dev` on 127.0.0.1 in its own process group (stopped as a group on exit)
+//   3. runs `wrangler dev` on 127.0.0.1 (or --host) in its own process group (stopped as a group on exit)
 //   4. creates the default `local` fleet through the API (idempotent), uploads and publishes the job
 //      capsule from dist/capsule (built by `npm run build`, which `prestart` runs)
 //   5. enrolls and starts a local forgelet (process runtime, 8 simulated H200s) in the local fleet
@@ -19,6 +19,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({
   options: {
     port: { type: "string", default: process.env.SF_PORT ?? "8787" },
+    host: { type: "string", default: process.env.SF_HOST ?? "127.0.0.1" },
     "state-dir": { type: "string", default: process.env.SF_STATE_DIR ?? join(root, ".sf-local") },
     quiet: { type: "boolean", default: false },
     "no-agent": { type: "boolean", default: false },
@@ -27,12 +28,13 @@ const { values: opts } = parseArgs({
   },
 });
 if (opts.help) {
-  console.log(`usage: npm start [-- --port N] [--state-dir DIR] [--no-agent] [--var KEY=VALUE ...] [--quiet]
+  console.log(`usage: npm start [-- --port N] [--host ADDR] [--state-dir DIR] [--no-agent] [--var KEY=VALUE ...] [--quiet]
 
-Starts the StarForge control plane on http://127.0.0.1:<port> with persisted local state in
+Starts the StarForge control plane on http://<host>:<port> (host 127.0.0.1 unless --host names an
+address of this machine that agents and workloads elsewhere reach, e.g. a cluster's pods) with persisted local state in
 <state-dir> (default .sf-local/), with a local forgelet agent (process runtime, 8 simulated H200
 GPUs) in the "local" fleet unless --no-agent. --var overrides a wrangler.toml variable for this
-run (e.g. --var SF_AGENT_LOST_GRACE_SECONDS=30). Stop it with Ctrl-C. Environment: SF_PORT, SF_STATE_DIR.`);
+run (e.g. --var SF_AGENT_LOST_GRACE_SECONDS=30). Stop it with Ctrl-C. Environment: SF_PORT, SF_HOST, SF_STATE_DIR.`);
   process.exit(0);
 }
 
@@ -93,13 +95,16 @@ if (migrate.status !== 0) fail(`migrations failed:\n${migrate.stdout}\n${migrate
 // 3. wrangler dev, in its own process group so workerd never outlives us
 const port = Number(opts.port);
 const inspectorPort = await freePort();
-const publicUrl = `http://127.0.0.1:${port}`;
+const host = opts.host;
+if (!/^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(host))
+  fail(`--host takes an IPv4 address of this machine, got "${host}"`);
+const publicUrl = `http://${host}:${port}`;
 const child = spawn(
   wrangler,
   [
     "dev",
     "--ip",
-    "127.0.0.1",
+    host,
     "--port",
     String(port),
     "--inspector-port",

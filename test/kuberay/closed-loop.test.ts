@@ -1,11 +1,12 @@
 /**
  * The closed loop on a kuberay fleet: a real control plane (npm start), a real forgelet with
- * `--runtime kuberay`, and in place of a cluster the Kubernetes API SIMULATOR (test/support/k8s-sim.ts)
- * with the SIMULATED KubeRay operator (test/support/kuberay-sim.ts) in process mode: it runs each
+ * `--runtime kuberay`, and a cluster: by default the Kubernetes API SIMULATOR (test/support/k8s-sim.ts)
+ * with the SIMULATED KubeRay operator (test/support/kuberay-sim.ts) in process mode, which runs each
  * RayJob's entrypoint — the capsule's Ray launcher, from the run's Secret mounted as the head pod would
- * see it — as a local process. The launcher's pull.py fetches every input by digest from the control
- * plane with the run's token; the capsule reports to ingest as on any fleet. The image is not run (the
- * process uses this host's python3): that is what the simulator cannot do.
+ * see it — as a local process (the image is named, not run). With SF_KUBERAY_KUBECONFIG the same tests
+ * run against a real cluster with the KubeRay operator (test/support/kuberay-target.ts says what else it
+ * needs). Either way the launcher's pull.py fetches every input by digest from the control plane with
+ * the run's token, and the capsule reports to ingest as on any fleet.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,8 +17,7 @@ import * as ck from "../support/checkpoints.js";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
-import { type K8sSim, startK8sSim } from "../support/k8s-sim.js";
-import { type KubeRaySim, startKubeRaySim } from "../support/kuberay-sim.js";
+import { type KubeTarget, kubeTarget } from "../support/kuberay-target.js";
 import {
   describeState,
   expectNoOrphans,
@@ -32,19 +32,19 @@ const FLEET = "k8s";
 let cp: ControlPlane;
 let op = "";
 let agent: ForgeletProc;
-let sim: K8sSim;
-let ray: KubeRaySim;
+let target: KubeTarget;
 const jobs = new Set<string>();
 const dir = mkdtempSync(join(tmpdir(), "sf-kuberay-loop-"));
 const nodeDir = mkdtempSync(join(tmpdir(), "sf-kuberay-node-"));
 
 beforeAll(async () => {
-  sim = await startK8sSim();
-  ray = startKubeRaySim(sim, { mode: "process", graceScale: 0.5 });
-  sim.addNode({ name: "k8s-gpu-1", gpus: 4, cpu: 16, memory: "64Gi" });
-  sim.addNode({ name: "k8s-gpu-2", gpus: 4, cpu: 16, memory: "64Gi" });
-  const kubeconfig = sim.writeKubeconfig(dir);
-  cp = await startControlPlane({ agent: false, vars: { SF_COMMAND_RESEND_SECONDS: 1 } });
+  target = await kubeTarget(dir, [
+    { name: "k8s-gpu-1", gpus: 4 },
+    { name: "k8s-gpu-2", gpus: 4 },
+  ]);
+  if (!target.cpHost)
+    throw new Error("SF_KUBERAY_CP_HOST: the address of this machine the cluster's pods reach");
+  cp = await startControlPlane({ agent: false, host: target.cpHost, vars: { SF_COMMAND_RESEND_SECONDS: 1 } });
   op = await newOperator(cp, "k8s-op");
   const f = await call(cp, cp.adminToken, "POST", "/v1/fleets", { name: FLEET, kind: "kuberay" });
   expect(f.status, JSON.stringify(f.body)).toBe(201);
@@ -53,69 +53,79 @@ beforeAll(async () => {
     runtime: "kuberay",
     args: [
       "--kubeconfig",
-      kubeconfig,
+      target.kubeconfig,
       "--namespace",
-      sim.namespace,
+      target.namespace,
       "--default-image",
-      "starforge/python:bookworm",
+      target.image,
+      ...(target.gpuResource ? ["--gpu-resource", target.gpuResource] : []),
       "--node-dir",
       nodeDir,
       "--cluster-refresh",
       "2",
     ],
   });
-  await waitGpuNodesReady(cp, FLEET, 2);
+  await waitGpuNodesReady(cp, FLEET, target.gpuNodes);
 });
 
 afterEach(async (ctx) => {
   if (ctx.task.result?.state === "fail") {
     console.error(await describeState(cp, op, [...jobs], [agent]));
-    for (const j of sim.list("rayjobs"))
-      console.error(`--- entrypoint of ${j.metadata.name}\n${ray.logs(j.metadata.name)}`);
+    console.error(`--- left in the cluster: ${(await target.ours()).join(", ")}`);
   }
   // Nothing of ours left in the cluster, no process of these jobs on this host, 0 GPUs allocated.
   await waitFor(
     "no RayJob, RayCluster, pod or Secret with StarForge's labels",
-    () =>
-      (["rayjobs", "rayclusters", "pods", "secrets"] as const).every(
-        (r) => sim.list(r, "app.kubernetes.io/managed-by=forgelet").length === 0,
-      ),
-    30_000,
-    200,
+    async () => (await target.ours()).length === 0,
+    60_000,
+    250,
   );
   await expectNoOrphans(cp, FLEET, [agent], jobs);
-  expect(ray.liveProcessGroups()).toEqual([]);
-  expect(ray.errors).toEqual([]);
-  expect(readdirSync(nodeDir)).toEqual([]);
+  if (target.sim) {
+    expect(target.sim.liveProcessGroups()).toEqual([]);
+    expect(target.sim.errors).toEqual([]);
+    expect(readdirSync(nodeDir)).toEqual([]);
+  }
 });
 
 afterAll(async () => {
   await agent?.dispose();
   await cp?.stop();
-  await ray?.stop();
-  await sim?.close();
+  await target?.close();
   rmSync(dir, { recursive: true, force: true });
   rmSync(nodeDir, { recursive: true, force: true });
 });
 
-const creates = () => sim.requests.filter((r) => r.method === "POST" && r.path.endsWith("/rayjobs")).length;
+/** The RayJob of a run, as the cluster lists it (its name ends with the run's epoch). */
+async function rayJobOf(run: string): Promise<string> {
+  const prefix = `rayjob/${rayJobName(run, 0).replace(/-e0$/, "-e")}`;
+  const found = await waitFor(
+    `the RayJob of ${run}`,
+    async () => (await target.ours()).find((o) => o.startsWith(prefix)),
+    30_000,
+    200,
+  );
+  return found.slice("rayjob/".length);
+}
 
-describe("a kuberay fleet (Kubernetes API simulator + simulated KubeRay operator)", () => {
-  it("closed loop: one RayJob, inputs pulled by digest, QUEUED → … → SUCCEEDED with the loss falling, logs and a checkpoint", async () => {
-    const before = creates();
+describe(`a kuberay fleet (${process.env.SF_KUBERAY_KUBECONFIG ? "a real cluster" : "Kubernetes API simulator + simulated KubeRay operator"})`, () => {
+  it("closed loop: inputs pulled by digest, QUEUED → … → SUCCEEDED with the loss falling, logs and a checkpoint", async () => {
     const id = await ck.submitCharlm(cp, op, { fleet: FLEET, name: "k8s-charlm", maxSteps: 300 });
     jobs.add(id);
     const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 120_000);
     expect(done.job.status, JSON.stringify(done.runs)).toBe("SUCCEEDED");
     const run = done.runs[0]!.id;
-    expect(creates() - before).toBe(1);
+    const epoch = (done.runs[0] as unknown as { epoch: number }).epoch;
     const pts = await ck.points(cp, op, id, run);
     expect(pts.length).toBeGreaterThan(5);
     expect(pts.at(-1)!.value).toBeLessThan(pts[0]!.value);
     expect(await ck.lastCheckpointStep(cp, op, id, run)).toBe(300);
-    // The launcher pulled every input by digest, in the head pod (here: its simulated process).
-    const entry = ray.logs(rayJobName(run, 1));
-    expect(entry).toMatch(/starforge pull: rank 0: \d+ file\(s\) fetched and verified/);
+    // The launcher pulled every input by digest, in the head pod (the simulator keeps its output).
+    if (target.sim) {
+      expect(target.sim.logs(rayJobName(run, epoch))).toMatch(
+        /starforge pull: rank 0: \d+ file\(s\) fetched and verified/,
+      );
+    }
     expect(await ck.logText(cp, op, id, run)).toMatch(/step 300/);
   });
 
@@ -123,12 +133,13 @@ describe("a kuberay fleet (Kubernetes API simulator + simulated KubeRay operator
     const id = await ck.submitCharlm(cp, op, { fleet: FLEET, name: "k8s-pause", maxSteps: 2000 });
     jobs.add(id);
     const first = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
+    const firstJob = await rayJobOf(first);
     await ck.waitForStep(cp, op, id, first, 100, 60_000);
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/pause`)).body.job).toMatchObject({ status: "PAUSED" });
     await ck.waitReleased(cp, op, id, first);
     const stopStep = await ck.lastCheckpointStep(cp, op, id, first);
     expect(stopStep).toBeGreaterThanOrEqual(100);
-    expect(sim.get("rayjobs", rayJobName(first, 1))).toBeUndefined();
+    expect(await target.rayJobUid(firstJob)).toBeNull();
     const before = await ck.points(cp, op, id, first);
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/resume`)).status).toBe(200);
     const second = await waitFor(
@@ -147,12 +158,14 @@ describe("a kuberay fleet (Kubernetes API simulator + simulated KubeRay operator
     jobs.add(id);
     const run = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
     await ck.waitForStep(cp, op, id, run, 20, 60_000);
-    expect(sim.list("pods", `starforge.dev/run-id=${run}`).length).toBe(1);
+    const name = await rayJobOf(run);
+    const during = await target.ours();
+    expect(during).toContain(`secret/${name}`);
+    expect(during.filter((o) => o.startsWith("pod/"))).toHaveLength(1);
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
     await ck.waitReleased(cp, op, id, run);
-    expect(sim.get("rayjobs", rayJobName(run, 1))).toBeUndefined();
-    expect(sim.list("pods", `starforge.dev/run-id=${run}`)).toEqual([]);
-    expect(sim.get("secrets", rayJobName(run, 1))).toBeUndefined();
+    // Released only once the RayJob, its RayCluster, pods and Secret are gone.
+    expect(await target.ours()).toEqual([]);
   });
 
   it("a 30 s API server outage during a running job: the job survives and ends SUCCEEDED", async () => {
@@ -162,7 +175,7 @@ describe("a kuberay fleet (Kubernetes API simulator + simulated KubeRay operator
     const run = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
     await ck.waitForStep(cp, op, id, run, 50, 60_000);
     step("running; the API server goes away for 30 s");
-    await sim.outage(30_000);
+    await target.outage(30_000);
     await new Promise((r) => setTimeout(r, 25_000));
     expect((await call(cp, op, "GET", `/v1/jobs/${id}`)).body.job).toMatchObject({ status: "RUNNING" });
     step("still RUNNING near the outage's end");
@@ -177,12 +190,16 @@ describe("a kuberay fleet (Kubernetes API simulator + simulated KubeRay operator
     jobs.add(id);
     const run = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
     await ck.waitForStep(cp, op, id, run, 50, 60_000);
-    const before = creates();
+    const name = await rayJobOf(run);
+    const uid = await target.rayJobUid(name);
+    expect(uid).not.toBeNull();
     await agent.kill();
     await restartAgent(agent);
+    await new Promise((r) => setTimeout(r, 3000));
+    // The same RayJob (never deleted and created again), followed to its end.
+    expect(await target.rayJobUid(name)).toBe(uid);
     const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 120_000);
     expect(done.job.status, JSON.stringify(done.runs)).toBe("SUCCEEDED");
     expect(done.runs).toHaveLength(1);
-    expect(creates()).toBe(before);
   });
 });

@@ -32,11 +32,27 @@ export function freePort(): Promise<number> {
 }
 
 export async function startControlPlane(
-  opts: { stateDir?: string; port?: number; agent?: boolean; vars?: Record<string, string | number> } = {},
+  opts: {
+    stateDir?: string;
+    port?: number;
+    agent?: boolean;
+    vars?: Record<string, string | number>;
+    /** Where it listens and what it tells agents and workloads (default 127.0.0.1). */
+    host?: string;
+  } = {},
 ): Promise<ControlPlane> {
   const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), "sf-cp-"));
   const port = opts.port ?? (await freePort());
-  const args = [join(ROOT, "scripts/start.mjs"), "--port", String(port), "--state-dir", stateDir];
+  const host = opts.host ?? "127.0.0.1";
+  const args = [
+    join(ROOT, "scripts/start.mjs"),
+    "--port",
+    String(port),
+    "--state-dir",
+    stateDir,
+    "--host",
+    host,
+  ];
   if (opts.agent === false) args.push("--no-agent");
   for (const [k, v] of Object.entries(opts.vars ?? {})) args.push("--var", `${k}=${v}`);
   const child: ChildProcess = spawn(process.execPath, args, {
@@ -52,7 +68,7 @@ export async function startControlPlane(
   child.stderr?.on("data", (d: Buffer) => {
     out += d.toString();
   });
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   await new Promise<void>((ok, ko) => {
     const timer = setTimeout(() => ko(new Error(`control plane did not start in 90 s:\n${out}`)), 90_000);
     const check = setInterval(() => {
