@@ -38,6 +38,13 @@ run (e.g. --var SF_AGENT_LOST_GRACE_SECONDS=30). Stop it with Ctrl-C. Environmen
   process.exit(0);
 }
 
+// Checked before anything is started: where it listens, and what agents and workloads are told.
+const host = opts.host;
+if (!/^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(host)) {
+  console.error(`sf start: --host takes an IPv4 address of this machine, got "${host}"`);
+  process.exit(2);
+}
+
 // --var KEY=VALUE overrides a [vars] entry of wrangler.toml for this run (wrangler's own syntax is KEY:VALUE).
 const extraVars = opts.var.map((v) => {
   const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(v);
@@ -95,9 +102,6 @@ if (migrate.status !== 0) fail(`migrations failed:\n${migrate.stdout}\n${migrate
 // 3. wrangler dev, in its own process group so workerd never outlives us
 const port = Number(opts.port);
 const inspectorPort = await freePort();
-const host = opts.host;
-if (!/^[0-9]{1,3}(\.[0-9]{1,3}){3}$/.test(host))
-  fail(`--host takes an IPv4 address of this machine, got "${host}"`);
 const publicUrl = `http://${host}:${port}`;
 const child = spawn(
   wrangler,

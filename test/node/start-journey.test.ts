@@ -2,7 +2,8 @@
  * Tier 3: the issue's "done when" journey against `npm start` itself (scripts/start.mjs → wrangler dev),
  * over real HTTP on loopback, then a restart on the same state to prove nothing is lost.
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -115,5 +116,17 @@ describe("npm start", () => {
     expect(again.body.jobs).toEqual(jobs.body.jobs);
     const fleet = await call(cp, cp.adminToken, "GET", "/v1/fleets/gpu-lab");
     expect(fleet.body.totals).toMatchObject({ gpus: 4, allocated: 4 });
+  });
+
+  it("refuses a --host that is not an IPv4 address, before it creates any state", () => {
+    const fresh = join(tmpdir(), `sf-journey-host-${process.pid}`);
+    const r = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, "../../scripts/start.mjs"), "--host", "nope", "--state-dir", fresh],
+      { encoding: "utf8", timeout: 30_000 },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--host takes an IPv4 address of this machine, got "nope"');
+    expect(existsSync(fresh)).toBe(false);
   });
 });
