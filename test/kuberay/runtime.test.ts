@@ -109,6 +109,17 @@ async function cleanupAll(rt: KubeRayRuntime, specs: RunSpec[], ref: RuntimeRef)
   for (const s of specs) await rt.cleanup(ref, s);
 }
 
+/** Once KubeRay submitted the RayJob's Ray job (its cluster is up), the Ray job starts running. */
+async function runRayJob(name: string): Promise<void> {
+  await waitFor(
+    "the Ray job submitted",
+    () => sim.get("rayjobs", name)?.status?.jobDeploymentStatus === "Running",
+    10_000,
+    50,
+  );
+  op.run(name);
+}
+
 const posts = () => sim.requests.filter((r) => r.method === "POST" && r.path.endsWith("/rayjobs")).length;
 
 describe("inventory", () => {
@@ -153,13 +164,7 @@ describe("a run is one RayJob", () => {
 
     const reasons: string[] = [];
     const started = rt.waitStarted(ref, specs[0]!, (r) => reasons.push(r));
-    await waitFor(
-      "the Ray job submitted",
-      () => sim.get("rayjobs", ref.id)?.status?.jobDeploymentStatus === "Running",
-      10_000,
-      50,
-    );
-    op.run(ref.id);
+    await runRayJob(ref.id);
     await started;
     expect(
       reasons.some((r) => /the Ray cluster .* is starting|the Ray job is/.test(r)),
@@ -176,13 +181,7 @@ describe("a run is one RayJob", () => {
     const rt = runtime();
     const specs = specsOf(["gpu-a"]);
     const ref = await launchAll(rt, specs);
-    await waitFor(
-      "submitted",
-      () => sim.get("rayjobs", ref.id)?.status?.jobDeploymentStatus === "Running",
-      10_000,
-      50,
-    );
-    op.run(ref.id);
+    await runRayJob(ref.id);
     op.finish(ref.id, "FAILED", "Job entrypoint command failed with exit code 3");
     expect(await rt.wait(ref, specs[0]!)).toMatchObject({ exitCode: 3, infra: false });
     expect(sim.get("rayjobs", ref.id)!.status!.jobDeploymentStatus).toBe("Failed");
@@ -260,13 +259,7 @@ describe("a run is one RayJob", () => {
     const rt = runtime();
     const specs = specsOf(["gpu-a"]);
     const ref = await launchAll(rt, specs);
-    await waitFor(
-      "submitted",
-      () => sim.get("rayjobs", ref.id)?.status?.jobDeploymentStatus === "Running",
-      10_000,
-      50,
-    );
-    op.run(ref.id);
+    await runRayJob(ref.id);
     await rt.waitStarted(ref, specs[0]!, () => {});
     const end = rt.wait(ref, specs[0]!);
     fault(ref.id);
@@ -319,13 +312,7 @@ describe("stop, outages, restarts", () => {
     await rt.preflight();
     const specs = specsOf(["gpu-a"]);
     const ref = await launchAll(rt, specs);
-    await waitFor(
-      "submitted",
-      () => sim.get("rayjobs", ref.id)?.status?.jobDeploymentStatus === "Running",
-      10_000,
-      50,
-    );
-    op.run(ref.id);
+    await runRayJob(ref.id);
     await rt.waitStarted(ref, specs[0]!, () => {});
     let ended = false;
     const end = rt.wait(ref, specs[0]!).finally(() => {
@@ -356,13 +343,7 @@ describe("stop, outages, restarts", () => {
     const ref2 = await launchAll(again, specs);
     expect(ref2).toEqual(ref);
     expect(posts()).toBe(before);
-    await waitFor(
-      "submitted",
-      () => sim.get("rayjobs", ref.id)?.status?.jobDeploymentStatus === "Running",
-      10_000,
-      50,
-    );
-    op.run(ref.id);
+    await runRayJob(ref.id);
     const end = again.wait(ref, specs[0]!);
     op.finish(ref.id, "SUCCEEDED");
     expect(await end).toMatchObject({ exitCode: 0 });

@@ -34,9 +34,6 @@ export class RayJobObserver {
     if (this.informer) return;
     const inf = this.api.rayJobInformer(`${LABEL_MANAGED_BY}=${MANAGED_BY}`);
     this.informer = inf;
-    inf.on("connect", () => {
-      // A re-list follows a connect without a resourceVersion; the cache is right again after it.
-    });
     inf.on("change", () => {
       this.synced = true;
       this.informerFailures = 0;
