@@ -6,7 +6,7 @@
  * one, talking through @kubernetes/client-node. No control plane here: test/kuberay/closed-loop.test.ts
  * runs the whole loop.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import type { RunSpec, RuntimeRef } from "../../forgelet/runtime.js";
 import { KubeApi } from "../../forgelet/runtimes/kuberay/k8s.js";
 import { rayJobName } from "../../forgelet/runtimes/kuberay/render.js";
 import { KubeRayRuntime } from "../../forgelet/runtimes/kuberay/runtime.js";
-import { type K8sSim, startK8sSim } from "../support/k8s-sim.js";
+import { type K8sSim, RBAC_FILE, startK8sSim } from "../support/k8s-sim.js";
 import { type KubeRaySim, startKubeRaySim } from "../support/kuberay-sim.js";
 import { waitFor } from "../support/lifecycle.js";
 
@@ -369,5 +369,34 @@ describe("stop, outages, restarts", () => {
     const before = posts();
     await expect(rt.launch(specs[0]!)).rejects.toThrow(/names no image.*--default-image/);
     expect(posts()).toBe(before);
+  });
+
+  it("a RayJob whose Secret cannot be created (403: RBAC without secrets) is deleted again: nothing holds the GPUs", async () => {
+    // A second cluster whose forgelet role lacks Secrets, as a cluster with an outdated rbac.yaml would be.
+    const rbac = join(dir, "rbac-no-secrets.yaml");
+    writeFileSync(
+      rbac,
+      readFileSync(RBAC_FILE, "utf8").replace(
+        / {2}- apiGroups: \[""\]\n {4}resources: \["secrets"\]\n {4}verbs: \[[^\]]*\]\n/,
+        "",
+      ),
+    );
+    const strict = await startK8sSim({ rbacFile: rbac });
+    const strictOp = startKubeRaySim(strict, { mode: "script", graceScale: 0.02 });
+    try {
+      strict.addNode({ name: "gpu-a", gpus: 4, cpu: 32, memory: "256Gi" });
+      const rt = runtime({
+        api: new KubeApi({ kubeconfig: strict.writeKubeconfig(dir), namespace: strict.namespace }),
+      });
+      const specs = specsOf(["gpu-a"]);
+      await expect(rt.launch(specs[0]!)).rejects.toThrow(
+        /Secret: 403 Forbidden.*deploy\/kuberay\/rbac\.yaml/,
+      );
+      await waitFor("the RayJob gone again", () => strict.list("rayjobs").length === 0, 10_000, 50);
+      expect(strict.list("pods")).toEqual([]);
+    } finally {
+      await strictOp.stop();
+      await strict.close();
+    }
   });
 });

@@ -24,6 +24,7 @@
 
 export { KubeError, type Status } from "./k8s-sim/errors.js";
 export type { AddNodeOptions } from "./k8s-sim/nodes.js";
+export { RBAC_FILE } from "./k8s-sim/rbac.js";
 export type {
   Json,
   KubeObject,
