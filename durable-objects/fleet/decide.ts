@@ -33,7 +33,7 @@ import { runEvent } from "./rules/events.js";
 import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
 import { action, retryDue, submit } from "./rules/runs.js";
-import { configure, registerNode, schedule, setQuota } from "./rules/schedule.js";
+import { configure, registerNode, schedule, scheduleSubmitted, setQuota } from "./rules/schedule.js";
 import type { FleetEffect, Ledger } from "./state.js";
 import { timerTarget } from "./timers.js";
 import { type DecideContext, Tx } from "./tx.js";
@@ -93,10 +93,20 @@ export function decide<E extends FleetEvent>(
   event: E,
   ctx: DecideContext,
 ): Decision<FleetResults[E["type"]]> {
-  const t = new Tx(ledger, ctx, schedule);
+  // Cleared first, so a decision that throws (its transaction rolls back) leaves the next one a full pass.
+  const steady = ledger.steady;
+  ledger.steady = false;
+  const t = new Tx(ledger, ctx, (tx, job) => (job ? scheduleSubmitted(tx, job) : schedule(tx)), steady);
   const result = apply(t, event) as FleetResults[E["type"]];
+  ledger.steady = t.passed || (steady && KEEPS_STEADY.has(event.type));
   return { result, effects: t.effects };
 }
+
+/**
+ * Events that change nothing scheduling reads, or (submit) queue a job that was decided on its own.
+ * Every other event ends the steady state until its own or the next full pass.
+ */
+const KEEPS_STEADY = new Set<FleetEvent["type"]>(["submit", "sent"]);
 
 function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
   switch (e.type) {

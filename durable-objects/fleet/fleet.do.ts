@@ -445,9 +445,9 @@ export class FleetDO extends DurableObject<DoEnv> {
     if (this.flushing) return this.flushing;
     this.flushing = (async () => {
       try {
-        const flushed = await drainOutbox(this.store, this.env.DB);
+        const { deliveries } = await drainOutbox(this.store, this.env.DB);
         // Webhook deliveries the flush created are sent by their owners' dispatchers, never on this path.
-        if (flushed > 0) this.ctx.waitUntil(pokeDueWebhooks(this.env));
+        if (deliveries) this.ctx.waitUntil(pokeDueWebhooks(this.env));
       } catch (err) {
         const delay = backoffDelay(attempts, {
           baseMs: doSettings(this.env).outboxRetryMs,

@@ -22,6 +22,7 @@ export class MemoryFleetState implements Ledger {
   readonly resumeRows = new Map<string, string>();
   readonly timerRows = new Map<string, number>();
   readonly outbox: OutboxEntry[] = [];
+  steady = false;
 
   // reads --------------------------------------------------------------------------------
 

@@ -67,4 +67,12 @@ export type FleetEffect =
 /** A state that also executes effects: the one applier. */
 export interface Ledger extends FleetState {
   apply(effect: FleetEffect): void;
+  /**
+   * True while nothing that scheduling reads has changed since the last full scheduling pass, other than
+   * jobs queued since (which `decide` sets and clears, never the rules). A full pass leaves no queued job
+   * placeable until something changes (it only ever uses capacity up), so a job submitted now can be
+   * decided alone: see rules/schedule.ts `scheduleSubmitted`. Kept in memory only: after a restart the
+   * first submit makes a full pass.
+   */
+  steady: boolean;
 }

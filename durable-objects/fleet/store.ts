@@ -170,6 +170,8 @@ function values<R extends Record<string, unknown>>(
 }
 
 export class FleetStore extends SqlStore implements Ledger {
+  steady = false;
+
   constructor(sql: SqlStorage) {
     super(sql, MIGRATIONS);
   }

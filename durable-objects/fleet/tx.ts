@@ -5,6 +5,7 @@
  * it changed. Nothing here touches SQL, a socket or the clock: `now` and new ids come from the context.
  */
 import type { IdPrefix } from "../../contract/ids.js";
+import type { JobRow } from "./rows.js";
 import type { FleetEffect, Ledger } from "./state.js";
 
 export interface DecideSettings {
@@ -24,21 +25,30 @@ export class Tx {
   readonly effects: FleetEffect[] = [];
   /** Set while a windows pass runs: the scheduling passes it causes must not start another one. */
   inWindowPass = false;
+  /** A full scheduling pass ran in this decision (it leaves the fleet steady: see Ledger.steady). */
+  passed = false;
 
   /**
-   * `pass` is the scheduling pass (rules/schedule.ts), handed in by `decide` so that the rules which end
-   * in one (a stop that frees GPUs, a retry, a hello) need not import it: the rules call each other
+   * `pass` is the scheduling pass (rules/schedule.ts; with `submitted`, the one for a job just queued),
+   * handed in by `decide` so that the rules which end in one (a stop that frees GPUs, a retry, a hello) need not import it: the rules call each other
    * recursively, their modules must not.
    */
   constructor(
     readonly s: Ledger,
     readonly ctx: DecideContext,
-    private readonly pass: (t: Tx) => void,
+    private readonly pass: (t: Tx, submitted?: JobRow) => void,
+    /** The fleet was steady when this decision began (Ledger.steady). */
+    readonly steady = false,
   ) {}
 
   /** Runs a scheduling pass now (dispatch, pending reasons, windows). */
   schedule(): void {
     this.pass(this);
+  }
+
+  /** Schedules a job just queued: alone when the fleet is steady, else by a full pass. */
+  scheduleSubmitted(job: JobRow): void {
+    this.pass(this, job);
   }
 
   get now(): number {

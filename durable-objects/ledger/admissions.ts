@@ -35,51 +35,73 @@ const ROW = {
   created_at: a.createdAt,
 };
 
-/** The user's jobs that hold a slot: active ones, and reservations younger than `fresh`. */
+/**
+ * The user's jobs that hold a slot: active ones (kept counted in `admission_counts` by triggers), and
+ * reservations younger than `fresh` (only submits in flight: an index range, never the user's history).
+ */
 function activeCount(userId: string, fresh: string): SQL {
-  return sql`(SELECT COUNT(*) FROM ${a} WHERE ${a.userId} = ${userId}
-    AND (${a.state} = 'active' OR (${a.state} = 'reserved' AND ${a.createdAt} >= ${fresh})))`;
+  const n = schema.admissionCounts;
+  return sql`(COALESCE((SELECT ${n.active} FROM ${n} WHERE ${n.userId} = ${userId}), 0)
+    + (SELECT COUNT(*) FROM ${a} WHERE ${a.userId} = ${userId} AND ${a.state} = 'reserved'
+       AND ${a.createdAt} >= ${fresh}))`;
 }
 
+export interface ReserveInput {
+  jobId: string;
+  userId: string;
+  fleetId: string;
+  key: string | null;
+  requestHash: string | null;
+  /** The user's max_jobs, or SQL that reads it in the same transaction. */
+  maxJobs: number | SQL;
+  /** A further condition the reservation needs (the caller's token still valid), checked in the INSERT. */
+  guard?: SQL;
+}
+
+/**
+ * Reserves a job's admission row in one D1 batch (one transaction, one round trip). `reads` run first in
+ * the same batch, so a caller gets what else it needs to know (its token, quota, usage) in that trip;
+ * their results come back in order.
+ */
 export async function reserveAdmission(
   d1: D1Database,
-  r: {
-    jobId: string;
-    userId: string;
-    fleetId: string;
-    key: string | null;
-    requestHash: string | null;
-    maxJobs: number;
-  },
+  r: ReserveInput,
+  reads: D1PreparedStatement[] = [],
   now = Date.now(),
-): Promise<Reservation> {
+): Promise<{ reservation: Reservation; reads: D1Result[] }> {
   const at = nowIso(now);
   const fresh = nowIso(now - STALE_RESERVATION_MS);
-  const d = db(d1);
-  const [, mine, byKey, count] = await d1.batch([
+  const guard = r.guard ? sql` AND ${r.guard}` : sql``;
+  const results = await d1.batch([
+    ...reads,
     prepared(
       d1,
       sql`INSERT OR IGNORE INTO ${a}
         (${col(a.jobId)}, ${col(a.userId)}, ${col(a.fleetId)}, ${col(a.idemKey)}, ${col(a.requestHash)},
          ${col(a.state)}, ${col(a.version)}, ${col(a.createdAt)})
         SELECT ${r.jobId}, ${r.userId}, ${r.fleetId}, ${r.key}, ${r.requestHash}, 'reserved', 0, ${at}
-        WHERE ${activeCount(r.userId, fresh)} < ${r.maxJobs}`,
+        WHERE ${activeCount(r.userId, fresh)} < ${r.maxJobs}${guard}`,
     ),
-    prepared(d1, d.select({ job_id: a.jobId }).from(a).where(eq(a.jobId, r.jobId))),
-    // A null key matches nothing (`= NULL`), as a submit without a key must.
+    // What happened, in one row: our row exists, else the key's holder (a null key matches nothing, as a
+    // submit without a key must), else how many slots are taken.
     prepared(
       d1,
-      d
-        .select(ROW)
-        .from(a)
-        .where(and(eq(a.userId, r.userId), sql`${a.idemKey} = ${r.key}`)),
+      sql`SELECT EXISTS (SELECT 1 FROM ${a} WHERE ${a.jobId} = ${r.jobId}) AS mine,
+        (SELECT json_object('job_id', ${a.jobId}, 'fleet_id', ${a.fleetId}, 'request_hash', ${a.requestHash},
+           'state', ${a.state}, 'created_at', ${a.createdAt})
+         FROM ${a} WHERE ${a.userId} = ${r.userId} AND ${a.idemKey} = ${r.key}) AS existing,
+        ${activeCount(r.userId, fresh)} AS n`,
     ),
-    prepared(d1, sql`SELECT ${activeCount(r.userId, fresh)} AS n`),
   ]);
-  if ((mine?.results.length ?? 0) > 0) return { kind: "reserved" };
-  const existing = byKey?.results[0] as AdmissionRow | undefined;
-  if (existing) return { kind: "key_taken", existing };
-  return { kind: "over_quota", active: (count?.results[0] as { n: number } | undefined)?.n ?? 0 };
+  const outcome = results[reads.length + 1]?.results[0] as
+    | { mine: number; existing: string | null; n: number }
+    | undefined;
+  const reservation: Reservation = outcome?.mine
+    ? { kind: "reserved" }
+    : outcome?.existing
+      ? { kind: "key_taken", existing: JSON.parse(outcome.existing) as AdmissionRow }
+      : { kind: "over_quota", active: outcome?.n ?? 0 };
+  return { reservation, reads: results.slice(0, reads.length) };
 }
 
 /** Undoes a reservation whose job was not queued, so a rejected submit leaves nothing behind. */

@@ -8,10 +8,22 @@ import { drizzle } from "drizzle-orm/d1";
 import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
 import * as schema from "./schema.js";
 
-export type Db = ReturnType<typeof db>;
+export type Db = ReturnType<typeof makeDb>;
 
-export function db(d1: D1Database) {
+function makeDb(d1: D1Database) {
   return drizzle(d1, { schema });
+}
+
+// Building a drizzle instance walks the whole schema: once per binding, not once per query.
+const instances = new WeakMap<D1Database, Db>();
+
+export function db(d1: D1Database): Db {
+  let d = instances.get(d1);
+  if (!d) {
+    d = makeDb(d1);
+    instances.set(d1, d);
+  }
+  return d;
 }
 
 export { schema };

@@ -42,6 +42,18 @@ function versioned<T extends SQLiteTable>(
     });
 }
 
+/** The statements that fan an event out to webhook deliveries (their changes tell whether any was made). */
+const fanouts = new WeakSet<D1PreparedStatement>();
+
+export function isFanout(stmt: D1PreparedStatement): boolean {
+  return fanouts.has(stmt);
+}
+
+function fanout(stmt: D1PreparedStatement): D1PreparedStatement {
+  fanouts.add(stmt);
+  return stmt;
+}
+
 export function projectionStatements(d1: D1Database, e: OutboxEntry): D1PreparedStatement[] {
   const d = db(d1);
   switch (e.kind) {
@@ -142,7 +154,7 @@ export function projectionStatements(d1: D1Database, e: OutboxEntry): D1Prepared
             .onConflictDoNothing(),
         ),
         // In the same D1 transaction as the event: each subscribed endpoint gets exactly one delivery.
-        ...(e.job ? [prepared(d1, fanoutStatement(v, e.job))] : []),
+        ...(e.job ? [fanout(prepared(d1, fanoutStatement(v, e.job)))] : []),
       ];
     }
     case "blob_refs": {

@@ -221,9 +221,18 @@ export const admissions = sqliteTable(
   },
   (t) => [
     uniqueIndex("admissions_user_key").on(t.userId, t.idemKey),
-    index("admissions_user_state").on(t.userId, t.state),
+    index("admissions_user_state").on(t.userId, t.state, t.createdAt),
   ],
 );
+
+/**
+ * Each user's `active` admissions, kept by triggers on `admissions` (migrations/0005), so the quota
+ * check counts a user's in-flight reservations only, never their whole history: O(1) in their job count.
+ */
+export const admissionCounts = sqliteTable("admission_counts", {
+  userId: text("user_id").primaryKey(),
+  active: integer("active").notNull().default(0),
+});
 
 export const blobs = sqliteTable("blobs", {
   digest: text("digest").primaryKey(),

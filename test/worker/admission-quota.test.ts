@@ -14,6 +14,7 @@ import {
   installHubStub,
   submitFootprint,
 } from "./helpers.js";
+import { testEnv } from "./test-env.js";
 
 const FLEET = "aq-fleet";
 
@@ -27,8 +28,8 @@ async function userWithQuota(name: string, quota: Record<string, unknown>): Prom
 
 /**
  * Makes `n` concurrent submits overlap deterministically: each names a HuggingFace model, and the hub
- * stub answers none of them until all `n` have asked. The preflight is admission's last step, so every
- * submit has passed the D1 checks (idempotency fast path, active-job count) before any reaches a fleet.
+ * stub answers none of them until all `n` have asked. The preflight is the last step before the D1
+ * batch that reserves a slot (active-job count and Idempotency-Key), so all `n` reach it together.
  */
 function overlapSubmits(n: number): { model: { hf_repo: string } } {
   const stub = installHubStub([{ kind: "model", id: "acme/public-7b" }]);
@@ -116,6 +117,44 @@ describe("quota", () => {
     expect(after.map((j) => j.job.status)).toEqual(["QUEUED", "QUEUED"]);
     const queue = (await submitFootprint(FLEET)).queue as Array<{ job_id: string }>;
     expect(queue.map((q) => q.job_id)).toEqual(expect.arrayContaining(ids));
+  });
+
+  it("keeps each user's active-job count (admission_counts) equal to their active admissions through submits, stops and resumes", async () => {
+    const token = await userWithQuota("aq-count", { max_jobs: 3 });
+    const me = (await api(token, "GET", "/v1/me")).body.user.id as string;
+    const counted = async () => {
+      const kept = await testEnv.DB.prepare("SELECT active FROM admission_counts WHERE user_id = ?")
+        .bind(me)
+        .first<{ active: number }>();
+      const scanned = await testEnv.DB.prepare(
+        "SELECT COUNT(*) AS n FROM admissions WHERE user_id = ? AND state = 'active'",
+      )
+        .bind(me)
+        .first<{ n: number }>();
+      expect(kept?.active ?? 0).toBe(scanned?.n);
+      return scanned?.n;
+    };
+    const ids: string[] = [];
+    for (const name of ["a", "b", "c"]) {
+      const res = await api(token, "POST", "/v1/jobs", await customSpec({ fleet: FLEET, name }));
+      expect(res.status).toBe(201);
+      ids.push(res.body.job.id as string);
+    }
+    expect(await counted()).toBe(3);
+    expect((await api(token, "POST", "/v1/jobs", await customSpec({ fleet: FLEET, name: "d" }))).status).toBe(
+      403,
+    );
+    expect((await api(token, "POST", `/v1/jobs/${ids[0]}/pause`)).status).toBe(200);
+    expect(await counted()).toBe(2);
+    expect((await api(token, "POST", `/v1/jobs/${ids[1]}/stop`)).status).toBe(200);
+    expect(await counted()).toBe(1);
+    expect((await api(token, "POST", `/v1/jobs/${ids[0]}/resume`)).status).toBe(200);
+    expect(await counted()).toBe(2);
+    // The freed slot is usable again, and the count follows.
+    expect((await api(token, "POST", "/v1/jobs", await customSpec({ fleet: FLEET, name: "e" }))).status).toBe(
+      201,
+    );
+    expect(await counted()).toBe(3);
   });
 
   it("never admits more than max_jobs, even for concurrent submits spread over two fleets", async () => {

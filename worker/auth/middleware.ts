@@ -11,6 +11,7 @@ import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 import { verifyAgentCredential } from "./agent-credential.js";
 import type { AppVars, Principal } from "./principal.js";
+import { rememberedUser, rememberUser } from "./principal-cache.js";
 import { hashSecret } from "./secrets.js";
 
 export type Env = { Bindings: AppEnv; Variables: AppVars };
@@ -33,6 +34,12 @@ export function bearer(c: Ctx): string | null {
   return m[1]!;
 }
 
+/**
+ * Routes whose D1 write re-checks the caller's token in the same statement (still valid, user enabled,
+ * role high enough: see jobs.routes.ts), so they may start from a user this isolate resolved recently.
+ */
+const RECHECKED_ROUTES = new Set(["POST /v1/jobs"]);
+
 /** Job-side ingest authenticates with the run's own token instead (auth/ingest-auth.ts), never a user's. */
 const INGEST_PREFIX = "/v1/ingest/";
 
@@ -41,17 +48,22 @@ export const authenticate: MiddlewareHandler<Env> = async (c, next) => {
   if (c.req.path.startsWith(INGEST_PREFIX)) return next();
   const token = bearer(c);
   if (!token) throw new AppError("UNAUTHENTICATED", "missing bearer token; log in with `sf login`");
-  c.set("principal", await resolvePrincipal(c, token));
+  c.set("principal", await resolvePrincipal(c, token, RECHECKED_ROUTES.has(`${c.req.method} ${c.req.path}`)));
   return next();
 };
 
-async function resolvePrincipal(c: Ctx, token: string): Promise<Principal> {
+async function resolvePrincipal(c: Ctx, token: string, mayRemember: boolean): Promise<Principal> {
   if (token.startsWith("eyJ")) {
     const agent = await verifyAgentCredential(config(c.env).jwtSecret, token);
     if (!agent) throw new AppError("UNAUTHENTICATED", "invalid agent credential");
     return { kind: "agent", ...agent };
   }
   const hash = await hashSecret(token);
+  const known = mayRemember ? rememberedUser(hash) : null;
+  if (known) {
+    if (touchToken(c, known.user.tokenId, known.lastUsedAt)) known.lastUsedAt = nowIso();
+    return known.user;
+  }
   const row = await db(c.env.DB)
     .select({ token: schema.tokens, user: schema.users })
     .from(schema.tokens)
@@ -65,19 +77,21 @@ async function resolvePrincipal(c: Ctx, token: string): Promise<Principal> {
   }
   if (row.user.disabled) throw new AppError("FORBIDDEN", `user ${row.user.name} is disabled`);
   touchToken(c, row.token.id, row.token.lastUsedAt);
-  return {
-    kind: "user",
+  const user = {
+    kind: "user" as const,
     userId: row.user.id,
     name: row.user.name,
     role: row.user.role,
     tokenId: row.token.id,
   };
+  rememberUser(hash, user, row.token.lastUsedAt);
+  return user;
 }
 
-/** Records last use at most once an hour per token, off the request path. */
-function touchToken(c: Ctx, tokenId: string, lastUsedAt: string | null): void {
+/** Records last use at most once an hour per token, off the request path; true when it did now. */
+function touchToken(c: Ctx, tokenId: string, lastUsedAt: string | null): boolean {
   const now = Date.now();
-  if (lastUsedAt && now - Date.parse(lastUsedAt) < 3_600_000) return;
+  if (lastUsedAt && now - Date.parse(lastUsedAt) < 3_600_000) return false;
   const write = db(c.env.DB)
     .update(schema.tokens)
     .set({ lastUsedAt: nowIso(now) })
@@ -88,6 +102,20 @@ function touchToken(c: Ctx, tokenId: string, lastUsedAt: string | null): void {
     c.executionCtx.waitUntil(write);
   } catch {
     // No execution context (e.g. app.request in unit tests): the write still proceeds.
+  }
+  return true;
+}
+
+/**
+ * Resolves the caller afresh, as a first request would (never a remembered user), and checks its role:
+ * throws the precise refusal (unknown, revoked or expired token, disabled user, too low a role).
+ */
+export async function reauthenticate(c: Ctx, role: Role): Promise<void> {
+  const token = bearer(c);
+  if (!token) throw new AppError("UNAUTHENTICATED", "missing bearer token; log in with `sf login`");
+  const p = await resolvePrincipal(c, token, false);
+  if (p.kind === "user" && ROLE_RANK[p.role] < ROLE_RANK[role]) {
+    throw new AppError("FORBIDDEN", `this needs the ${role} role; you are ${p.role}`);
   }
 }
 

@@ -18,11 +18,22 @@ import {
   takeOverStale,
 } from "../../durable-objects/ledger/admissions.js";
 import { db, schema } from "../../durable-objects/ledger/client.js";
-import { type Ctx, currentUser, type Env, requireRole } from "../auth/middleware.js";
+import { type Ctx, currentUser, type Env, reauthenticate, requireRole } from "../auth/middleware.js";
+import { forgetToken } from "../auth/principal-cache.js";
 import { config } from "../env.js";
 import { AppError, unwrap } from "../errors.js";
 import { parseValue } from "../http.js";
-import { admit, resolveTarget } from "../services/admission.js";
+import {
+  type Checked,
+  checkHub,
+  checkQuota,
+  checkSpec,
+  maxJobsSql,
+  submitterFacts,
+  submitterRead,
+  submitterValid,
+} from "../services/admission.js";
+import { configCache } from "../services/config-cache.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
 import { httpHubClient } from "../services/hf-hub.js";
 import { jobHistory, jobView, readableJob } from "../services/jobs.service.js";
@@ -147,36 +158,57 @@ export const jobsRoutes = new Hono<Env>()
     const keyHeader = c.req.header("idempotency-key");
     const key = keyHeader === undefined ? null : parseValue(IdempotencyKey, keyHeader);
     const requestHash = key ? await sha256Hex(canonicalJson(raw)) : null;
-
-    // A retry of a finished submit is answered before any check runs again: the job exists, whatever
-    // the fleet, the hub or the quota say now.
-    const prior = key ? await keyedAdmission(c.env.DB, me.userId, key) : null;
-    if (prior && requestHash) {
-      const job = await answerTakenKey(c, prior, requestHash);
-      if (job) return replayed(c, job);
-    }
-    const target = await resolveTarget(c.env, d, raw);
-
     const cfg = config(c.env);
-    const admitted = await admit(c.env, d, httpHubClient(cfg.hfEndpoint, cfg.hfToken), me, target);
+    const hub = httpHubClient(cfg.hfEndpoint, cfg.hfToken);
+    const checks = async () => {
+      const checked = await checkSpec(c.env, d, raw);
+      await checkHub(hub, checked.spec);
+      return checked;
+    };
+
+    // 1. The spec, against cached configuration. A retry of a finished submit is answered even if a check
+    //    would now refuse it: the job exists, whatever the fleet, the hub or the catalog say now.
+    let checked: Checked;
+    try {
+      checked = await checks();
+    } catch (err) {
+      // The caller may be a user this isolate remembered: refusals go only to a token that is still good.
+      await reauthenticate(c, "operator");
+      const prior = key ? await keyedAdmission(c.env.DB, me.userId, key) : null;
+      if (prior && requestHash) {
+        const job = await answerTakenKey(c, prior, requestHash);
+        if (job) return replayed(c, job);
+      }
+      throw err;
+    }
+
+    // 2. One D1 round trip: the token is still good, the configuration generation, quota and usage, and
+    //    the slot reserved (only if the token is good and the user under max_jobs; the key is unique).
+    const now = Date.now();
     const jobId = newId("job");
     const slot = {
       jobId,
       userId: me.userId,
-      fleetId: target.fleet.id,
+      fleetId: checked.fleet.id,
       key,
       requestHash,
-      maxJobs: admitted.submit.quota.max_jobs,
+      maxJobs: maxJobsSql(me.userId),
+      guard: submitterValid(me, now),
     };
-    const reservation = await reserveAdmission(c.env.DB, slot);
-    if (reservation.kind === "over_quota") {
+    const { reservation, reads } = await reserveAdmission(
+      c.env.DB,
+      slot,
+      [submitterRead(c.env.DB, me, now)],
+      now,
+    );
+    const facts = submitterFacts(reads[0]!, now);
+    if (!facts.valid) {
+      // The token or its user changed since this isolate resolved it: answer as a fresh lookup would.
+      forgetToken(me.tokenId);
+      await reauthenticate(c, "operator");
       throw new AppError(
-        "QUOTA_EXCEEDED",
-        `you have ${reservation.active} active jobs; your limit is ${slot.maxJobs}`,
-        {
-          limit: "max_jobs",
-          value: slot.maxJobs,
-        },
+        "UNAUTHENTICATED",
+        "this token is no longer valid for submitting; check `sf whoami`",
       );
     }
     if (reservation.kind === "key_taken") {
@@ -189,7 +221,35 @@ export const jobsRoutes = new Hono<Env>()
         );
       }
     }
-    const result = await fleetStub(c.env, target.fleet.id).submit({ ...admitted.submit, jobId });
+    const { quota } = facts;
+    // 3. What the slot's transaction saw decides: configuration that changed meanwhile is read again and
+    //    checked again, then the quota. A refusal gives the slot and the key back.
+    try {
+      if (configCache.sync(facts.configGen)) checked = await checks();
+      checkQuota(checked.spec, quota, facts.gpuHoursToday);
+    } catch (err) {
+      if (reservation.kind !== "over_quota") await dropReservation(c.env.DB, jobId);
+      throw err;
+    }
+    if (reservation.kind === "over_quota") {
+      throw new AppError(
+        "QUOTA_EXCEEDED",
+        `you have ${reservation.active} active jobs; your limit is ${quota.max_jobs}`,
+        { limit: "max_jobs", value: quota.max_jobs },
+      );
+    }
+    const { spec } = checked;
+    const result = await fleetStub(c.env, checked.fleet.id).submit({
+      jobId,
+      userId: me.userId,
+      userName: me.name,
+      spec,
+      quota,
+      priority: Math.min(spec.lifecycle.priority ?? quota.priority, quota.priority),
+      blobDigests: checked.blobDigests,
+      capsule: checked.capsule,
+      launch: checked.launch,
+    });
     if (!result.ok) {
       // The fleet refused: give the slot and the key back so the rejected submit leaves nothing behind.
       // (An RPC that threw may still have queued the job; that reservation is kept and settles or goes stale.)

@@ -1,51 +1,83 @@
 /**
  * Admission: every check a submit must pass before the Fleet DO queues it, cheapest first. Nothing here
- * writes, so a rejected submit leaves nothing behind; the DO re-checks what must be atomic (idempotency,
- * concurrent-job quota).
+ * writes, so a rejected submit leaves nothing behind. What depends on the submitter (token, quota, usage)
+ * is read in the one D1 batch that also reserves the job's slot (jobs.routes.ts); the reads for it are
+ * built here.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Quota } from "../../contract/api.schema.js";
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { DEFAULT_QUOTA, type Quota } from "../../contract/api.schema.js";
 import type { RecipeVersion } from "../../contract/catalog.schema.js";
 import type { SubmitInput } from "../../contract/fleet.schema.js";
 import { validateHyperparams } from "../../contract/hyperparams.js";
+import { nowIso } from "../../contract/ids.js";
 import { JobSpec, totalGpus } from "../../contract/jobspec.schema.js";
 import { ProfileError, poolGpus, shapeFor } from "../../contract/profile-grammar.js";
 import { utcDay } from "../../contract/time.js";
 import { WorkspaceManifest } from "../../contract/workspace-manifest.schema.js";
-import { type Db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, prepared, schema } from "../../durable-objects/ledger/client.js";
 import type { Principal } from "../auth/principal.js";
 import { findRecipeVersion, recipeExists } from "../catalog/catalog.service.js";
 import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 import { parseValue } from "../http.js";
 import { currentCapsule } from "./capsule.service.js";
+import { configCache } from "./config-cache.js";
 import { type FleetRow, fleetByRef } from "./fleets.service.js";
 import type { HubClient } from "./hf-hub.js";
 import { imageAllowed } from "./image-allowlist.js";
 import { readProfiles } from "./profiles.service.js";
-import { quotaOf } from "./users.service.js";
+import { quotaFromRow } from "./users.service.js";
 
 const CONTAINER_FLEETS = new Set(["docker", "kuberay"]);
 const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
 
-export interface Admitted {
+/** What the Fleet DO needs to queue the job, from checks that do not depend on who submits it. */
+export interface Checked {
   fleet: FleetRow;
-  submit: Omit<SubmitInput, "jobId" | "idempotency">;
+  /** The spec with its hyperparameters normalized. */
+  spec: JobSpec;
+  blobDigests: string[];
+  capsule: SubmitInput["capsule"];
+  launch: SubmitInput["launch"];
 }
 
 type User = Extract<Principal, { kind: "user" }>;
 
-/** First admission step: the spec parses and names a fleet that takes work. */
-export async function resolveTarget(
-  env: AppEnv,
-  d: Db,
-  raw: unknown,
-): Promise<{ spec: JobSpec; fleet: FleetRow }> {
+/**
+ * Every check of the spec itself, cheapest first: it parses, names a fleet that takes work, matches the
+ * catalog (recipe, framework, hyperparameters), the hardware profiles, the fleet's image allowlist and
+ * runtime, and its workspace is uploaded. Admin-owned rows come through the isolate's ConfigCache, which
+ * the caller validates in the batch that reserves the job's slot.
+ */
+export async function checkSpec(env: AppEnv, d: Db, raw: unknown): Promise<Checked> {
   const spec = parseValue(JobSpec, raw, "INVALID_SPEC");
+  const fleet = await targetFleet(env, d, spec);
+  const recipe = await catalogHandshake(d, spec);
+  const hp = validateHyperparams(recipe.params, spec.hyperparams);
+  if (!hp.ok) {
+    throw new AppError("INVALID_HYPERPARAMS", hp.issues.map((i) => i.message).join("; "), {
+      issues: hp.issues,
+    });
+  }
+  await checkProfiles(d, spec);
+  checkImage(spec, recipe, fleet);
+  checkRuntimeShape(spec, fleet);
+  const blobDigests = await checkBlobs(env, d, spec);
+  return {
+    fleet,
+    spec: { ...spec, hyperparams: hp.values },
+    blobDigests,
+    capsule: await configCache.get("capsule", () => currentCapsule(env.DB)),
+    launch: { entrypoint: recipe.entrypoint, image: effectiveImage(spec, recipe) },
+  };
+}
+
+/** The spec names a fleet that exists and takes work. */
+async function targetFleet(env: AppEnv, d: Db, spec: JobSpec): Promise<FleetRow> {
   const ref = spec.resources.fleet ?? config(env).defaultFleet;
   let fleet: FleetRow;
   try {
-    fleet = await fleetByRef(d, ref);
+    fleet = await configCache.get(`fleet:${ref}`, () => fleetByRef(d, ref));
   } catch (err) {
     if (err instanceof AppError && !spec.resources.fleet) {
       throw new AppError(
@@ -61,53 +93,161 @@ export async function resolveTarget(
       `fleet ${fleet.name} is draining: ${fleet.drainNote ?? "maintenance"}`,
     );
   }
-  return { spec, fleet };
+  return fleet;
 }
 
-/** The remaining checks, in order; returns what the Fleet DO needs to queue the job. */
-export async function admit(
-  env: AppEnv,
-  d: Db,
-  hub: HubClient,
-  user: User,
-  { spec, fleet }: { spec: JobSpec; fleet: FleetRow },
-): Promise<Admitted> {
-  const recipe = await catalogHandshake(d, spec);
-  const hp = validateHyperparams(recipe.params, spec.hyperparams);
-  if (!hp.ok) {
-    throw new AppError("INVALID_HYPERPARAMS", hp.issues.map((i) => i.message).join("; "), {
-      issues: hp.issues,
-    });
-  }
-  await checkProfiles(d, spec);
-  const quota = await quotaOf(d, user.userId);
-  await checkQuota(d, user, spec, quota);
-  checkImage(spec, recipe, fleet);
-  checkRuntimeShape(spec, fleet);
-  const blobDigests = await checkBlobs(env, d, spec);
+/** The HuggingFace preflight: the model and dataset the spec names exist and are readable. */
+export async function checkHub(hub: HubClient, spec: JobSpec): Promise<void> {
   if (spec.model.hf_repo) await hub.check("model", spec.model.hf_repo, spec.model.revision);
   if (spec.data.hf_dataset) await hub.check("dataset", spec.data.hf_dataset, spec.data.revision);
+}
 
-  const normalized: JobSpec = { ...spec, hyperparams: hp.values };
-  return {
-    fleet,
-    submit: {
-      userId: user.userId,
-      userName: user.name,
-      spec: normalized,
-      quota,
-      priority: Math.min(spec.lifecycle.priority ?? quota.priority, quota.priority),
-      blobDigests,
-      capsule: await currentCapsule(env.DB),
-      launch: { entrypoint: recipe.entrypoint, image: effectiveImage(spec, recipe) },
-    },
+/** What the submitter's quota allows, given GPU-hours used today (UTC). */
+export function checkQuota(spec: JobSpec, quota: Quota, usedToday: number): void {
+  const denied = spec.resources.pools.filter(
+    (p) => quota.allowed_profiles.length > 0 && !quota.allowed_profiles.includes(p.profile),
+  );
+  if (denied.length > 0) {
+    throw new AppError(
+      "PROFILE_NOT_ALLOWED",
+      `your quota does not allow profile ${denied.map((p) => p.profile).join(", ")}; allowed: ${quota.allowed_profiles.join(", ")}`,
+    );
+  }
+  const gpus = totalGpus(spec);
+  if (gpus > quota.max_gpus) {
+    throw new AppError(
+      "QUOTA_EXCEEDED",
+      `this job needs ${gpus} GPUs; your quota allows ${quota.max_gpus} at once`,
+      {
+        limit: "max_gpus",
+        value: quota.max_gpus,
+        requested: gpus,
+      },
+    );
+  }
+  if (usedToday >= quota.daily_gpu_hours) {
+    throw new AppError(
+      "QUOTA_EXCEEDED",
+      `you used ${usedToday.toFixed(1)} of your ${quota.daily_gpu_hours} GPU-hours today (UTC); try again tomorrow`,
+      { limit: "daily_gpu_hours", value: quota.daily_gpu_hours, used: usedToday },
+    );
+  }
+}
+
+/** The user's max_jobs as the reservation reads it, in its own transaction. */
+export function maxJobsSql(userId: string): SQL {
+  const q = schema.quotas;
+  return sql`COALESCE((SELECT ${q.maxJobs} FROM ${q} WHERE ${q.userId} = ${userId}), ${DEFAULT_QUOTA.max_jobs})`;
+}
+
+/** What a submit needs to know about its submitter, read in the batch that reserves its slot. */
+export interface SubmitterFacts {
+  /** The token is still valid, its user enabled and allowed to submit. */
+  valid: boolean;
+  /** The configuration generation (ConfigCache). */
+  configGen: string;
+  quota: Quota;
+  /** GPU-hours used today (UTC). */
+  gpuHoursToday: number;
+}
+
+/** One statement, one row: everything in SubmitterFacts (GPU-seconds as finished + open-run terms). */
+export function submitterRead(d1: D1Database, user: User, now: number): D1PreparedStatement {
+  const q = schema.quotas;
+  const u = schema.runUsage;
+  const r = schema.runs;
+  const quotaCol = (c: SQL) => sql`(SELECT ${c} FROM ${q} WHERE ${q.userId} = ${user.userId})`;
+  return prepared(
+    d1,
+    sql`SELECT ${submitterValid(user, now)} AS valid,
+      (SELECT ${schema.meta.value} FROM ${schema.meta} WHERE ${schema.meta.key} = 'config_gen') AS configGen,
+      ${quotaCol(sql`${q.userId}`)} AS quotaUser,
+      ${quotaCol(sql`${q.maxGpus}`)} AS maxGpus, ${quotaCol(sql`${q.maxJobs}`)} AS maxJobs,
+      ${quotaCol(sql`${q.dailyGpuHours}`)} AS dailyGpuHours,
+      ${quotaCol(sql`${q.allowedProfiles}`)} AS allowedProfiles, ${quotaCol(sql`${q.priority}`)} AS priority,
+      (SELECT coalesce(sum(${u.gpuSeconds}), 0) FROM ${u}
+        WHERE ${u.userId} = ${user.userId} AND ${u.day} = ${utcDay(now)}) AS doneSeconds,
+      (SELECT json_group_array(json_array(${r.gpus}, ${r.allocatedAt})) FROM ${r}
+        WHERE ${r.userId} = ${user.userId} AND ${r.endedAt} IS NULL) AS open`,
+  );
+}
+
+export function submitterFacts(r: D1Result, now: number): SubmitterFacts {
+  const row = r.results[0] as {
+    valid: number;
+    configGen: string | null;
+    quotaUser: string | null;
+    maxGpus: number;
+    maxJobs: number;
+    dailyGpuHours: number;
+    allowedProfiles: string;
+    priority: number;
+    doneSeconds: number;
+    open: string;
   };
+  const quota = quotaFromRow(
+    row.quotaUser === null
+      ? undefined
+      : {
+          userId: row.quotaUser,
+          maxGpus: row.maxGpus,
+          maxJobs: row.maxJobs,
+          dailyGpuHours: row.dailyGpuHours,
+          allowedProfiles: row.allowedProfiles,
+          priority: row.priority,
+          updatedAt: "",
+        },
+  );
+  const open = (JSON.parse(row.open) as Array<[number, string]>).map(([gpus, at]) => ({ gpus, at }));
+  return {
+    valid: row.valid === 1,
+    configGen: row.configGen ?? "0",
+    quota,
+    gpuHoursToday: gpuHoursFrom(row.doneSeconds, open, now),
+  };
+}
+
+/** GPU-hours today from finished GPU-seconds and the open runs (counted from today's start up to now). */
+function gpuHoursFrom(doneSeconds: number, open: Array<{ gpus: number; at: string }>, now: number): number {
+  const dayStart = Date.parse(`${utcDay(now)}T00:00:00.000Z`);
+  const live = open.reduce(
+    (s, r) => s + (Math.max(0, now - Math.max(Date.parse(r.at), dayStart)) / 1000) * r.gpus,
+    0,
+  );
+  return (doneSeconds + live) / 3600;
+}
+
+/** GPU-hours today (UTC): finished allocations from run_usage plus the open ones up to now. */
+export async function gpuHoursToday(d: Db, userId: string, now: number = Date.now()): Promise<number> {
+  const done = await d
+    .select({ s: sql<number>`coalesce(sum(${schema.runUsage.gpuSeconds}), 0)` })
+    .from(schema.runUsage)
+    .where(and(eq(schema.runUsage.userId, userId), eq(schema.runUsage.day, utcDay(now))))
+    .get();
+  const open = await d
+    .select({ gpus: schema.runs.gpus, at: schema.runs.allocatedAt })
+    .from(schema.runs)
+    .where(and(eq(schema.runs.userId, userId), sql`${schema.runs.endedAt} IS NULL`))
+    .all();
+  return gpuHoursFrom(done?.s ?? 0, open, now);
+}
+
+/** The user's token is still valid, the user enabled and allowed to submit (the reservation's guard). */
+export function submitterValid(user: User, now: number): SQL {
+  const t = schema.tokens;
+  const u = schema.users;
+  return sql`EXISTS (SELECT 1 FROM ${t} JOIN ${u} ON ${u.id} = ${t.userId}
+    WHERE ${t.id} = ${user.tokenId} AND ${t.revokedAt} IS NULL
+      AND (${t.expiresAt} IS NULL OR ${t.expiresAt} > ${nowIso(now)})
+      AND ${u.disabled} = 0 AND ${u.role} IN ('operator', 'admin'))`;
 }
 
 async function catalogHandshake(d: Db, spec: JobSpec): Promise<RecipeVersion> {
   const { name, version, digest } = spec.recipe;
   const upgrade = "run `sf recipe upgrade` to move the experiment to what the server publishes";
-  const published = await findRecipeVersion(d, name, version);
+  const published = await configCache.get(`recipe:${name}@${version}`, () =>
+    findRecipeVersion(d, name, version),
+  );
   if (!published) {
     if (!(await recipeExists(d, name))) {
       throw new AppError(
@@ -141,7 +281,9 @@ async function catalogHandshake(d: Db, spec: JobSpec): Promise<RecipeVersion> {
 }
 
 async function checkProfiles(d: Db, spec: JobSpec): Promise<void> {
-  const registry = new Map((await readProfiles(d)).map((p) => [p.name, p]));
+  const registry = new Map(
+    (await configCache.get("profiles", () => readProfiles(d))).map((p) => [p.name, p]),
+  );
   for (const pool of spec.resources.pools) {
     const profile = registry.get(pool.profile);
     if (!profile) {
@@ -169,59 +311,6 @@ async function checkProfiles(d: Db, spec: JobSpec): Promise<void> {
       throw err;
     }
   }
-}
-
-async function checkQuota(d: Db, user: User, spec: JobSpec, quota: Quota): Promise<void> {
-  const denied = spec.resources.pools.filter(
-    (p) => quota.allowed_profiles.length > 0 && !quota.allowed_profiles.includes(p.profile),
-  );
-  if (denied.length > 0) {
-    throw new AppError(
-      "PROFILE_NOT_ALLOWED",
-      `your quota does not allow profile ${denied.map((p) => p.profile).join(", ")}; allowed: ${quota.allowed_profiles.join(", ")}`,
-    );
-  }
-  const gpus = totalGpus(spec);
-  if (gpus > quota.max_gpus) {
-    throw new AppError(
-      "QUOTA_EXCEEDED",
-      `this job needs ${gpus} GPUs; your quota allows ${quota.max_gpus} at once`,
-      {
-        limit: "max_gpus",
-        value: quota.max_gpus,
-        requested: gpus,
-      },
-    );
-  }
-  const usedToday = await gpuHoursToday(d, user.userId);
-  if (usedToday >= quota.daily_gpu_hours) {
-    throw new AppError(
-      "QUOTA_EXCEEDED",
-      `you used ${usedToday.toFixed(1)} of your ${quota.daily_gpu_hours} GPU-hours today (UTC); try again tomorrow`,
-      { limit: "daily_gpu_hours", value: quota.daily_gpu_hours, used: usedToday },
-    );
-  }
-}
-
-/** GPU-hours today (UTC): finished allocations from run_usage plus the open ones up to now. */
-export async function gpuHoursToday(d: Db, userId: string, now: number = Date.now()): Promise<number> {
-  const day = utcDay(now);
-  const done = await d
-    .select({ s: sql<number>`coalesce(sum(${schema.runUsage.gpuSeconds}), 0)` })
-    .from(schema.runUsage)
-    .where(and(eq(schema.runUsage.userId, userId), eq(schema.runUsage.day, day)))
-    .get();
-  const open = await d
-    .select({ gpus: schema.runs.gpus, at: schema.runs.allocatedAt })
-    .from(schema.runs)
-    .where(and(eq(schema.runs.userId, userId), sql`${schema.runs.endedAt} IS NULL`))
-    .all();
-  const dayStart = Date.parse(`${day}T00:00:00.000Z`);
-  const live = open.reduce(
-    (s, r) => s + (Math.max(0, now - Math.max(Date.parse(r.at), dayStart)) / 1000) * r.gpus,
-    0,
-  );
-  return ((done?.s ?? 0) + live) / 3600;
 }
 
 /** The image a job runs: its own, else the catalog framework's default. */

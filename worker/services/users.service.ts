@@ -23,7 +23,11 @@ export async function userByName(d: Db, name: string): Promise<UserRow> {
 }
 
 export async function quotaOf(d: Db, userId: string): Promise<Quota> {
-  const q = await d.select().from(schema.quotas).where(eq(schema.quotas.userId, userId)).get();
+  return quotaFromRow(await d.select().from(schema.quotas).where(eq(schema.quotas.userId, userId)).get());
+}
+
+/** A user's quota row as read; none: the default quota. */
+export function quotaFromRow(q: typeof schema.quotas.$inferSelect | undefined): Quota {
   if (!q) return DEFAULT_QUOTA;
   return QuotaBody.parse({
     max_gpus: q.maxGpus,

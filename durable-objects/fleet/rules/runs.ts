@@ -36,7 +36,10 @@ export function submit(t: Tx, input: SubmitInput): Result<{ job: JobDetail }> {
   if (cfg.draining)
     return fail("FLEET_DRAINING", `fleet ${cfg.name} is draining: ${cfg.drainNote ?? "maintenance"}`);
   if (t.s.job(input.jobId)) return fail("ALREADY_EXISTS", `job ${input.jobId} already exists`);
-  t.put({ kind: "quota", user_id: input.userId, body: JSON.stringify(input.quota) });
+  // A quota that differs from what the fleet holds changes how the user's other queued jobs are seen.
+  const quotaBody = JSON.stringify(input.quota);
+  const quotaChanged = t.s.quotaBody(input.userId) !== quotaBody;
+  if (quotaChanged) t.put({ kind: "quota", user_id: input.userId, body: quotaBody });
   const spec = input.spec;
   const row: JobRow = {
     id: input.jobId,
@@ -63,7 +66,8 @@ export function submit(t: Tx, input: SubmitInput): Result<{ job: JobDetail }> {
   if (digests.length > 0) emit(t, { kind: "blob_refs", job_id: input.jobId, digests });
   recordEvent(t, row, null, "QUEUED", "admitted", `user:${input.userName}`, {});
   emitJob(t, row);
-  t.schedule();
+  if (quotaChanged) t.schedule();
+  else t.scheduleSubmitted(row);
   return ok({ job: jobDetail(t.s, input.jobId)! });
 }
 

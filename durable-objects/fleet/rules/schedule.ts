@@ -11,7 +11,7 @@ import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
 import type { JobRow, NodeRow, RunRow } from "../rows.js";
-import { decide, type UserInput } from "../scheduler/policy.js";
+import { decide, type PolicyInput, type UserInput } from "../scheduler/policy.js";
 import { overlapGpuSeconds } from "../scheduler/usage.js";
 import { SCHEDULE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
@@ -103,6 +103,7 @@ export function schedule(t: Tx): void {
 function dispatchPass(t: Tx): void {
   const cfg = config(t.s);
   if (!cfg) return;
+  t.passed = true;
   const queued = t.s.jobsByStatus("QUEUED");
   // A resumed job waits until its previous run has released its GPUs: that run may still be writing
   // the checkpoint the next run starts from.
@@ -119,8 +120,46 @@ function dispatchPass(t: Tx): void {
       ]);
     }
   }
-  const allocs = t.s.allocations();
-  const decision = decide({
+  const decision = decide(
+    policyInput(
+      t,
+      cfg,
+      queued.filter((j) => !settling.has(j.id)),
+    ),
+  );
+  for (const d of decision.dispatch) dispatch(t, t.s.job(d.jobId)!, d.placement);
+  recordPending(t, queued, (id) => settling.get(id) ?? decision.pending[id]);
+}
+
+/**
+ * Schedules a job just queued. When the fleet is steady (Ledger.steady: nothing changed since the last
+ * full pass, which left no queued job placeable), a full pass would give every other queued job the
+ * decision it already has, so the new job is decided alone: O(1) in the queue length. Only when it can
+ * start now does the full pass run (its dispatch changes what the jobs behind it see).
+ */
+export function scheduleSubmitted(t: Tx, job: JobRow): void {
+  const cfg = config(t.s);
+  if (!t.steady || !cfg) {
+    schedule(t);
+    return;
+  }
+  const decision = decide(policyInput(t, cfg, [job]));
+  if (decision.dispatch.length > 0) {
+    schedule(t);
+    return;
+  }
+  recordPending(t, [job], (id) => decision.pending[id]);
+}
+
+/** What the policy sees: the fleet's nodes and their free GPUs, the given queued jobs and their users. */
+function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyInput {
+  const used = new Map<string, number[]>();
+  for (const a of t.s.allocations()) {
+    const list = used.get(a.node_id);
+    if (list) list.push(a.idx);
+    else used.set(a.node_id, [a.idx]);
+  }
+  return {
     now: t.now,
     draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
     windows: cfg.windows,
@@ -130,28 +169,32 @@ function dispatchPass(t: Tx): void {
       series: n.series,
       gpus: n.gpus,
       schedulable: n.status === "ready",
-      used: allocs.filter((a) => a.node_id === n.id).map((a) => a.idx),
+      used: used.get(n.id) ?? [],
       runtime: n.runtime,
       workloads: n.workloads === null ? null : (JSON.parse(n.workloads) as WorkloadKind[]),
       domain: n.agent_id,
     })),
-    queue: queued
-      .filter((j) => !settling.has(j.id))
-      .map((j) => ({
-        id: j.id,
-        userId: j.user_id,
-        priority: j.priority,
-        queueSeq: j.queue_seq,
-        pools: (JSON.parse(j.spec) as JobSpec).resources.pools,
-        needsImage: (JSON.parse(j.launch ?? "null") as { image?: string | null } | null)?.image != null,
-      })),
-    users: userInputs(t, new Set(queued.map((j) => j.user_id))),
-  });
+    queue: queue.map((j) => ({
+      id: j.id,
+      userId: j.user_id,
+      priority: j.priority,
+      queueSeq: j.queue_seq,
+      pools: (JSON.parse(j.spec) as JobSpec).resources.pools,
+      needsImage: (JSON.parse(j.launch ?? "null") as { image?: string | null } | null)?.image != null,
+    })),
+    users: userInputs(t, new Set(queue.map((j) => j.user_id))),
+  };
+}
 
-  for (const d of decision.dispatch) dispatch(t, t.s.job(d.jobId)!, d.placement);
+/** Stores each still-queued job's pending reasons where they changed, and arms the earliest wake-up. */
+function recordPending(
+  t: Tx,
+  queued: readonly JobRow[],
+  reasonsOf: (jobId: string) => PendingReason[] | undefined,
+): void {
   let wake: number | null = null;
   for (const queuedJob of queued) {
-    const reasons = settling.get(queuedJob.id) ?? decision.pending[queuedJob.id];
+    const reasons = reasonsOf(queuedJob.id);
     if (!reasons) continue;
     const json = JSON.stringify(reasons);
     const job = t.s.job(queuedJob.id)!;
