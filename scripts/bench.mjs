@@ -1,254 +1,128 @@
 #!/usr/bin/env node
-// `npm run bench`: the two numbers the CLI promises, measured on this machine (never a timed unit test).
-//   (a) `sf --help` cold start: median of 15 runs of `node dist/sf.mjs --help`, next to a baseline of 15
-//       runs of `node -e ""` measured in the same run (interleaved, so machine load hits both alike).
-//       Target: the sf median ≤ 150 ms.
-//   (b) bytes uploaded by an unchanged re-submit: a throwaway control plane (scripts/start.mjs, free port,
-//       temp state, no agent), a project with one experiment, `sf submit --json` twice; the second one's
-//       `upload.bytes`. Target: 0.
-// Options: --json (results as JSON on stdout), --runs N (default 15), --skip-upload (only (a)).
-// Needs `npm run build` first.
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+// `npm run bench`: every speed claim, measured on this machine next to a baseline from the same run, and
+// written to docs/benchmarks.md, docs/bench-results.json and docs/bench/*.png (docs/benchmarks.md says
+// what each benchmark does). Traffic goes to loopback only; everything it starts, it stops.
+//
+//   --quick        a subset for before/after checks during development (< 2 minutes); writes to a
+//                  temporary directory unless --out is given, so the committed report stays a full run
+//   --only LIST    comma-separated: admissions, scheduling, cli
+//   --out DIR      where the report goes (default: docs/ for a full run)
+//   --json         also print the results as JSON on stdout
+//   --skip-upload  leave out the re-submit benchmark (it starts a control plane and uploads 100 MB)
+//
+// Needs `npm run build` (dist/sf.mjs). The Slurm baseline needs the cluster of scripts/start-slurm.sh
+// (as CI starts it); without it, the report says the Slurm targets were not measured.
+import { execSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, release, tmpdir, totalmem, type } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { benchAdmissions } from "./bench/admissions.mjs";
+import { benchHelp, benchResubmit, HELP_TARGET_MS, sfBuilt } from "./bench/cli.mjs";
+import { admissionTargets, markdown, writePlots } from "./bench/report.mjs";
+import { benchScheduling } from "./bench/scheduling.mjs";
+import { slurmVersion } from "./bench/slurm.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const SF = join(root, "dist", "sf.mjs");
 const { values: opts } = parseArgs({
   options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    out: { type: "string" },
     json: { type: "boolean", default: false },
-    runs: { type: "string", default: "15" },
     "skip-upload": { type: "boolean", default: false },
   },
 });
-const RUNS = Number(opts.runs);
-const HELP_TARGET_MS = 150;
-const log = (msg) => process.stderr.write(`${msg}\n`);
-
-if (!existsSync(SF)) {
-  log("bench: dist/sf.mjs is missing; run `npm run build` first");
+const log = (m) => process.stderr.write(`bench: ${m}\n`);
+const only = new Set((opts.only ?? "admissions,scheduling,cli").split(",").map((s) => s.trim()));
+for (const o of only) {
+  if (!["admissions", "scheduling", "cli"].includes(o)) {
+    log(`--only takes admissions, scheduling, cli; got "${o}"`);
+    process.exit(2);
+  }
+}
+if (only.has("cli") && !sfBuilt()) {
+  log("dist/sf.mjs is missing; run `npm run build` first");
   process.exit(2);
 }
+const quick = opts.quick;
+const out = resolve(opts.out ?? (quick ? mkdtempSync(join(tmpdir(), "sf-bench-report-")) : join(root, "docs")));
+mkdirSync(join(out, "bench"), { recursive: true });
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+const version = (pkg) => JSON.parse(execSync(`node -p "JSON.stringify(require('${pkg}/package.json'))"`, { cwd: root })).version;
+const results = {
+  quick,
+  started_at: new Date().toISOString(),
+  environment: {
+    commit: execSync("git rev-parse --short HEAD", { cwd: root }).toString().trim(),
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? "unknown",
+    memory_gib: Math.round(totalmem() / 2 ** 30),
+    os: `${type()} ${release()}`,
+    node: process.version,
+    miniflare: version("miniflare"),
+    wrangler: version("wrangler"),
+    slurm: slurmVersion(),
+  },
+};
+const timed = async (name, f) => {
+  const t0 = Date.now();
+  log(`${name}…`);
+  const r = await f();
+  log(`${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  return r;
 };
 
-function timeRun(args, env) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { env, stdio: ["ignore", "ignore", "pipe"] });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`node ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
-  return ms;
-}
-
-function benchHelp() {
-  const home = mkdtempSync(join(tmpdir(), "sf-bench-home-"));
-  const env = { PATH: process.env.PATH ?? "", HOME: home, SF_HOME: home, NO_COLOR: "1" };
-  const sfArgs = [SF, "--help"];
-  const baseArgs = ["-e", ""];
-  // One unmeasured run of each, so both start with the files in the page cache.
-  timeRun(baseArgs, env);
-  timeRun(sfArgs, env);
-  const base = [];
-  const sf = [];
-  for (let i = 0; i < RUNS; i++) {
-    base.push(timeRun(baseArgs, env));
-    sf.push(timeRun(sfArgs, env));
-  }
-  rmSync(home, { recursive: true, force: true });
-  const sfMedian = median(sf);
-  const baseMedian = median(base);
-  return {
-    runs: RUNS,
-    sf_median_ms: round(sfMedian),
-    node_baseline_median_ms: round(baseMedian),
-    ratio: round(sfMedian / baseMedian, 2),
-    overhead_ms: round(sfMedian - baseMedian),
-    target_ms: HELP_TARGET_MS,
-    pass: sfMedian <= HELP_TARGET_MS,
-  };
-}
-
-const round = (x, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-
-function freePort() {
-  return new Promise((ok, ko) => {
-    const srv = createServer();
-    srv.on("error", ko);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => ok(port));
-    });
-  });
-}
-
-/** scripts/start.mjs in its own process group, exactly as `npm start` runs it. */
-async function startControlPlane(stateDir) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, "scripts", "start.mjs"),
-      "--port",
-      String(port),
-      "--state-dir",
-      stateDir,
-      "--no-agent",
-      "--quiet",
-    ],
-    {
-      cwd: root,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, SF_BOOTSTRAP_ADMIN_TOKEN: "" },
-    },
+if (only.has("admissions")) {
+  results.admissions = await timed("admissions", () =>
+    benchAdmissions(
+      quick
+        ? { concurrencies: [1, 8], depths: [0, 1000], requests: 300, baselineRequests: 1000, slurmRequests: 200 }
+        : {
+            concurrencies: [1, 8, 32, 128],
+            depths: [0, 1000, 10_000],
+            requests: 1000,
+            baselineRequests: 3000,
+            slurmRequests: 500,
+          },
+    ),
   );
-  let out = "";
-  child.stdout.on("data", (d) => {
-    out += d;
-  });
-  child.stderr.on("data", (d) => {
-    out += d;
-  });
-  const stop = async () => {
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      return;
-    }
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      try {
-        process.kill(-child.pid, 0);
-      } catch {
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  };
-  await new Promise((ok, ko) => {
-    const timer = setTimeout(() => ko(new Error(`the control plane did not start in 90 s:\n${out}`)), 90_000);
-    const check = setInterval(() => {
-      if (out.includes(`READY ${url}`)) {
-        clearInterval(check);
-        clearTimeout(timer);
-        ok();
-      }
-    }, 50);
-    child.on("exit", (code) => {
-      clearInterval(check);
-      clearTimeout(timer);
-      ko(new Error(`scripts/start.mjs exited with ${code}:\n${out}`));
-    });
-  }).catch(async (err) => {
-    await stop();
-    throw err;
-  });
-  const token = /SF_BOOTSTRAP_ADMIN_TOKEN=(\S+)/.exec(readFileSync(join(stateDir, "dev.vars"), "utf8"))?.[1];
-  return { url, token, stop };
 }
-
-function run(cmd, args, o) {
-  const r = spawnSync(cmd, args, { ...o, encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}:\n${r.stderr}${r.stdout}`);
-  return r.stdout;
+if (only.has("scheduling")) {
+  results.scheduling = await timed("scheduling", () =>
+    benchScheduling(
+      quick
+        ? { queues: [100, 1000, 10_000], nodes: [10, 100], repeats: 1 }
+        : { queues: [100, 1000, 10_000], nodes: [10, 100, 1000], repeats: 3 },
+    ),
+  );
 }
-
-async function benchResubmit() {
-  const tmp = mkdtempSync(join(tmpdir(), "sf-bench-"));
-  const cp = await startControlPlane(join(tmp, "state"));
-  try {
-    const home = join(tmp, "home");
-    const env = {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      SF_HOME: home,
-      NO_COLOR: "1",
-      SF_SERVER: cp.url,
-      SF_TOKEN: cp.token,
-      GIT_AUTHOR_NAME: "bench",
-      GIT_AUTHOR_EMAIL: "bench@example.org",
-      GIT_COMMITTER_NAME: "bench",
-      GIT_COMMITTER_EMAIL: "bench@example.org",
-    };
-    const project = join(tmp, "project");
-    const sf = (args) => run(process.execPath, [SF, ...args], { cwd: project, env });
-    run(process.execPath, [SF, "init", project], { cwd: tmp, env });
-    sf(["new", "exp1", "--method", "python/charlm"]);
-    run("git", ["add", "-A"], { cwd: project, env });
-    run("git", ["commit", "--quiet", "-m", "exp1"], { cwd: project, env });
-    const submit = () => JSON.parse(sf(["submit", "exp1", "--profile", "h200:1", "--json"])).upload;
-    const first = submit();
-    const second = submit();
-    return {
-      first_upload: first,
-      second_upload: second,
-      bytes: second.bytes,
-      target_bytes: 0,
-      pass: second.bytes === 0,
-    };
-  } finally {
-    await cp.stop();
-    rmSync(tmp, { recursive: true, force: true });
-  }
+if (only.has("cli")) {
+  results.cli = await timed("cli", async () => ({
+    help: benchHelp(quick ? 5 : 15),
+    resubmit: opts["skip-upload"] || quick ? null : await benchResubmit().catch((err) => ({ error: String(err?.message ?? err), pass: false })),
+  }));
 }
+results.finished_at = new Date().toISOString();
 
-log(`bench: sf --help cold start (${RUNS} runs each, interleaved with node -e "")…`);
-const help = benchHelp();
-let resubmit = null;
-if (!opts["skip-upload"]) {
-  log("bench: bytes uploaded by an unchanged re-submit (starting a throwaway control plane)…");
-  try {
-    resubmit = await benchResubmit();
-  } catch (err) {
-    resubmit = { error: String(err?.message ?? err), pass: false };
-  }
-}
+writeFileSync(join(out, "bench-results.json"), `${JSON.stringify(results, null, 2)}\n`);
+await writePlots(results, join(out, "bench"));
+writeFileSync(join(out, "benchmarks.md"), markdown(results));
+log(`report: ${join(out, "benchmarks.md")}`);
+if (opts.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 
-const results = { help_cold_start: help, unchanged_resubmit: resubmit };
-if (opts.json) {
-  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
-} else {
-  const mark = (ok) => (ok ? "PASS" : "FAIL");
-  const rows = [
-    ["benchmark", "result", "target", ""],
-    ["sf --help (median)", `${help.sf_median_ms} ms`, `≤ ${HELP_TARGET_MS} ms`, mark(help.pass)],
-    ['node -e "" (median, baseline)', `${help.node_baseline_median_ms} ms`, "", ""],
-    ["sf / baseline", `${help.ratio}× (+${help.overhead_ms} ms)`, "", ""],
-  ];
-  if (resubmit) {
-    rows.push(
-      resubmit.error
-        ? ["unchanged re-submit upload", "error", "0 B", "FAIL"]
-        : [
-            "unchanged re-submit upload",
-            `${resubmit.bytes} B (first: ${resubmit.first_upload.bytes} B in ${resubmit.first_upload.files} files)`,
-            "0 B",
-            mark(resubmit.pass),
-          ],
+// The summary on stdout, one line per target.
+const lines = [];
+if (results.admissions) {
+  for (const t of admissionTargets(results.admissions)) {
+    lines.push(
+      `admissions, ${t.concurrency} client(s): ${t.rate}/s; vs Slurm ${t.vs_slurm?.toFixed(2) ?? "n/a"}× (target 2×), vs no-op DO ${(t.vs_noop_do * 100).toFixed(0)} % (target 50 %), ${t.deep_depth} queued vs 0: ${(t.deep_vs_empty * 100).toFixed(0)} % (target 80 %)`,
     );
   }
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  for (const r of rows)
-    console.log(
-      r
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join("  ")
-        .trimEnd(),
-    );
-  if (resubmit?.error) log(`\nre-submit benchmark failed: ${resubmit.error}`);
 }
-process.exit(help.pass && (resubmit === null || resubmit.pass) ? 0 : 1);
+if (results.cli?.help)
+  lines.push(`sf --help: ${results.cli.help.sf_median_ms} ms (target ≤ ${HELP_TARGET_MS} ms)`);
+if (results.cli?.resubmit)
+  lines.push(`unchanged re-submit: ${results.cli.resubmit.error ?? `${results.cli.resubmit.bytes} B`} (target 0 B)`);
+if (!opts.json) for (const l of lines) console.log(l);

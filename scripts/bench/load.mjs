@@ -67,4 +67,10 @@ export function percentiles(xs) {
   return { p50_ms: round(at(50), 2), p90_ms: round(at(90), 2), p99_ms: round(at(99), 2) };
 }
 
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
 export const round = (x, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;

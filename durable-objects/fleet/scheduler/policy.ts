@@ -102,11 +102,9 @@ export function decide(input: PolicyInput): Decision {
   const free = new Map(input.nodes.map((n) => [n.id, freeIndices(n)]));
   const users = new Map(Object.entries(input.users).map(([id, u]) => [id, { ...u }]));
   const decision: Decision = { dispatch: [], pending: {} };
-  const remaining = [...input.queue];
+  const order = new QueueOrder(input.queue, users);
 
-  while (remaining.length > 0) {
-    const i = pickNext(remaining, users);
-    const job = remaining.splice(i, 1)[0]!;
+  for (let job = order.next(); job; job = order.next()) {
     const reasons = blockers(input, job, users.get(job.userId));
     if (reasons.length > 0) {
       decision.pending[job.id] = reasons;
@@ -132,25 +130,52 @@ function shareOf(u: UserInput | undefined): number {
   return u ? u.recentGpuSeconds + u.runningGpus * HELD_GPU_WEIGHT : 0;
 }
 
-/** Index of the next job to consider: priority desc, then the least-served user, then FIFO. */
-function pickNext(jobs: readonly QueuedJobInput[], users: Map<string, UserInput>): number {
-  let best = 0;
-  for (let i = 1; i < jobs.length; i++) {
-    const a = jobs[i]!;
-    const b = jobs[best]!;
-    if (a.priority !== b.priority) {
-      if (a.priority > b.priority) best = i;
-      continue;
+/**
+ * The order jobs are considered in: priority (high first), then the least-served user (share, which
+ * changes as this pass dispatches), then FIFO. Jobs are grouped by (priority, user), each group in FIFO
+ * order; the next job is the head of the best group. O(Q log Q + picks × groups), not O(Q²): groups are
+ * few (users × priorities) where queues are long.
+ */
+class QueueOrder {
+  private readonly groups: Array<{ priority: number; userId: string; jobs: QueuedJobInput[]; at: number }>;
+
+  constructor(
+    queue: readonly QueuedJobInput[],
+    private readonly users: Map<string, UserInput>,
+  ) {
+    const byKey = new Map<string, { priority: number; userId: string; jobs: QueuedJobInput[]; at: number }>();
+    for (const j of queue) {
+      const key = `${j.priority}\u0000${j.userId}`;
+      let g = byKey.get(key);
+      if (!g) {
+        g = { priority: j.priority, userId: j.userId, jobs: [], at: 0 };
+        byKey.set(key, g);
+      }
+      g.jobs.push(j);
     }
-    const sa = shareOf(users.get(a.userId));
-    const sb = shareOf(users.get(b.userId));
-    if (sa !== sb) {
-      if (sa < sb) best = i;
-      continue;
-    }
-    if (a.queueSeq < b.queueSeq) best = i;
+    this.groups = [...byKey.values()];
+    for (const g of this.groups) g.jobs.sort((a, b) => a.queueSeq - b.queueSeq);
   }
-  return best;
+
+  next(): QueuedJobInput | undefined {
+    let best: (typeof this.groups)[number] | undefined;
+    let bestShare = 0;
+    for (const g of this.groups) {
+      if (g.at >= g.jobs.length) continue;
+      const share = shareOf(this.users.get(g.userId));
+      if (
+        !best ||
+        g.priority > best.priority ||
+        (g.priority === best.priority &&
+          (share < bestShare ||
+            (share === bestShare && g.jobs[g.at]!.queueSeq < best.jobs[best.at]!.queueSeq)))
+      ) {
+        best = g;
+        bestShare = share;
+      }
+    }
+    return best ? best.jobs[best.at++] : undefined;
+  }
 }
 
 /** Reasons that hold a job back before placement is even tried. */

@@ -1,0 +1,44 @@
+// The Slurm baseline: `sbatch --hold` (a job queued and held, never run) from `concurrency` parallel shell
+// loops, against the one-host cluster of scripts/start-slurm.sh (the one CI starts). Each point's jobs
+// are cancelled afterwards. Returns null when no Slurm answers here (the report then says so).
+import { spawn, spawnSync } from "node:child_process";
+import { round } from "./load.mjs";
+
+const STATE = process.env.SF_SLURM_STATE || "/var/lib/starforge-ci/slurm";
+const env = () => ({ ...process.env, SLURM_CONF: process.env.SLURM_CONF || `${STATE}/slurm.conf` });
+
+export function slurmVersion() {
+  const r = spawnSync("sbatch", ["--version"], { env: env(), encoding: "utf8" });
+  if (r.status !== 0) return null;
+  const ping = spawnSync("scontrol", ["ping"], { env: env(), encoding: "utf8" });
+  return ping.status === 0 && /UP/.test(ping.stdout) ? r.stdout.trim() : null;
+}
+
+function cancel(name) {
+  spawnSync("scancel", ["--name", name], { env: env() });
+}
+
+/** `total` held submissions from `concurrency` loops; rate over the wall time. */
+export async function sbatchRate({ concurrency, total }) {
+  const name = `sf-bench-${process.pid}`;
+  const each = Math.ceil(total / concurrency);
+  const loop = `for i in $(seq ${each}); do sbatch --hold -Q -J ${name} -o /dev/null --wrap true >/dev/null || exit 1; done`;
+  const t0 = process.hrtime.bigint();
+  try {
+    const codes = await Promise.all(
+      Array.from(
+        { length: concurrency },
+        () =>
+          new Promise((ok) => {
+            const p = spawn("bash", ["-c", loop], { env: env(), stdio: "ignore" });
+            p.on("exit", (code) => ok(code));
+          }),
+      ),
+    );
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (codes.some((c) => c !== 0)) throw new Error("sbatch failed; is scripts/start-slurm.sh's cluster up?");
+    return { requests: each * concurrency, concurrency, seconds: round(seconds, 3), rate: round((each * concurrency) / seconds) };
+  } finally {
+    cancel(name);
+  }
+}
