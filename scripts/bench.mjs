@@ -47,10 +47,13 @@ if (only.has("cli") && !sfBuilt()) {
   process.exit(2);
 }
 const quick = opts.quick;
-const out = resolve(opts.out ?? (quick ? mkdtempSync(join(tmpdir(), "sf-bench-report-")) : join(root, "docs")));
+const out = resolve(
+  opts.out ?? (quick ? mkdtempSync(join(tmpdir(), "sf-bench-report-")) : join(root, "docs")),
+);
 mkdirSync(join(out, "bench"), { recursive: true });
 
-const version = (pkg) => JSON.parse(execSync(`node -p "JSON.stringify(require('${pkg}/package.json'))"`, { cwd: root })).version;
+const version = (pkg) =>
+  JSON.parse(execSync(`node -p "JSON.stringify(require('${pkg}/package.json'))"`, { cwd: root })).version;
 const results = {
   quick,
   started_at: new Date().toISOString(),
@@ -78,7 +81,13 @@ if (only.has("admissions")) {
   results.admissions = await timed("admissions", () =>
     benchAdmissions(
       quick
-        ? { concurrencies: [1, 8], depths: [0, 1000], requests: 300, baselineRequests: 1000, slurmRequests: 200 }
+        ? {
+            concurrencies: [1, 8],
+            depths: [0, 1000],
+            requests: 300,
+            baselineRequests: 1000,
+            slurmRequests: 200,
+          }
         : {
             concurrencies: [1, 8, 32, 128],
             depths: [0, 1000, 10_000],
@@ -101,7 +110,10 @@ if (only.has("scheduling")) {
 if (only.has("cli")) {
   results.cli = await timed("cli", async () => ({
     help: benchHelp(quick ? 5 : 15),
-    resubmit: opts["skip-upload"] || quick ? null : await benchResubmit().catch((err) => ({ error: String(err?.message ?? err), pass: false })),
+    resubmit:
+      opts["skip-upload"] || quick
+        ? null
+        : await benchResubmit().catch((err) => ({ error: String(err?.message ?? err), pass: false })),
   }));
 }
 results.finished_at = new Date().toISOString();
@@ -124,5 +136,7 @@ if (results.admissions) {
 if (results.cli?.help)
   lines.push(`sf --help: ${results.cli.help.sf_median_ms} ms (target ≤ ${HELP_TARGET_MS} ms)`);
 if (results.cli?.resubmit)
-  lines.push(`unchanged re-submit: ${results.cli.resubmit.error ?? `${results.cli.resubmit.bytes} B`} (target 0 B)`);
+  lines.push(
+    `unchanged re-submit: ${results.cli.resubmit.error ?? `${results.cli.resubmit.bytes} B`} (target 0 B)`,
+  );
 if (!opts.json) for (const l of lines) console.log(l);

@@ -30,7 +30,11 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
   const w = await startWorkerd();
   const api = await client(w);
   try {
-    const user = await api(w.adminToken, "POST", "/v1/users", { name: "bench", role: "operator", with_token: true });
+    const user = await api(w.adminToken, "POST", "/v1/users", {
+      name: "bench",
+      role: "operator",
+      with_token: true,
+    });
     await api(w.adminToken, "PUT", "/v1/users/bench/quota", {
       max_gpus: 16,
       max_jobs: 100_000,
@@ -43,7 +47,11 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
       const name = `bench-${++fleets}`;
       await api(w.adminToken, "POST", "/v1/fleets", { name, kind: "process" });
       for (const n of ["n1", "n2"]) {
-        await api(w.adminToken, "POST", `/v1/fleets/${name}/nodes`, { name: `${name}-${n}`, series: "h200", gpus: 8 });
+        await api(w.adminToken, "POST", `/v1/fleets/${name}/nodes`, {
+          name: `${name}-${n}`,
+          series: "h200",
+          gpus: 8,
+        });
       }
       return name;
     };
@@ -93,7 +101,12 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
 
     for (const c of concurrencies) {
       log(`admissions at concurrency ${c}`);
-      baselines.noop_route[c] = await closedLoop({ url: `${w.noopUrl}/noop`, concurrency: c, total: baselineRequests, make: () => ({}) });
+      baselines.noop_route[c] = await closedLoop({
+        url: `${w.noopUrl}/noop`,
+        concurrency: c,
+        total: baselineRequests,
+        make: () => ({}),
+      });
       baselines.noop_do[c] = await closedLoop({
         url: `${w.noopUrl}/noop-do`,
         concurrency: c,

@@ -162,7 +162,12 @@ export async function benchResubmit() {
     const data = randomBytes(1024 * 1024);
     const big = join(project, "experiments", "exp1", "data.bin");
     writeFileSync(big, "");
-    for (let i = 0; i < WORKSPACE_MB; i++) writeFileSync(big, data.map((b) => b ^ i), { flag: "a" });
+    for (let i = 0; i < WORKSPACE_MB; i++)
+      writeFileSync(
+        big,
+        data.map((b) => b ^ i),
+        { flag: "a" },
+      );
     run("git", ["add", "-A"], { cwd: project, env });
     run("git", ["commit", "--quiet", "-m", "exp1"], { cwd: project, env });
     const submit = () => JSON.parse(sf(["submit", "exp1", "--profile", "h200:1", "--json"])).upload;
@@ -181,4 +186,3 @@ export async function benchResubmit() {
     rmSync(tmp, { recursive: true, force: true });
   }
 }
-

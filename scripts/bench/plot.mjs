@@ -33,7 +33,9 @@ export async function lineChart({ file, title, xLabel, yLabel, xs, series, logY 
   const ph = H - M.top - M.bottom;
   const X = (x) => M.left + (xs.length === 1 ? pw / 2 : (xs.indexOf(x) / (xs.length - 1)) * pw);
   const Y = (y) =>
-    M.top + ph - (logY ? (Math.log10(y) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) : (y - lo) / (hi - lo)) * ph;
+    M.top +
+    ph -
+    (logY ? (Math.log10(y) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) : (y - lo) / (hi - lo)) * ph;
   const parts = [
     `<rect width="${W}" height="${H}" fill="white"/>`,
     `<text x="${M.left}" y="28" font-family="sans-serif" font-size="18" font-weight="bold">${esc(title)}</text>`,

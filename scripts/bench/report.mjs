@@ -40,9 +40,21 @@ export async function writePlots(results, dir) {
       points: cs.map((c) => [c, a.admissions[d][c].rate]),
     }));
     if (Object.keys(a.baselines.slurm).length)
-      series.push({ name: "Slurm sbatch --hold", dashed: true, points: cs.map((c) => [c, a.baselines.slurm[c].rate]) });
-    series.push({ name: "no-op DO RPC", dashed: true, points: cs.map((c) => [c, a.baselines.noop_do[c].rate]) });
-    series.push({ name: "one D1 write", dashed: true, points: cs.map((c) => [c, a.baselines.noop_d1[c].rate]) });
+      series.push({
+        name: "Slurm sbatch --hold",
+        dashed: true,
+        points: cs.map((c) => [c, a.baselines.slurm[c].rate]),
+      });
+    series.push({
+      name: "no-op DO RPC",
+      dashed: true,
+      points: cs.map((c) => [c, a.baselines.noop_do[c].rate]),
+    });
+    series.push({
+      name: "one D1 write",
+      dashed: true,
+      points: cs.map((c) => [c, a.baselines.noop_d1[c].rate]),
+    });
     await lineChart({
       file: `${dir}/admissions.png`,
       title: "Admissions into one fleet vs same-run baselines",
@@ -67,7 +79,10 @@ export async function writePlots(results, dir) {
       xs: qs,
       logY: true,
       series: [
-        ...ns.map((n) => ({ name: `submit decision, ${n} nodes`, points: qs.map((q) => [q, at(q, n).engine_submit_ms]) })),
+        ...ns.map((n) => ({
+          name: `submit decision, ${n} nodes`,
+          points: qs.map((q) => [q, at(q, n).engine_submit_ms]),
+        })),
         ...ns.map((n) => ({
           name: `full pass, ${n} nodes`,
           dashed: true,
@@ -148,7 +163,9 @@ export function markdown(r) {
     L.push("");
     L.push("![admissions](bench/admissions.png)");
     L.push("");
-    L.push("| clients | depth | admissions/s | p50 | p99 | no-op route/s | no-op DO RPC/s | one D1 write/s | Slurm sbatch --hold/s |");
+    L.push(
+      "| clients | depth | admissions/s | p50 | p99 | no-op route/s | no-op DO RPC/s | one D1 write/s | Slurm sbatch --hold/s |",
+    );
     L.push("|---|---|---|---|---|---|---|---|---|");
     for (const cc of a.concurrencies) {
       for (const d of a.depths) {

@@ -34,11 +34,23 @@ export function policyPass(queue: number, nodes: number): { ms: number; pending:
   const users = Object.fromEntries(
     Array.from({ length: USERS }, (_, u) => [
       `usr_${u}`,
-      { quota: { ...DEFAULT_QUOTA, max_gpus: 1e6 }, runningGpus: 0, recentGpuSeconds: u * 100, gpuSecondsToday: 0 },
+      {
+        quota: { ...DEFAULT_QUOTA, max_gpus: 1e6 },
+        runningGpus: 0,
+        recentGpuSeconds: u * 100,
+        gpuSecondsToday: 0,
+      },
     ]),
   );
   const t0 = performance.now();
-  const d = decide({ now: Date.UTC(2026, 11, 1), draining: null, windows: [], nodes: nodeInputs, queue: jobs, users });
+  const d = decide({
+    now: Date.UTC(2026, 11, 1),
+    draining: null,
+    windows: [],
+    nodes: nodeInputs,
+    queue: jobs,
+    users,
+  });
   return { ms: performance.now() - t0, pending: Object.keys(d.pending).length };
 }
 
@@ -59,7 +71,11 @@ function specFor(fleet: string) {
  * The Fleet engine in memory with `nodes` admin-registered 8-GPU nodes, all busy, and `queue` jobs
  * waiting. Returns milliseconds per submit decided alone (the fleet is steady), and for one full pass.
  */
-export function engineSubmit(queue: number, nodes: number, samples: number): { submitMs: number; fullPassMs: number } {
+export function engineSubmit(
+  queue: number,
+  nodes: number,
+  samples: number,
+): { submitMs: number; fullPassMs: number } {
   const s = new MemoryFleetState();
   let seq = 0;
   let now = Date.UTC(2026, 11, 1, 10);
@@ -71,10 +87,20 @@ export function engineSubmit(queue: number, nodes: number, samples: number): { s
   const run = (e: FleetEvent) => decideEvent(s, e, ctx());
   run({
     type: "configure",
-    config: { id: "flt_bench", name: "bench", kind: "process", windows: [], draining: false, drainNote: null },
+    config: {
+      id: "flt_bench",
+      name: "bench",
+      kind: "process",
+      windows: [],
+      draining: false,
+      drainNote: null,
+    },
   });
   for (let i = 0; i < nodes; i++) {
-    run({ type: "register_node", input: { name: `n${String(i).padStart(5, "0")}`, series: "h200", gpus: GPUS, labels: {} } });
+    run({
+      type: "register_node",
+      input: { name: `n${String(i).padStart(5, "0")}`, series: "h200", gpus: GPUS, labels: {} },
+    });
   }
   const spec = specFor("bench");
   const submitInput = (i: number): SubmitInput => ({
@@ -96,7 +122,8 @@ export function engineSubmit(queue: number, nodes: number, samples: number): { s
   // Set-up written straight into the ledger (a fleet that got here through events would be the same):
   // every GPU booked, `queue` jobs waiting.
   for (const n of s.nodes()) {
-    for (let g = 0; g < n.gpus; g++) s.apply({ kind: "alloc", alloc: { node_id: n.id, idx: g, run_id: `run_fill_${n.id}` } });
+    for (let g = 0; g < n.gpus; g++)
+      s.apply({ kind: "alloc", alloc: { node_id: n.id, idx: g, run_id: `run_fill_${n.id}` } });
   }
   for (let u = 0; u < USERS; u++) {
     s.apply({ kind: "quota", user_id: `usr_${u}`, body: JSON.stringify(submitInput(u).quota) });

@@ -39,7 +39,9 @@ export async function benchScheduling({ queues, nodes, repeats }) {
           engine_submit_ms: round(e.submitMs, 3),
           engine_full_pass_ms: round(e.fullPassMs, 2),
         });
-        log(`scheduling ${q} queued × ${n} nodes: pass ${round(pass, 1)} ms, submit ${round(e.submitMs, 3)} ms`);
+        log(
+          `scheduling ${q} queued × ${n} nodes: pass ${round(pass, 1)} ms, submit ${round(e.submitMs, 3)} ms`,
+        );
       }
     }
     return {

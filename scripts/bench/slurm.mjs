@@ -37,7 +37,12 @@ export async function sbatchRate({ concurrency, total }) {
     );
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     if (codes.some((c) => c !== 0)) throw new Error("sbatch failed; is scripts/start-slurm.sh's cluster up?");
-    return { requests: each * concurrency, concurrency, seconds: round(seconds, 3), rate: round((each * concurrency) / seconds) };
+    return {
+      requests: each * concurrency,
+      concurrency,
+      seconds: round(seconds, 3),
+      rate: round((each * concurrency) / seconds),
+    };
   } finally {
     cancel(name);
   }

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ControlPlane, call, groupAlive, startControlPlane } from "../support/control-plane.js";
+import { baseSpec, recipeDigest } from "../support/jobs.js";
 
 const stateDir = mkdtempSync(join(tmpdir(), "sf-journey-"));
 let cp: ControlPlane | null = null;
@@ -116,6 +117,38 @@ describe("npm start", () => {
     expect(again.body.jobs).toEqual(jobs.body.jobs);
     const fleet = await call(cp, cp.adminToken, "GET", "/v1/fleets/gpu-lab");
     expect(fleet.body.totals).toMatchObject({ gpus: 4, allocated: 4 });
+  });
+
+  it("admits every one of many concurrent submits that arrive just after a configuration change", async () => {
+    // Each submit reads the changed configuration itself: on real workerd, a request may not wait on
+    // another request's D1 read (an earlier cache shared in-flight reads and failed here with 500s).
+    const c = cp!;
+    const admin = c.adminToken;
+    const user = await call(c, admin, "POST", "/v1/users", { name: "burst", role: "operator" });
+    const token = user.body.token as string;
+    const quota = { max_gpus: 16, max_jobs: 200, daily_gpu_hours: 100 };
+    expect((await call(c, admin, "PUT", "/v1/users/burst/quota", quota)).status).toBe(200);
+    const spec = baseSpec({
+      name: "burst",
+      fleet: "burst",
+      recipe: {
+        name: "python/charlm",
+        version: "1.0.0",
+        digest: await recipeDigest(c, token, "python/charlm"),
+      },
+      framework: { kind: "python", version: "3", runtime_id: "python3-stdlib" },
+    });
+    for (const round of [1, 2, 3]) {
+      // A new fleet changes the configuration every cached admission depends on.
+      expect(
+        (await call(c, admin, "POST", "/v1/fleets", { name: `burst-${round}`, kind: "process" })).status,
+      ).toBe(201);
+      const s = { ...spec, resources: { ...spec.resources, fleet: `burst-${round}` } };
+      const answers = await Promise.all(
+        Array.from({ length: 24 }, () => call(c, token, "POST", "/v1/jobs", s)),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(24).fill(201));
+    }
   });
 
   it("refuses a --host that is not an IPv4 address, before it creates any state", () => {

@@ -9,6 +9,7 @@ import { digestOf } from "../../contract/digest.js";
 import type { ErrorBody } from "../../contract/errors.js";
 import type { JobSpecInput } from "../../contract/jobspec.schema.js";
 import {
+  ADMIN,
   type ApiResponse,
   api,
   countRows,
@@ -309,5 +310,29 @@ describe("HuggingFace preflight", () => {
       "/api/models/acme/public-7b/revision/v1",
       "/api/datasets/acme/corpus/revision/main",
     ]);
+  });
+});
+
+describe("configuration cached by the Worker", () => {
+  it("applies an admin's change to the next submit: an allowlist narrowed after an admitted job refuses the same spec", async () => {
+    await createFleet("ad-cache", { image_allowlist: ["ghcr.io/acme/*"] });
+    const spec = await customSpec({ fleet: "ad-cache", image: "ghcr.io/acme/train:2.0" });
+    expect((await api(op, "POST", "/v1/jobs", spec)).status).toBe(201);
+    const patch = await api(ADMIN, "PATCH", "/v1/fleets/ad-cache", {
+      image_allowlist: ["ghcr.io/other/*"],
+    });
+    expect(patch.status).toBe(200);
+    await expectRejectedWithoutResidue("ad-cache", submit(spec), 403, "IMAGE_NOT_ALLOWED");
+  });
+
+  it("admits every one of many concurrent submits that arrive just after a configuration change", async () => {
+    const burst = await createUser("ad-burst-op", "operator");
+    const quota = { max_gpus: 16, max_jobs: 100, daily_gpu_hours: 100 };
+    expect((await api(ADMIN, "PUT", "/v1/users/ad-burst-op/quota", quota)).status).toBe(200);
+    await createFleet("ad-burst", { image_allowlist: ["ghcr.io/acme/*"] });
+    const spec = await customSpec({ fleet: "ad-burst" });
+    const answers = await Promise.all(Array.from({ length: 12 }, () => api(burst, "POST", "/v1/jobs", spec)));
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(201));
+    expect(new Set(answers.map((a) => a.body.job.id)).size).toBe(12);
   });
 });

@@ -8,27 +8,20 @@
  */
 export class ConfigCache {
   private gen: string | null = null;
-  private readonly entries = new Map<string, Promise<unknown>>();
+  private readonly entries = new Map<string, unknown>();
 
-  /** The cached value of `key`, loaded once per generation; a load that throws or yields null is not kept. */
-  get<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const hit = this.entries.get(key);
-    if (hit) return hit as Promise<T>;
-    const forget = () => {
-      if (this.entries.get(key) === p) this.entries.delete(key);
-    };
-    const p: Promise<T> = load().then(
-      (v) => {
-        if (v === null) forget();
-        return v;
-      },
-      (err: unknown) => {
-        forget();
-        throw err;
-      },
-    );
-    this.entries.set(key, p);
-    return p;
+  /**
+   * The cached value of `key`, else what `load` reads (kept when it is not null; a load that throws is
+   * not kept). Only settled values are shared between requests: a load still in flight belongs to the
+   * request that started it (workerd refuses I/O across requests), so concurrent misses each load.
+   */
+  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    if (this.entries.has(key)) return this.entries.get(key) as T;
+    const gen = this.gen;
+    const v = await load();
+    // Kept only if the generation did not move while it loaded (it may predate the change).
+    if (v !== null && gen === this.gen) this.entries.set(key, v);
+    return v;
   }
 
   /** Adopts the generation read from the ledger; true when it moved (everything cached was dropped). */
