@@ -84,7 +84,7 @@ export function engineSubmit(
     newId: (p: string) => `${p}_${String(++seq).padStart(12, "0")}`,
     settings: { retryBaseMs: 30_000, lostGraceMs: 300_000 },
   });
-  const run = (e: FleetEvent) => decideEvent(s, e, ctx());
+  const run = <E extends FleetEvent>(e: E) => decideEvent(s, e, ctx());
   run({
     type: "configure",
     config: {
@@ -116,7 +116,7 @@ export function engineSubmit(
   });
   const submit = (i: number) => {
     now += 1;
-    const r = run({ type: "submit", input: submitInput(i) }).result;
+    const r = run({ type: "submit" as const, input: submitInput(i) }).result;
     if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
   };
   // Set-up written straight into the ledger (a fleet that got here through events would be the same):
