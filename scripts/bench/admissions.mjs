@@ -121,7 +121,6 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
         expect: 201,
         make: () => ({ method: "POST", body: noopBody }),
       });
-      if (slurm) baselines.slurm[c] = await sbatchRate({ concurrency: c, total: slurmRequests });
       for (const depth of depths) {
         const fleet = await newFleet();
         if (depth > 0) {
@@ -130,6 +129,13 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
         }
         admissions[depth][c] = { ...(await submits(fleet, c, requests)), depth_at_start: depth };
         log(`  depth ${depth}: ${admissions[depth][c].rate}/s (p50 ${admissions[depth][c].p50_ms} ms)`);
+      }
+    }
+    // Slurm last: cancelling its held jobs keeps slurmctld busy for a while, which must not overlap ours.
+    if (slurm) {
+      for (const c of concurrencies) {
+        log(`Slurm sbatch --hold at concurrency ${c}`);
+        baselines.slurm[c] = await sbatchRate({ concurrency: c, total: slurmRequests });
       }
     }
     return {

@@ -14,8 +14,15 @@ export function slurmVersion() {
   return ping.status === 0 && /UP/.test(ping.stdout) ? r.stdout.trim() : null;
 }
 
-function cancel(name) {
+/** Cancels the point's jobs and waits until slurmctld has let go of them, so the next point starts quiet. */
+async function cancel(name) {
   spawnSync("scancel", ["--name", name], { env: env() });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const q = spawnSync("squeue", ["-h", "-n", name, "-o", "%i"], { env: env(), encoding: "utf8" });
+    if (q.status === 0 && q.stdout.trim() === "") return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** `total` held submissions from `concurrency` loops; rate over the wall time. */
@@ -44,6 +51,6 @@ export async function sbatchRate({ concurrency, total }) {
       rate: round((each * concurrency) / seconds),
     };
   } finally {
-    cancel(name);
+    await cancel(name);
   }
 }

@@ -1,0 +1,83 @@
+// The paths after admission, on one workerd without wrangler's proxy: submit → LaunchRequest at a
+// connected agent (1 agent, then many agents heartbeating on one fleet), ingest into one run, and the
+// live log tail. Agents are simulated (scripts/bench/agent.mjs) on real WebSockets.
+import { benchIngest, benchLogTail } from "./ingest.mjs";
+import { jsonClient, launchLatency, publishCapsule } from "./latency.mjs";
+import { startWorkerd } from "./workerd.mjs";
+
+const log = (m) => process.stderr.write(`bench: ${m}\n`);
+
+export async function benchPipeline({ samples, fanInAgents, heartbeatMs, points, lines, tailSamples }) {
+  const w = await startWorkerd();
+  const api = jsonClient(w.url);
+  const opened = [];
+  try {
+    const user = await api(w.adminToken, "POST", "/v1/users", { name: "bench", role: "operator", with_token: true });
+    await api(w.adminToken, "PUT", "/v1/users/bench/quota", {
+      max_gpus: 100_000,
+      max_jobs: 100_000,
+      daily_gpu_hours: 1_000_000,
+    });
+    await publishCapsule(api, w.adminToken);
+    const catalog = await api(user.token, "GET", "/v1/catalog");
+    const digest = catalog.recipes.find((r) => r.name === "python/charlm").versions[0].digest;
+    const specFor = (fleet) => ({
+      api_version: "starforge.dev/v1",
+      metadata: { name: "bench", labels: {} },
+      recipe: { name: "python/charlm", version: "1.0.0", digest },
+      framework: { kind: "python", version: "3", runtime_id: "python3-stdlib" },
+      source: { workspace: null, experiment_dir: "." },
+      resources: {
+        fleet,
+        pools: [{ name: "default", profile: "h200", series: "h200", nodes: 1, gpus_per_node: 1 }],
+        roles: {},
+      },
+      hyperparams: {},
+      provenance: { git_commit: "0123abcd", git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
+    });
+    const common = { w, api, user, specFor, heartbeatMs };
+
+    // Warm-up on a fleet of its own.
+    const warm = await launchLatency({ ...common, fleetName: "lat-warm", agents: 1, gpusEach: 64, samples: 30 });
+    opened.push(...warm.connected);
+    log("submit → LaunchRequest, 1 agent");
+    const one = await launchLatency({
+      ...common,
+      fleetName: "lat-1",
+      agents: Math.ceil(samples / 64),
+      gpusEach: 64,
+      samples,
+    });
+    opened.push(...one.connected);
+    log(`  p50 ${one.result.p50_ms} ms, p99 ${one.result.p99_ms} ms`);
+    let fanIn = null;
+    if (fanInAgents > 0) {
+      log(`submit → LaunchRequest, ${fanInAgents} agents heartbeating every ${heartbeatMs / 1000} s`);
+      const many = await launchLatency({
+        ...common,
+        fleetName: "lat-many",
+        agents: fanInAgents,
+        gpusEach: Math.max(1, Math.ceil(samples / fanInAgents)),
+        samples,
+      });
+      opened.push(...many.connected);
+      fanIn = many.result;
+      log(`  p50 ${fanIn.p50_ms} ms, p99 ${fanIn.p99_ms} ms`);
+    }
+    log(`ingest: ${points} points, ${lines} lines into one run`);
+    const ingest = await benchIngest({ baseUrl: w.url, userToken: user.token, launch: one.launches[0], points, lines });
+    log(`  ${ingest.points_per_s} points/s, ${ingest.lines_per_s} lines/s`);
+    log("log tail");
+    const tail = await benchLogTail({ baseUrl: w.url, userToken: user.token, launch: one.launches[1], samples: tailSamples });
+    log(`  p50 ${tail.p50_ms} ms, p99 ${tail.p99_ms} ms`);
+    return {
+      launch: { tool: "one submit at a time; time from sending the submit to the launch frame at the agent", ...one.result },
+      fan_in: fanIn ? { heartbeat_ms: heartbeatMs, ...fanIn } : null,
+      ingest,
+      log_tail: tail,
+    };
+  } finally {
+    for (const a of opened) a.close();
+    await w.stop();
+  }
+}
