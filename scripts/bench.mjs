@@ -5,7 +5,7 @@
 //
 //   --quick        a subset for before/after checks during development (< 2 minutes); writes to a
 //                  temporary directory unless --out is given, so the committed report stays a full run
-//   --only LIST    comma-separated: admissions, scheduling, cli
+//   --only LIST    comma-separated: admissions, scheduling, pipeline, running, cli
 //   --out DIR      where the report goes (default: docs/ for a full run)
 //   --json         also print the results as JSON on stdout
 //   --skip-upload  leave out the re-submit benchmark (it starts a control plane and uploads 100 MB)
@@ -20,7 +20,9 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { benchAdmissions } from "./bench/admissions.mjs";
 import { benchHelp, benchResubmit, HELP_TARGET_MS, sfBuilt } from "./bench/cli.mjs";
-import { admissionTargets, markdown, writePlots } from "./bench/report.mjs";
+import { benchPipeline } from "./bench/pipeline.mjs";
+import { admissionTargets, markdown, pipelineTargets, writePlots } from "./bench/report.mjs";
+import { benchRunning } from "./bench/running.mjs";
 import { benchScheduling } from "./bench/scheduling.mjs";
 import { slurmVersion } from "./bench/slurm.mjs";
 
@@ -35,14 +37,15 @@ const { values: opts } = parseArgs({
   },
 });
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
-const only = new Set((opts.only ?? "admissions,scheduling,cli").split(",").map((s) => s.trim()));
+const SECTIONS = ["admissions", "scheduling", "pipeline", "running", "cli"];
+const only = new Set((opts.only ?? SECTIONS.join(",")).split(",").map((s) => s.trim()));
 for (const o of only) {
-  if (!["admissions", "scheduling", "cli"].includes(o)) {
-    log(`--only takes admissions, scheduling, cli; got "${o}"`);
+  if (!SECTIONS.includes(o)) {
+    log(`--only takes ${SECTIONS.join(", ")}; got "${o}"`);
     process.exit(2);
   }
 }
-if (only.has("cli") && !sfBuilt()) {
+if ((only.has("cli") || only.has("pipeline") || only.has("running")) && !sfBuilt()) {
   log("dist/sf.mjs is missing; run `npm run build` first");
   process.exit(2);
 }
@@ -107,6 +110,27 @@ if (only.has("scheduling")) {
     ),
   );
 }
+if (only.has("pipeline")) {
+  results.pipeline = await timed("pipeline", () =>
+    benchPipeline(
+      quick
+        ? { samples: 50, fanInAgents: 200, heartbeatMs: 2000, points: 20_000, lines: 10_000, tailSamples: 30 }
+        : {
+            samples: 300,
+            fanInAgents: 1000,
+            heartbeatMs: 2000,
+            points: 100_000,
+            lines: 50_000,
+            tailSamples: 200,
+          },
+    ),
+  );
+}
+if (only.has("running")) {
+  results.running = await timed("running", () =>
+    benchRunning({ samples: quick ? 3 : 15, slurm: results.environment.slurm !== null }),
+  );
+}
 if (only.has("cli")) {
   results.cli = await timed("cli", async () => ({
     help: benchHelp(quick ? 5 : 15),
@@ -133,6 +157,10 @@ if (results.admissions) {
     );
   }
 }
+for (const t of pipelineTargets(results))
+  lines.push(
+    `${t.target}: ${t.measured} (${t.holds === null ? "not measured" : t.holds ? "holds" : "missed"})`,
+  );
 if (results.cli?.help)
   lines.push(`sf --help: ${results.cli.help.sf_median_ms} ms (target ≤ ${HELP_TARGET_MS} ms)`);
 if (results.cli?.resubmit)

@@ -39,7 +39,7 @@ import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "
 import { buildLaunchRequest, findResume } from "./launch.js";
 import { drainOutbox } from "./outbox.js";
 import type { CommandRow } from "./rows.js";
-import { clusterNodesOf, launchContext } from "./rules/agents.js";
+import { launchContext } from "./rules/agents.js";
 import { FleetStore } from "./store.js";
 import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, timerTarget } from "./timers.js";
 import { inspect, jobDetail, runView } from "./views.js";
@@ -373,16 +373,21 @@ export class FleetDO extends DurableObject<DoEnv> {
     if (this.ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
   }
 
-  /** Sends every connected agent its unacknowledged commands (new ones, and old ones due a re-send). */
+  /**
+   * Sends every connected agent its unacknowledged commands (new ones, and old ones due a re-send). Driven
+   * by the open commands, not by the sockets: a fleet of a thousand idle agents costs nothing here.
+   */
   private async pushCommands(): Promise<void> {
+    const nodes = this.store.openCommandNodes();
+    if (nodes.length === 0) return;
     const now = Date.now();
     const resendMs = doSettings(this.env).commandResendMs;
-    for (const ws of this.ctx.getWebSockets()) {
-      const att = attachment(ws);
-      if (!att || ws.readyState !== WebSocket.OPEN) continue;
-      // A cluster agent also carries the commands of every node it fronts.
-      const served = [att.nodeId, ...clusterNodesOf(this.store, att.nodeId).map((n) => n.id)];
-      for (const cmd of served.flatMap((id) => this.store.openCommands(id))) {
+    for (const nodeId of nodes) {
+      // A cluster agent carries the commands of every node it fronts.
+      const agentId = this.store.node(nodeId)?.agent_id ?? nodeId;
+      const ws = this.ctx.getWebSockets(`agent:${agentId}`).find((s) => s.readyState === WebSocket.OPEN);
+      if (!ws) continue;
+      for (const cmd of this.store.openCommands(nodeId)) {
         if (cmd.sent_at !== null && now - cmd.sent_at < resendMs) continue;
         const frame = await this.commandFrame(cmd);
         if (!frame) continue;

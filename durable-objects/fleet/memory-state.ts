@@ -111,6 +111,10 @@ export class MemoryFleetState implements Ledger {
       .map(copy);
   }
 
+  nodesOfAgent(agentId: string): NodeRow[] {
+    return this.nodes().filter((n) => n.agent_id === agentId);
+  }
+
   allocations(): AllocRow[] {
     return [...this.allocRows.values()]
       .sort((a, b) => (a.node_id === b.node_id ? a.idx - b.idx : a.node_id < b.node_id ? -1 : 1))

@@ -31,6 +31,8 @@ export interface FleetState {
   nodeByName(name: string): NodeRow | null;
   /** Nodes by name. */
   nodes(): NodeRow[];
+  /** The nodes a cluster agent fronts, by name. */
+  nodesOfAgent(agentId: string): NodeRow[];
   /** GPU allocations by node, then index. */
   allocations(): AllocRow[];
   allocatedOn(nodeId: string): number[];

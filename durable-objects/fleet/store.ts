@@ -74,6 +74,10 @@ const MIGRATIONS: string[][] = [
     `ALTER TABLE nodes ADD COLUMN workloads TEXT`,
     `CREATE INDEX nodes_agent ON nodes (agent_id)`,
   ],
+  [
+    // Fleet scale: the unacknowledged commands are found without reading every command ever sent.
+    `CREATE INDEX commands_unacked ON commands (acked_at, node_id)`,
+  ],
 ];
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
@@ -248,6 +252,10 @@ export class FleetStore extends SqlStore implements Ledger {
     return this.sql.exec<NodeRow>("SELECT * FROM nodes ORDER BY name").toArray();
   }
 
+  nodesOfAgent(agentId: string): NodeRow[] {
+    return this.sql.exec<NodeRow>("SELECT * FROM nodes WHERE agent_id = ? ORDER BY name", agentId).toArray();
+  }
+
   allocations(): AllocRow[] {
     return this.sql
       .exec<AllocRow>("SELECT node_id, idx, run_id FROM gpu_alloc ORDER BY node_id, idx")
@@ -374,9 +382,15 @@ export class FleetStore extends SqlStore implements Ledger {
   }
 
   hasOpenCommands(): boolean {
-    return (
-      this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM commands WHERE acked_at IS NULL").one().n > 0
-    );
+    return this.sql.exec("SELECT 1 FROM commands WHERE acked_at IS NULL LIMIT 1").toArray().length > 0;
+  }
+
+  /** Nodes with unacknowledged commands. */
+  openCommandNodes(): string[] {
+    return this.sql
+      .exec<{ node_id: string }>("SELECT DISTINCT node_id FROM commands WHERE acked_at IS NULL")
+      .toArray()
+      .map((r) => r.node_id);
   }
 
   enqueue(payload: OutboxEntry, now: number): void {

@@ -39,7 +39,11 @@ export class SimAgent {
   }
 
   /** Connects and says hello; resolves on the server's welcome. */
-  static async connect(baseUrl, credential, { name, gpus, series = "h200", runtime = "process", heartbeatMs = 10_000 }) {
+  static async connect(
+    baseUrl,
+    credential,
+    { name, gpus, series = "h200", runtime = "process", heartbeatMs = 10_000 },
+  ) {
     const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/v1/agents/connect`, {
       headers: { authorization: `Bearer ${credential}` },
     });

@@ -60,7 +60,7 @@ export function benchHelp(RUNS) {
 }
 
 /** scripts/start.mjs in its own process group, exactly as `npm start` runs it. */
-async function startControlPlane(stateDir) {
+export async function startControlPlane(stateDir, { agent = false } = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
@@ -71,7 +71,7 @@ async function startControlPlane(stateDir) {
       String(port),
       "--state-dir",
       stateDir,
-      "--no-agent",
+      ...(agent ? [] : ["--no-agent"]),
       "--quiet",
     ],
     {

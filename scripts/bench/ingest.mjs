@@ -1,5 +1,6 @@
-// Ingest into one run, as the capsule's runner sends it: metric points and log lines in batches of 256,
-// from 8 concurrent senders, with the run's own token; then everything read back through the user API and
+// Ingest into one run, as the capsule's runners send it: metric points and log lines in batches of 256,
+// from 8 concurrent senders with the run's own token (for logs: one sender per rank, each sending its
+// stream's batches in order, as capsule/runner/sfrunner/logship.py does); then everything read back through the user API and
 // compared with what was sent. Baseline: the same rows inserted into SQLite by better-sqlite3 in batched
 // transactions (one per 256 rows), in this process, with the same keys (a point per (key, step), a line
 // per (rank, stream, seq)). And the live log tail: a line posted → the same line at an SSE follower.
@@ -10,19 +11,17 @@ import { percentiles, request, round } from "./load.mjs";
 const BATCH = 256;
 const SENDERS = 8;
 
-async function sendAll(url, token, bodies) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: SENDERS });
-  let next = 0;
+/** `queues`: one list of bodies per sender, each sent in order; the senders run concurrently. */
+async function sendAll(url, token, queues) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: queues.length });
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: SENDERS }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= bodies.length) return;
+    queues.map(async (bodies) => {
+      for (const body of bodies) {
         const r = await request(agent, url, {
           method: "POST",
           headers: { "x-starforge-token": token, "content-type": "application/json" },
-          body: bodies[i],
+          body,
         });
         if (r.status >= 300) throw new Error(`ingest ${url}: ${r.status} ${r.body}`);
       }
@@ -31,6 +30,9 @@ async function sendAll(url, token, bodies) {
   agent.destroy();
   return (performance.now() - t0) / 1000;
 }
+
+/** Deals `items` round-robin into `n` queues. */
+const deal = (items, n) => Array.from({ length: n }, (_, k) => items.filter((_, i) => i % n === k));
 
 function sqliteBaseline(points, lines) {
   const db = new Database(":memory:");
@@ -46,7 +48,7 @@ function sqliteBaseline(points, lines) {
     for (const p of rows) m.run(p.key, p.step, p.value, Date.parse(p.ts));
   });
   const lBatch = db.transaction((rows) => {
-    for (const r of rows) l.run(0, "stdout", r.seq, r.text);
+    for (const r of rows) l.run(r.rank, "stdout", r.seq, r.text);
   });
   let t0 = performance.now();
   for (let i = 0; i < points.length; i += BATCH) mBatch(points.slice(i, i + BATCH));
@@ -71,22 +73,38 @@ export async function benchIngest({ baseUrl, userToken, launch, points: nPoints,
     value: Math.sin(i) * 10,
     ts,
   }));
-  const lines = Array.from({ length: nLines }, (_, i) => ({ seq: i, text: `step ${i}: loss=${(1 / (i + 1)).toFixed(6)} lr=3e-4 tokens/s=81234` }));
+  const perRank = Math.ceil(nLines / SENDERS);
+  const ranks = Array.from({ length: SENDERS }, (_, rank) =>
+    Array.from({ length: perRank }, (_, seq) => ({
+      rank,
+      seq,
+      text: `rank ${rank} step ${seq}: loss=${(1 / (seq + 1)).toFixed(6)} lr=3e-4 tokens/s=81234`,
+    })),
+  );
+  const lines = ranks.flat();
   const pointBodies = [];
   for (let i = 0; i < points.length; i += BATCH)
     pointBodies.push(JSON.stringify({ run_id: run, points: points.slice(i, i + BATCH) }));
-  const lineBodies = [];
-  for (let i = 0; i < lines.length; i += BATCH) {
-    const b = lines.slice(i, i + BATCH);
-    lineBodies.push(JSON.stringify({ run_id: run, seq: b[0].seq, stream: "stdout", rank: 0, chunks: b.map((x) => x.text) }));
-  }
-  const pointsS = await sendAll(`${endpoint}/metrics`, token, pointBodies);
-  const linesS = await sendAll(`${endpoint}/logs`, token, lineBodies);
+  const lineQueues = ranks.map((rl, rank) => {
+    const bodies = [];
+    for (let i = 0; i < rl.length; i += BATCH) {
+      const b = rl.slice(i, i + BATCH);
+      bodies.push(
+        JSON.stringify({ run_id: run, seq: b[0].seq, stream: "stdout", rank, chunks: b.map((x) => x.text) }),
+      );
+    }
+    return bodies;
+  });
+  const pointsS = await sendAll(`${endpoint}/metrics`, token, deal(pointBodies, SENDERS));
+  const linesS = await sendAll(`${endpoint}/logs`, token, lineQueues);
 
   // Read back through the user API: every point and line, equal to what was sent.
   const agent = new http.Agent({ keepAlive: true });
   const get = async (path) => {
-    const r = await request(agent, baseUrl + path, { headers: { authorization: `Bearer ${userToken}` }, keepBody: true });
+    const r = await request(agent, baseUrl + path, {
+      headers: { authorization: `Bearer ${userToken}` },
+      keepBody: true,
+    });
     if (r.status !== 200) throw new Error(`GET ${path}: ${r.status} ${r.body}`);
     return JSON.parse(r.body);
   };
@@ -96,33 +114,51 @@ export async function benchIngest({ baseUrl, userToken, launch, points: nPoints,
   for (const key of keys) {
     const rows = [];
     for (let after = -1; ; ) {
-      const page = await get(`/v1/jobs/${job}/metrics?key=${encodeURIComponent(key)}&after=${after}&limit=10000`);
+      const page = await get(
+        `/v1/jobs/${job}/metrics?key=${encodeURIComponent(key)}&after=${after}&limit=10000`,
+      );
       rows.push(...page.points);
       if (page.next_after === null) break;
       after = page.next_after;
     }
     const sent = points.filter((p) => p.key === key);
     pointsRead += rows.length;
-    if (rows.length !== sent.length || rows.some((r, i) => r.step !== sent[i].step || r.value !== sent[i].value))
+    if (
+      rows.length !== sent.length ||
+      rows.some((r, i) => r.step !== sent[i].step || r.value !== sent[i].value)
+    )
       pointsEqual = false;
   }
-  const readLines = [];
-  for (let offset = 0; ; ) {
-    const page = await get(`/v1/jobs/${job}/logs?offset=${offset}&limit=5000&stream=stdout`);
-    const batch = page.lines ?? [];
-    readLines.push(...batch);
-    if (batch.length === 0 || page.next_offset == null || page.next_offset === offset) break;
-    offset = page.next_offset;
+  // Within each rank's stream, cursor order is seq order (docs/ingest.md): every line, once, in order.
+  let linesRead = 0;
+  let linesEqual = true;
+  for (const rl of ranks) {
+    const got = [];
+    for (let offset = 0; ; ) {
+      const page = await get(
+        `/v1/jobs/${job}/logs?offset=${offset}&limit=5000&stream=stdout&rank=${rl[0].rank}`,
+      );
+      got.push(...page.lines);
+      if (page.lines.length === 0 || page.next_offset === offset) break;
+      offset = page.next_offset;
+    }
+    linesRead += got.length;
+    if (got.length !== rl.length || got.some((l, i) => l.line !== rl[i].text || l.seq !== i))
+      linesEqual = false;
   }
-  const linesEqual = readLines.length === lines.length && readLines.every((l, i) => l.line === lines[i].text && l.seq === i);
   const baseline = sqliteBaseline(points, lines);
   return {
-    tool: `${SENDERS} concurrent senders, ${BATCH} items per batch, POST /v1/ingest/{metrics,logs} with the run token`,
+    tool: `${SENDERS} concurrent senders (for logs: one per rank, its batches in order), ${BATCH} items per batch, POST /v1/ingest/{metrics,logs} with the run token`,
     points: nPoints,
     lines: nLines,
     points_per_s: round(nPoints / pointsS),
     lines_per_s: round(nLines / linesS),
-    readback: { points_read: pointsRead, points_equal: pointsEqual, lines_read: readLines.length, lines_equal: linesEqual },
+    readback: {
+      points_read: pointsRead,
+      points_equal: pointsEqual,
+      lines_read: linesRead,
+      lines_equal: linesEqual,
+    },
     sqlite_baseline: baseline,
   };
 }
@@ -163,7 +199,13 @@ export async function benchLogTail({ baseUrl, userToken, launch, samples }) {
   const ms = [];
   // The follower may replay earlier lines first; the probes use a stream of their own (stderr).
   for (let i = 0; i < samples; i++) {
-    const body = JSON.stringify({ run_id: launch.run_id, seq: i, stream: "stderr", rank: 0, chunks: [`tail-probe-${i}`] });
+    const body = JSON.stringify({
+      run_id: launch.run_id,
+      seq: i,
+      stream: "stderr",
+      rank: 0,
+      chunks: [`tail-probe-${i}`],
+    });
     const t0 = performance.now();
     const arrived = new Promise((ok, ko) => {
       const t = setTimeout(() => ko(new Error(`line ${i} never reached the follower`)), 10_000);

@@ -41,9 +41,21 @@ export async function publishCapsule(api, adminToken) {
 
 /**
  * `samples` submits, one at a time, to a fleet of `agents` simulated agents with `gpusEach` GPUs; each
- * sample is the time from sending the submit to its LaunchRequest arriving at an agent.
+ * sample is the time from sending the submit to its LaunchRequest arriving at an agent. With `recycle`,
+ * each job is stopped after its sample and its GPU released before the next submit.
  */
-export async function launchLatency({ w, api, user, fleetName, specFor, agents, gpusEach, samples, heartbeatMs }) {
+export async function launchLatency({
+  w,
+  api,
+  user,
+  fleetName,
+  specFor,
+  agents,
+  gpusEach,
+  samples,
+  heartbeatMs,
+  recycle = false,
+}) {
   await api(w.adminToken, "POST", "/v1/fleets", { name: fleetName, kind: "process" });
   const connected = [];
   for (let i = 0; i < agents; i += 50) {
@@ -51,7 +63,11 @@ export async function launchLatency({ w, api, user, fleetName, specFor, agents, 
     const group = await Promise.all(
       Array.from({ length: Math.min(50, agents - i) }, async (_, k) => {
         const { credential } = await enrollAgent(api, w.adminToken, fleetName);
-        return SimAgent.connect(w.url, credential, { name: `${fleetName}-${i + k}`, gpus: gpusEach, heartbeatMs });
+        return SimAgent.connect(w.url, credential, {
+          name: `${fleetName}-${i + k}`,
+          gpus: gpusEach,
+          heartbeatMs,
+        });
       }),
     );
     connected.push(...group);
@@ -91,6 +107,25 @@ export async function launchLatency({ w, api, user, fleetName, specFor, agents, 
     const got = arrived.get(jobId);
     ms.push(got.at - t0);
     requests.push(got.req);
+    if (recycle) {
+      // Stop it (not timed) and wait until its agent gave the GPU back, so the next submit finds it free.
+      await api(user.token, "POST", `/v1/jobs/${jobId}/stop`, {});
+      const deadline = Date.now() + 10_000;
+      while ((await api(user.token, "GET", `/v1/fleets/${fleetName}`)).totals.allocated > 0) {
+        if (Date.now() > deadline) throw new Error(`job ${jobId}'s GPU was not released in 10 s`);
+        await new Promise((r2) => setTimeout(r2, 2));
+      }
+    }
   }
-  return { agents, connected, launches: requests, result: { agents, samples, ...percentiles(ms), mean_ms: round(ms.reduce((s, x) => s + x, 0) / ms.length, 2) } };
+  return {
+    agents,
+    connected,
+    launches: requests,
+    result: {
+      agents,
+      samples,
+      ...percentiles(ms),
+      mean_ms: round(ms.reduce((s, x) => s + x, 0) / ms.length, 2),
+    },
+  };
 }

@@ -12,7 +12,11 @@ export async function benchPipeline({ samples, fanInAgents, heartbeatMs, points,
   const api = jsonClient(w.url);
   const opened = [];
   try {
-    const user = await api(w.adminToken, "POST", "/v1/users", { name: "bench", role: "operator", with_token: true });
+    const user = await api(w.adminToken, "POST", "/v1/users", {
+      name: "bench",
+      role: "operator",
+      with_token: true,
+    });
     await api(w.adminToken, "PUT", "/v1/users/bench/quota", {
       max_gpus: 100_000,
       max_jobs: 100_000,
@@ -38,15 +42,23 @@ export async function benchPipeline({ samples, fanInAgents, heartbeatMs, points,
     const common = { w, api, user, specFor, heartbeatMs };
 
     // Warm-up on a fleet of its own.
-    const warm = await launchLatency({ ...common, fleetName: "lat-warm", agents: 1, gpusEach: 64, samples: 30 });
+    const warm = await launchLatency({
+      ...common,
+      fleetName: "lat-warm",
+      agents: 1,
+      gpusEach: 8,
+      samples: 20,
+      recycle: true,
+    });
     opened.push(...warm.connected);
     log("submit → LaunchRequest, 1 agent");
     const one = await launchLatency({
       ...common,
       fleetName: "lat-1",
-      agents: Math.ceil(samples / 64),
-      gpusEach: 64,
+      agents: 1,
+      gpusEach: 8,
       samples,
+      recycle: true,
     });
     opened.push(...one.connected);
     log(`  p50 ${one.result.p50_ms} ms, p99 ${one.result.p99_ms} ms`);
@@ -57,21 +69,39 @@ export async function benchPipeline({ samples, fanInAgents, heartbeatMs, points,
         ...common,
         fleetName: "lat-many",
         agents: fanInAgents,
-        gpusEach: Math.max(1, Math.ceil(samples / fanInAgents)),
+        gpusEach: 1,
         samples,
+        recycle: true,
       });
       opened.push(...many.connected);
       fanIn = many.result;
       log(`  p50 ${fanIn.p50_ms} ms, p99 ${fanIn.p99_ms} ms`);
     }
+    // Two runs that stay live, for ingest and the log tail.
+    const live = await launchLatency({ ...common, fleetName: "ingest", agents: 1, gpusEach: 8, samples: 2 });
+    opened.push(...live.connected);
     log(`ingest: ${points} points, ${lines} lines into one run`);
-    const ingest = await benchIngest({ baseUrl: w.url, userToken: user.token, launch: one.launches[0], points, lines });
+    const ingest = await benchIngest({
+      baseUrl: w.url,
+      userToken: user.token,
+      launch: live.launches[0],
+      points,
+      lines,
+    });
     log(`  ${ingest.points_per_s} points/s, ${ingest.lines_per_s} lines/s`);
     log("log tail");
-    const tail = await benchLogTail({ baseUrl: w.url, userToken: user.token, launch: one.launches[1], samples: tailSamples });
+    const tail = await benchLogTail({
+      baseUrl: w.url,
+      userToken: user.token,
+      launch: live.launches[1],
+      samples: tailSamples,
+    });
     log(`  p50 ${tail.p50_ms} ms, p99 ${tail.p99_ms} ms`);
     return {
-      launch: { tool: "one submit at a time; time from sending the submit to the launch frame at the agent", ...one.result },
+      launch: {
+        tool: "one submit at a time; time from sending the submit to the launch frame at the agent",
+        ...one.result,
+      },
       fan_in: fanIn ? { heartbeat_ms: heartbeatMs, ...fanIn } : null,
       ingest,
       log_tail: tail,

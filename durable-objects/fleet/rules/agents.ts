@@ -29,7 +29,7 @@ function freeName(t: Tx, id: string, wanted: string): string {
 
 /** The nodes a cluster agent fronts (empty for an agent whose own host is its node). */
 export function clusterNodesOf(s: FleetState, agentId: string): NodeRow[] {
-  return s.nodes().filter((n) => n.agent_id === agentId);
+  return s.nodesOfAgent(agentId);
 }
 
 /** A cluster node's id in the fleet: stable across restarts, derived from its agent and its name. */

@@ -1,0 +1,116 @@
+// Submit → RUNNING as a user sees it: `npm start`'s own control plane (scripts/start.mjs, wrangler dev) with
+// its local forgelet (process runtime, simulated GPUs) running python/charlm for real, the job's status
+// polled every 5 ms. Baseline: Slurm's `sbatch` of a sleeping job on the cluster of scripts/start-slurm.sh,
+// its state polled with squeue every 5 ms. One job at a time; each is stopped (cancelled) before the next.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startControlPlane } from "./cli.mjs";
+import { jsonClient } from "./latency.mjs";
+import { percentiles } from "./load.mjs";
+
+const STATE = process.env.SF_SLURM_STATE || "/var/lib/starforge-ci/slurm";
+const slurmEnv = () => ({ ...process.env, SLURM_CONF: process.env.SLURM_CONF || `${STATE}/slurm.conf` });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function benchRunning({ samples, slurm }) {
+  const tmp = mkdtempSync(join(tmpdir(), "sf-bench-running-"));
+  const cp = await startControlPlane(join(tmp, "state"), { agent: true });
+  try {
+    const api = jsonClient(cp.url);
+    const user = await api(cp.token, "POST", "/v1/users", { name: "bench", role: "operator" });
+    await api(cp.token, "PUT", "/v1/users/bench/quota", {
+      max_gpus: 16,
+      max_jobs: 1000,
+      daily_gpu_hours: 10_000,
+    });
+    const catalog = await api(user.token, "GET", "/v1/catalog");
+    const digest = catalog.recipes.find((r) => r.name === "python/charlm").versions[0].digest;
+    const spec = {
+      api_version: "starforge.dev/v1",
+      metadata: { name: "bench", labels: {} },
+      recipe: { name: "python/charlm", version: "1.0.0", digest },
+      framework: { kind: "python", version: "3", runtime_id: "python3-stdlib" },
+      source: { workspace: null, experiment_dir: "." },
+      resources: {
+        fleet: "local",
+        pools: [{ name: "default", profile: "h200", series: "h200", nodes: 1, gpus_per_node: 1 }],
+        roles: {},
+      },
+      hyperparams: { max_steps: 1_000_000 },
+      provenance: { git_commit: "0123abcd", git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
+    };
+    // The local agent must be connected before the first sample.
+    for (const deadline = Date.now() + 60_000; ; ) {
+      const f = await api(cp.token, "GET", "/v1/fleets/local");
+      if (f.totals?.gpus > 0) break;
+      if (Date.now() > deadline) throw new Error("npm start's local agent never connected");
+      await sleep(100);
+    }
+    const ours = [];
+    for (let i = 0; i < samples + 1; i++) {
+      const t0 = performance.now();
+      const { job } = await api(user.token, "POST", "/v1/jobs", spec);
+      for (const deadline = Date.now() + 60_000; ; ) {
+        const s = (await api(user.token, "GET", `/v1/jobs/${job.id}`)).job.status;
+        if (s === "RUNNING") break;
+        if (["FAILED", "STOPPED", "SUCCEEDED"].includes(s) || Date.now() > deadline)
+          throw new Error(`job ${job.id} ended ${s} before it ran`);
+        await sleep(5);
+      }
+      if (i > 0) ours.push(performance.now() - t0); // the first one warms up the agent and the capsule cache
+      await api(user.token, "POST", `/v1/jobs/${job.id}/stop`, {});
+      for (
+        const deadline = Date.now() + 60_000;
+        (await api(cp.token, "GET", "/v1/fleets/local")).totals.allocated > 0;
+      ) {
+        if (Date.now() > deadline) throw new Error(`job ${job.id}'s GPU was not released`);
+        await sleep(20);
+      }
+    }
+    const result = {
+      tool: "status polled every 5 ms; npm start (wrangler dev) with its local forgelet, process runtime",
+      samples,
+      ...percentiles(ours),
+    };
+    if (slurm)
+      result.slurm = {
+        tool: "sbatch --wrap 'sleep 60', squeue polled every 5 ms",
+        samples,
+        ...percentiles(await slurmRunning(samples)),
+      };
+    return result;
+  } finally {
+    await cp.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function slurmRunning(samples) {
+  const name = `sf-bench-run-${process.pid}`;
+  const ms = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    const r = spawnSync("sbatch", ["--parsable", "-J", name, "-o", "/dev/null", "--wrap", "sleep 60"], {
+      env: slurmEnv(),
+      encoding: "utf8",
+    });
+    if (r.status !== 0) throw new Error(`sbatch: ${r.stderr}`);
+    const id = r.stdout.trim().split(";")[0];
+    for (const deadline = Date.now() + 120_000; ; ) {
+      const q = spawnSync("squeue", ["-h", "-j", id, "-o", "%T"], { env: slurmEnv(), encoding: "utf8" });
+      if (q.stdout.trim() === "RUNNING") break;
+      if (Date.now() > deadline) throw new Error(`Slurm job ${id} never ran`);
+      await sleep(5);
+    }
+    ms.push(performance.now() - t0);
+    spawnSync("scancel", [id], { env: slurmEnv() });
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+      const q = spawnSync("squeue", ["-h", "-j", id, "-o", "%T"], { env: slurmEnv(), encoding: "utf8" });
+      if (q.stdout.trim() === "" || q.status !== 0) break;
+      await sleep(50);
+    }
+  }
+  return ms;
+}
