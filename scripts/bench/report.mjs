@@ -306,7 +306,7 @@ export function markdown(r) {
   }
   L.push("## Not measured yet");
   L.push("");
-  L.push("This report claims nothing about: " + NOT_YET.map((m) => m.replace(/\|/g, "/")).join("; ") + ".");
+  L.push(`This report claims nothing about: ${NOT_YET.map((m) => m.replace(/\|/g, "/")).join("; ")}.`);
   L.push("");
   return `${L.join("\n")}\n`;
 }
