@@ -6,8 +6,8 @@ import { nowIso } from "../../contract/ids.js";
 import { ALLOCATED_STATES, type JobState } from "../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../contract/pending-reasons.schema.js";
-import type { NodeRow, RunRow } from "./rows.js";
-import { config, fleetId } from "./rules/ledger.js";
+import type { AllocRow, NodeRow, RunRow } from "./rows.js";
+import { allocationsByNode, config, fleetId } from "./rules/ledger.js";
 import type { FleetState } from "./state.js";
 
 export function runView(r: RunRow, resume: string | undefined): RunView {
@@ -47,8 +47,11 @@ export function jobDetail(s: FleetState, jobId: string): JobDetail | null {
   };
 }
 
-export function nodeView(s: FleetState, n: NodeRow): NodeView {
-  const allocs = s.allocations().filter((a) => a.node_id === n.id);
+export function nodeView(
+  s: FleetState,
+  n: NodeRow,
+  allocs: readonly AllocRow[] = s.allocations().filter((a) => a.node_id === n.id),
+): NodeView {
   const gpus = [];
   for (let i = 0; i < n.gpus; i++) {
     const a = allocs.find((x) => x.idx === i);
@@ -77,9 +80,10 @@ export function nodeView(s: FleetState, n: NodeRow): NodeView {
 
 export function inspect(s: FleetState): FleetInspect {
   const cfg = config(s);
-  const nodes = s.nodes().map((n) => nodeView(s, n));
+  const byNode = allocationsByNode(s);
+  const nodes = s.nodes().map((n) => nodeView(s, n, byNode.get(n.id) ?? []));
   const total = nodes.reduce((sum, n) => sum + n.gpus.length, 0);
-  const allocated = s.allocations().length;
+  const allocated = [...byNode.values()].reduce((sum, list) => sum + list.length, 0);
   const queued = s.jobsByStatus("QUEUED");
   const running = [...ALLOCATED_STATES].reduce((n, st) => n + s.jobsByStatus(st).length, 0);
   return {

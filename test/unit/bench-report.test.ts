@@ -45,7 +45,14 @@ describe("benchmark verdicts", () => {
       },
       log_tail: { tool: "t", samples: 10, p50_ms: 1, p90_ms: 2, p99_ms: 100 },
     };
-    const running = { tool: "t", samples: 3, p50_ms: 100, p90_ms: 1, p99_ms: 1, slurm: { tool: "s", p50_ms: 1000, p99_ms: 1 } };
+    const running = {
+      tool: "t",
+      samples: 3,
+      p50_ms: 100,
+      p90_ms: 1,
+      p99_ms: 1,
+      slurm: { tool: "s", p50_ms: 1000, p99_ms: 1 },
+    };
     const verdicts = pipelineTargets({ pipeline, running }).map((t: { holds: boolean | null }) => t.holds);
     // launch holds at 50/200; fan-in 401 > 2 × 200; lines below 50k; lines 55 % ≥ 50 % but points 50 %;
     // tail at 100 ms; RUNNING exactly 10× faster.
@@ -56,7 +63,17 @@ describe("benchmark verdicts", () => {
     const md = markdown({
       quick: false,
       finished_at: "2026-12-01T00:00:00Z",
-      environment: { commit: "abc", cpus: 2, cpu_model: "x", memory_gib: 24, os: "Linux", node: "v20", miniflare: "4", wrangler: "4", slurm: "slurm 22" },
+      environment: {
+        commit: "abc",
+        cpus: 2,
+        cpu_model: "x",
+        memory_gib: 24,
+        os: "Linux",
+        node: "v20",
+        miniflare: "4",
+        wrangler: "4",
+        slurm: "slurm 22",
+      },
       admissions: admissions(100, 100, 250, 1000),
     });
     expect(md).toContain("| admissions ≥ 2× Slurm, 1 client(s) | 100/s vs 250/s: 0.40× | **missed** |");

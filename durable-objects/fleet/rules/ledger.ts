@@ -9,10 +9,21 @@ import { nowIso } from "../../../contract/ids.js";
 import { type JobState, transition } from "../../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../../contract/launch-request.schema.js";
 import type { JobEventRecord, JobSnapshot, NodeSnapshot, OutboxEntry, RunSnapshot } from "../outbox-entry.js";
-import type { JobRow, NodeRow, RunRow } from "../rows.js";
+import type { AllocRow, JobRow, NodeRow, RunRow } from "../rows.js";
 import { splitByUtcDay } from "../scheduler/usage.js";
 import type { FleetState } from "../state.js";
 import type { Tx } from "../tx.js";
+
+/** Every GPU allocation, grouped by node in one read (a fleet of a thousand nodes: one pass, not one each). */
+export function allocationsByNode(s: FleetState): Map<string, AllocRow[]> {
+  const byNode = new Map<string, AllocRow[]>();
+  for (const a of s.allocations()) {
+    const list = byNode.get(a.node_id);
+    if (list) list.push(a);
+    else byNode.set(a.node_id, [a]);
+  }
+  return byNode;
+}
 
 export function config(s: FleetState): FleetConfig | null {
   const raw = s.meta("config");

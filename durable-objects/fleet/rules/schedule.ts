@@ -16,7 +16,17 @@ import { overlapGpuSeconds } from "../scheduler/usage.js";
 import { SCHEDULE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { nodeView } from "../views.js";
-import { config, emitJob, emitNode, emitRun, putJob, putNode, putRun, setStatus } from "./ledger.js";
+import {
+  allocationsByNode,
+  config,
+  emitJob,
+  emitNode,
+  emitRun,
+  putJob,
+  putNode,
+  putRun,
+  setStatus,
+} from "./ledger.js";
 import { armWindowTimer, windowPass } from "./lifecycle.js";
 
 const DAY_MS = 86_400_000;
@@ -153,12 +163,7 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
 
 /** What the policy sees: the fleet's nodes and their free GPUs, the given queued jobs and their users. */
 function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyInput {
-  const used = new Map<string, number[]>();
-  for (const a of t.s.allocations()) {
-    const list = used.get(a.node_id);
-    if (list) list.push(a.idx);
-    else used.set(a.node_id, [a.idx]);
-  }
+  const used = allocationsByNode(t.s);
   return {
     now: t.now,
     draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
@@ -169,7 +174,7 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       series: n.series,
       gpus: n.gpus,
       schedulable: n.status === "ready",
-      used: used.get(n.id) ?? [],
+      used: (used.get(n.id) ?? []).map((a) => a.idx),
       runtime: n.runtime,
       workloads: n.workloads === null ? null : (JSON.parse(n.workloads) as WorkloadKind[]),
       domain: n.agent_id,
