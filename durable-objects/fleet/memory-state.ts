@@ -42,6 +42,12 @@ export class MemoryFleetState implements Ledger {
     return j ? copy(j) : null;
   }
 
+  queuedCount(): number {
+    let n = 0;
+    for (const j of this.jobRows.values()) if (j.status === "QUEUED") n += 1;
+    return n;
+  }
+
   jobsByStatus(status: string): JobRow[] {
     return [...this.jobRows.values()]
       .filter((j) => j.status === status)

@@ -13,6 +13,8 @@ export interface FleetState {
   job(id: string): JobRow | null;
   /** Jobs in `status`, in queue order (queue_seq). */
   jobsByStatus(status: string): JobRow[];
+  /** How many jobs are QUEUED. */
+  queuedCount(): number;
   run(id: string): RunRow | null;
   /** The job's runs by attempt. */
   runsOfJob(jobId: string): RunRow[];

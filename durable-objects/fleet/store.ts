@@ -190,6 +190,10 @@ export class FleetStore extends SqlStore implements Ledger {
     return this.sql.exec<JobRow>("SELECT * FROM jobs WHERE id = ?", id).toArray()[0] ?? null;
   }
 
+  queuedCount(): number {
+    return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE status = 'QUEUED'").one().n;
+  }
+
   jobsByStatus(status: string): JobRow[] {
     return this.sql.exec<JobRow>("SELECT * FROM jobs WHERE status = ? ORDER BY queue_seq", status).toArray();
   }

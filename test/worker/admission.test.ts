@@ -325,6 +325,18 @@ describe("configuration cached by the Worker", () => {
     await expectRejectedWithoutResidue("ad-cache", submit(spec), 403, "IMAGE_NOT_ALLOWED");
   });
 
+  it("re-checks a refusal that rests on cached configuration: a fleet drained, then reopened, admits at once", async () => {
+    await createFleet("ad-reopen");
+    const spec = await customSpec({ fleet: "ad-reopen" });
+    expect((await api(op, "POST", "/v1/jobs", spec)).status).toBe(201);
+    expect(
+      (await api(ADMIN, "POST", "/v1/fleets/ad-reopen/maintenance/drain", { note: "upgrade" })).status,
+    ).toBe(200);
+    await expectRejectedWithoutResidue("ad-reopen", submit(spec), 409, "FLEET_DRAINING");
+    expect((await api(ADMIN, "POST", "/v1/fleets/ad-reopen/maintenance/resume")).status).toBe(200);
+    expect((await api(op, "POST", "/v1/jobs", spec)).status).toBe(201);
+  });
+
   it("admits every one of many concurrent submits that arrive just after a configuration change", async () => {
     const burst = await createUser("ad-burst-op", "operator");
     const quota = { max_gpus: 16, max_jobs: 100, daily_gpu_hours: 100 };

@@ -33,7 +33,7 @@ import {
   submitterRead,
   submitterValid,
 } from "../services/admission.js";
-import { configCache } from "../services/config-cache.js";
+import { configCache, configGeneration } from "../services/config-cache.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
 import { httpHubClient } from "../services/hf-hub.js";
 import { jobHistory, jobView, readableJob } from "../services/jobs.service.js";
@@ -168,18 +168,33 @@ export const jobsRoutes = new Hono<Env>()
 
     // 1. The spec, against cached configuration. A retry of a finished submit is answered even if a check
     //    would now refuse it: the job exists, whatever the fleet, the hub or the catalog say now.
-    let checked: Checked;
+    let checked: Checked | null = null;
+    let refusal: unknown = null;
     try {
       checked = await checks();
     } catch (err) {
+      refusal = err;
+    }
+    if (!checked) {
       // The caller may be a user this isolate remembered: refusals go only to a token that is still good.
       await reauthenticate(c, "operator");
+      // A refusal may rest on configuration cached before an admin changed it (a fleet drained, then
+      // reopened): if the generation moved, the checks run again on fresh rows.
+      if (configCache.sync(await configGeneration(c.env.DB))) {
+        try {
+          checked = await checks();
+        } catch (err) {
+          refusal = err;
+        }
+      }
+    }
+    if (!checked) {
       const prior = key ? await keyedAdmission(c.env.DB, me.userId, key) : null;
       if (prior && requestHash) {
         const job = await answerTakenKey(c, prior, requestHash);
         if (job) return replayed(c, job);
       }
-      throw err;
+      throw refusal;
     }
 
     // 2. One D1 round trip: the token is still good, the configuration generation, quota and usage, and

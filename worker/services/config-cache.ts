@@ -6,6 +6,9 @@
  * checks run again on fresh rows before the job goes anywhere. So a cached row is never trusted past the
  * transaction that admits a job. Lookups that fail (not found) are never cached.
  */
+import { eq } from "drizzle-orm";
+import { db, schema } from "../../durable-objects/ledger/client.js";
+
 export class ConfigCache {
   private gen: string | null = null;
   private readonly entries = new Map<string, unknown>();
@@ -31,6 +34,16 @@ export class ConfigCache {
     this.entries.clear();
     return true;
   }
+}
+
+/** The ledger's configuration generation now (where no batch reads it: a refusal's re-check). */
+export async function configGeneration(d1: D1Database): Promise<string> {
+  const row = await db(d1)
+    .select({ value: schema.meta.value })
+    .from(schema.meta)
+    .where(eq(schema.meta.key, "config_gen"))
+    .get();
+  return row?.value ?? "0";
 }
 
 /** This isolate's cache. */

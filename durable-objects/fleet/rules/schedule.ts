@@ -145,7 +145,7 @@ function dispatchPass(t: Tx): void {
  * Schedules a job just queued. When the fleet is steady (Ledger.steady: nothing changed since the last
  * full pass, which left no queued job placeable), a full pass would give every other queued job the
  * decision it already has, so the new job is decided alone: O(1) in the queue length. Only when it can
- * start now does the full pass run (its dispatch changes what the jobs behind it see).
+ * start now and other jobs wait does the full pass run (its dispatch changes what those jobs see).
  */
 export function scheduleSubmitted(t: Tx, job: JobRow): void {
   const cfg = config(t.s);
@@ -154,7 +154,15 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
     return;
   }
   const decision = decide(policyInput(t, cfg, [job]));
-  if (decision.dispatch.length > 0) {
+  const placed = decision.dispatch[0];
+  if (placed && t.s.queuedCount() === 1) {
+    // Nothing else waits: what a full pass would do is exactly this dispatch.
+    dispatch(t, job, placed.placement);
+    armWindowTimer(t);
+    return;
+  }
+  if (placed) {
+    // It starts now, which changes what the jobs behind it see: the full pass decides them all.
     schedule(t);
     return;
   }
