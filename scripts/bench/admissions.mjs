@@ -5,43 +5,23 @@
 //
 // Each fleet has two admin-registered 8-GPU nodes, so its first 16 jobs start and every later one waits
 // for capacity: the queue a busy fleet has. "Depth" is how many jobs wait in the fleet when a point starts.
-import http from "node:http";
-import { closedLoop, request } from "./load.mjs";
+import { jsonClient } from "./latency.mjs";
+import { closedLoop } from "./load.mjs";
+import { benchUser, charlmSpec } from "./setup.mjs";
 import { sbatchRate, slurmVersion } from "./slurm.mjs";
 import { startWorkerd } from "./workerd.mjs";
 
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
 
-async function client(w) {
-  const agent = new http.Agent({ keepAlive: true });
-  return async (token, method, path, body) => {
-    const r = await request(agent, w.url + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      keepBody: true,
-    });
-    if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.body}`);
-    return JSON.parse(r.body);
-  };
-}
-
 export async function benchAdmissions({ concurrencies, depths, requests, baselineRequests, slurmRequests }) {
   const w = await startWorkerd();
-  const api = await client(w);
+  const api = jsonClient(w.url);
   try {
-    const user = await api(w.adminToken, "POST", "/v1/users", {
-      name: "bench",
-      role: "operator",
-      with_token: true,
-    });
-    await api(w.adminToken, "PUT", "/v1/users/bench/quota", {
+    const user = await benchUser(api, w.adminToken, {
       max_gpus: 16,
       max_jobs: 100_000,
       daily_gpu_hours: 1_000_000,
     });
-    const catalog = await api(user.token, "GET", "/v1/catalog");
-    const digest = catalog.recipes.find((r) => r.name === "python/charlm").versions[0].digest;
     let fleets = 0;
     const newFleet = async () => {
       const name = `bench-${++fleets}`;
@@ -55,21 +35,7 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
       }
       return name;
     };
-    const body = (fleet) =>
-      JSON.stringify({
-        api_version: "starforge.dev/v1",
-        metadata: { name: "bench", labels: {} },
-        recipe: { name: "python/charlm", version: "1.0.0", digest },
-        framework: { kind: "python", version: "3", runtime_id: "python3-stdlib" },
-        source: { workspace: null, experiment_dir: "." },
-        resources: {
-          fleet,
-          pools: [{ name: "default", profile: "h200", series: "h200", nodes: 1, gpus_per_node: 1 }],
-          roles: {},
-        },
-        hyperparams: {},
-        provenance: { git_commit: "0123abcd", git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
-      });
+    const body = (fleet) => JSON.stringify(charlmSpec(user.charlmDigest, fleet));
     let keys = 0;
     const submits = (fleet, concurrency, total) => {
       const b = body(fleet);

@@ -3,6 +3,7 @@
 // live log tail. Agents are simulated (scripts/bench/agent.mjs) on real WebSockets.
 import { benchIngest, benchLogTail } from "./ingest.mjs";
 import { jsonClient, launchLatency, publishCapsule } from "./latency.mjs";
+import { benchUser, charlmSpec } from "./setup.mjs";
 import { startWorkerd } from "./workerd.mjs";
 
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
@@ -12,33 +13,13 @@ export async function benchPipeline({ samples, fanInAgents, heartbeatMs, points,
   const api = jsonClient(w.url);
   const opened = [];
   try {
-    const user = await api(w.adminToken, "POST", "/v1/users", {
-      name: "bench",
-      role: "operator",
-      with_token: true,
-    });
-    await api(w.adminToken, "PUT", "/v1/users/bench/quota", {
+    const user = await benchUser(api, w.adminToken, {
       max_gpus: 100_000,
       max_jobs: 100_000,
       daily_gpu_hours: 1_000_000,
     });
     await publishCapsule(api, w.adminToken);
-    const catalog = await api(user.token, "GET", "/v1/catalog");
-    const digest = catalog.recipes.find((r) => r.name === "python/charlm").versions[0].digest;
-    const specFor = (fleet) => ({
-      api_version: "starforge.dev/v1",
-      metadata: { name: "bench", labels: {} },
-      recipe: { name: "python/charlm", version: "1.0.0", digest },
-      framework: { kind: "python", version: "3", runtime_id: "python3-stdlib" },
-      source: { workspace: null, experiment_dir: "." },
-      resources: {
-        fleet,
-        pools: [{ name: "default", profile: "h200", series: "h200", nodes: 1, gpus_per_node: 1 }],
-        roles: {},
-      },
-      hyperparams: {},
-      provenance: { git_commit: "0123abcd", git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
-    });
+    const specFor = (fleet) => charlmSpec(user.charlmDigest, fleet);
     const common = { w, api, user, specFor, heartbeatMs };
 
     // Warm-up on a fleet of its own.

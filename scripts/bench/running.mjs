@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { startControlPlane } from "./cli.mjs";
 import { jsonClient } from "./latency.mjs";
 import { percentiles } from "./load.mjs";
+import { benchUser, charlmSpec } from "./setup.mjs";
 
 const STATE = process.env.SF_SLURM_STATE || "/var/lib/starforge-ci/slurm";
 const slurmEnv = () => ({ ...process.env, SLURM_CONF: process.env.SLURM_CONF || `${STATE}/slurm.conf` });
@@ -19,28 +20,8 @@ export async function benchRunning({ samples, slurm }) {
   const cp = await startControlPlane(join(tmp, "state"), { agent: true });
   try {
     const api = jsonClient(cp.url);
-    const user = await api(cp.token, "POST", "/v1/users", { name: "bench", role: "operator" });
-    await api(cp.token, "PUT", "/v1/users/bench/quota", {
-      max_gpus: 16,
-      max_jobs: 1000,
-      daily_gpu_hours: 10_000,
-    });
-    const catalog = await api(user.token, "GET", "/v1/catalog");
-    const digest = catalog.recipes.find((r) => r.name === "python/charlm").versions[0].digest;
-    const spec = {
-      api_version: "starforge.dev/v1",
-      metadata: { name: "bench", labels: {} },
-      recipe: { name: "python/charlm", version: "1.0.0", digest },
-      framework: { kind: "python", version: "3", runtime_id: "python3-stdlib" },
-      source: { workspace: null, experiment_dir: "." },
-      resources: {
-        fleet: "local",
-        pools: [{ name: "default", profile: "h200", series: "h200", nodes: 1, gpus_per_node: 1 }],
-        roles: {},
-      },
-      hyperparams: { max_steps: 1_000_000 },
-      provenance: { git_commit: "0123abcd", git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
-    };
+    const user = await benchUser(api, cp.token, { max_gpus: 16, max_jobs: 1000, daily_gpu_hours: 10_000 });
+    const spec = charlmSpec(user.charlmDigest, "local", { max_steps: 1_000_000 });
     // The local agent must be connected before the first sample.
     for (const deadline = Date.now() + 60_000; ; ) {
       const f = await api(cp.token, "GET", "/v1/fleets/local");
