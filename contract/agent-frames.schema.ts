@@ -172,6 +172,12 @@ export const ServerFrame = z.discriminatedUnion("type", [
     epoch: z.number().int(),
     rank: z.number().int().min(0),
     grace_seconds: z.number().int().min(0),
+    /**
+     * Set when this rank already reported its own exit (its runner said `succeeded` or `failed`) and only
+     * the agent's news is late: the workload is finishing, so the agent lets it exit by itself for this
+     * long, and stops it (with grace_seconds) only if it is still there after that.
+     */
+    finish_seconds: z.number().int().min(0).optional(),
     reason: z.string().max(500),
   }),
   z.object({ v, type: z.literal("ack"), id: FrameId, ref: FrameId }),

@@ -161,5 +161,11 @@ export interface RunEventInput {
  * running state), so ingest knows it without reading the ledger back.
  */
 export type RunEventOutcome =
-  | { kind: "applied" | "ignored"; stopWorkload: boolean; runOver: boolean }
+  | {
+      kind: "applied" | "ignored";
+      stopWorkload: boolean;
+      runOver: boolean;
+      /** The rank already ended successfully: let the workload finish by itself before stopping it. */
+      finishing?: true;
+    }
   | { kind: "stale_epoch" | "unknown_run"; stopWorkload: true; runOver: boolean };

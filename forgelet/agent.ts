@@ -55,6 +55,8 @@ export class Agent {
   private readonly pending = new Map<string, Report>();
   private readonly watching = new Set<string>();
   private readonly specs = new Map<string, RunSpec>();
+  /** Ranks that reported their own exit, given a moment to exit by themselves (stop.finish_seconds). */
+  private readonly finishing = new Map<string, NodeJS.Timeout>();
   private resendTimer: NodeJS.Timeout | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
   /** What this agent offers now (a cluster's nodes change; the hello and `inventory` frames carry it). */
@@ -99,6 +101,8 @@ export class Agent {
   }
 
   async stop(): Promise<void> {
+    for (const t of this.finishing.values()) clearTimeout(t);
+    this.finishing.clear();
     if (this.resendTimer) clearInterval(this.resendTimer);
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.conn.stop();
@@ -460,6 +464,27 @@ export class Agent {
         final_acked: false,
       };
       this.report(ghost, "stopped");
+      return;
+    }
+    if (f.finish_seconds && rec.state !== "exited") {
+      // Its runner already reported the end: the workload is finishing. Stop it only if it lingers.
+      const key = keyOf(rec);
+      if (this.finishing.has(key)) return;
+      this.o.log(
+        `run ${rec.run_id} rank ${rec.rank} already reported its end; it has ${f.finish_seconds}s to exit`,
+      );
+      const timer = setTimeout(() => {
+        this.finishing.delete(key);
+        const cur = this.journal.get(f.run_id, f.rank);
+        if (!cur || cur.state === "exited") return;
+        void this.stopRank(
+          cur,
+          f.grace_seconds * 1000,
+          `${f.reason}; still running ${f.finish_seconds}s after it reported its end`,
+        ).catch((err) => this.o.log(`stopping run ${f.run_id} rank ${f.rank} failed: ${String(err)}`));
+      }, f.finish_seconds * 1000);
+      timer.unref();
+      this.finishing.set(key, timer);
       return;
     }
     await this.stopRank(rec, f.grace_seconds * 1000, f.reason);

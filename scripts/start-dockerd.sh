@@ -52,6 +52,35 @@ stop_ours() {
   rm -f "$PIDFILE"
 }
 
+# A daemon that was killed (the machine's processes stopped between sessions) leaves pid files behind.
+# dockerd trusts /var/run/docker/containerd/containerd.pid: when that pid now belongs to another process,
+# it waits for a containerd socket that never answers and gives up ("timeout waiting for containerd to
+# start"). A containerd still running from the dead daemon is stopped by its pid; a pid file naming any
+# other process (or none) is removed, so dockerd starts a fresh containerd.
+clear_stale_pidfiles() {
+  local file pid comm
+  for file in /var/run/docker/containerd/containerd.pid /var/run/docker.pid; do
+    [ -f "$file" ] || continue
+    pid="$(tr -dc '0-9' <"$file")"
+    comm="$( [ -n "$pid" ] && cat "/proc/$pid/comm" 2>/dev/null || true)"
+    case "$file:$comm" in
+      */containerd.pid:containerd)
+        say "stopping containerd $pid, left behind by a daemon that no longer answers"
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 1 50); do
+          kill -0 "$pid" 2>/dev/null || break
+          sleep 0.2
+        done
+        kill -9 "$pid" 2>/dev/null || true
+        ;;
+      */docker.pid:dockerd) continue ;; # a daemon still starting or stopping: dockerd itself says so
+      *:) ;;                            # the process is gone: a plain stale file
+      *) say "removing $file: pid $pid now belongs to another process ($comm)" ;;
+    esac
+    rm -f "$file"
+  done
+}
+
 # Starts dockerd with one storage driver; succeeds once `docker info` answers.
 try_driver() {
   local drv="$1" pid
@@ -77,6 +106,7 @@ try_driver() {
 }
 
 for drv in ${SF_DOCKER_STORAGE_DRIVERS:-overlay2 vfs}; do
+  clear_stale_pidfiles
   if try_driver "$drv"; then
     say "Docker daemon is up (pid $(cat "$PIDFILE"), storage driver: $(driver))"
     exit 0

@@ -47,6 +47,8 @@ import { inspect, jobDetail, runView } from "./views.js";
 const MAX_OUTBOX_RETRY_MS = 300_000;
 /** Stop frames sent for a report about a run that is over give its workload this long. */
 const OVER_STOP_GRACE_SECONDS = 10;
+/** How long a rank that already reported success may take to exit by itself before it is stopped. */
+const FINISH_SECONDS = 30;
 
 /** Socket state is small (ids only) and parsed on read; everything else lives in SQL. */
 const SocketAttachment = z.object({ nodeId: z.string(), lastSeen: z.number() });
@@ -253,6 +255,7 @@ export class FleetDO extends DurableObject<DoEnv> {
             epoch: frame.epoch,
             rank: frame.rank,
             grace_seconds: OVER_STOP_GRACE_SECONDS,
+            ...("finishing" in outcome && outcome.finishing ? { finish_seconds: FINISH_SECONDS } : {}),
             reason: "this run is over on the control plane",
           });
         }

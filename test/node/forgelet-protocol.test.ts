@@ -18,7 +18,9 @@ import { groupAlive, waitGroupGone } from "../support/control-plane.js";
 const ROOT = resolve(import.meta.dirname, "../..");
 const sha = (s: string) => `sha256:${createHash("sha256").update(s).digest("hex")}`;
 const GOOD = "#!/bin/bash\nexit 0\n";
-const blobs = new Map<string, string>([[sha(GOOD), GOOD]]);
+const FINISHES = "#!/bin/bash\nsleep 2\nexit 0\n";
+const LINGERS = "#!/bin/bash\nsleep 120\n";
+const blobs = new Map<string, string>([GOOD, FINISHES, LINGERS].map((b) => [sha(b), b]));
 const TAMPERED_DIGEST = sha("what the manifest promised");
 blobs.set(TAMPERED_DIGEST, "what the server actually sent");
 
@@ -371,5 +373,42 @@ describe("forgelet protocol handling", () => {
     expect(reports.filter((r) => r.event === "launched").length).toBeGreaterThanOrEqual(1);
     const exited = await frame("report", (f) => f.run_id === run && f.event === "exited");
     expect(exited.exit_code).toBe(0);
+  });
+  it("a stop with finish_seconds lets a finishing workload exit by itself, and stops one that lingers", async () => {
+    const stop = (id: string, run: string, finish: number): ServerFrame => ({
+      v: 1,
+      type: "stop",
+      id,
+      run_id: run,
+      epoch: 3,
+      rank: 0,
+      grace_seconds: 1,
+      finish_seconds: finish,
+      reason: "this run is over on the control plane",
+    });
+    const finishes = "run_01jfakefinishes00000000000";
+    send(launch("L3", finishes, sha(FINISHES)));
+    await frame("report", (f) => f.run_id === finishes && f.event === "launched");
+    send(stop("S3", finishes, 30));
+    send(stop("S3b", finishes, 30)); // repeated while it finishes: still one window
+    const ended = await frame(
+      "report",
+      (f) => f.run_id === finishes && ["exited", "stopped"].includes(f.event),
+    );
+    expect([ended.event, ended.exit_code]).toEqual(["exited", 0]);
+
+    const lingers = "run_01jfakelingers000000000000";
+    send(launch("L4", lingers, sha(LINGERS)));
+    await frame("report", (f) => f.run_id === lingers && f.event === "launched");
+    const sent = Date.now();
+    send(stop("S4", lingers, 1));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(got.some((f) => f.type === "report" && f.run_id === lingers && f.event === "stopped")).toBe(false);
+    const gone = await frame(
+      "report",
+      (f) => f.run_id === lingers && ["exited", "stopped"].includes(f.event),
+    );
+    expect(gone.event).toBe("stopped");
+    expect(Date.now() - sent).toBeLessThan(8_000);
   });
 });

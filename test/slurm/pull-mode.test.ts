@@ -22,7 +22,7 @@ import {
   waitFor,
   waitGpuNodesReady,
 } from "../support/lifecycle.js";
-import { expectSqueueEmpty, jobsOfRun, scontrol, slurm } from "../support/slurm.js";
+import { endedJobsOfRun, expectSqueueEmpty, jobsOfRun, scontrol, slurm } from "../support/slurm.js";
 
 const FLEET = "hpc-pull";
 let cp: ControlPlane;
@@ -118,7 +118,7 @@ describe("Slurm without a shared directory (pull mode)", () => {
     jobs.add(id);
     await expectDdpTrained(cp, op, id, 2);
     const run = (await waitForStatus(cp, op, id, ["SUCCEEDED"], 10_000)).runs[0]!.id;
-    expect(jobsOfRun(run).map((j) => [j.state, j.nodes])).toEqual([["COMPLETED", "sf-n[1-2]"]]);
+    expect((await endedJobsOfRun(run)).map((j) => [j.state, j.nodes])).toEqual([["COMPLETED", "sf-n[1-2]"]]);
     await waitFor("the node directory to be empty", () => readdirSync(nodeDir).length === 0, 30_000, 250);
   });
 });

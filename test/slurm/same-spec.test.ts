@@ -19,7 +19,7 @@ import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
 import { type K8sSim, startK8sSim } from "../support/k8s-sim.js";
 import { type KubeRaySim, startKubeRaySim } from "../support/kuberay-sim.js";
 import { describeState, fleetView, newOperator, waitFor } from "../support/lifecycle.js";
-import { expectSqueueEmpty, jobsOfRun, slurm } from "../support/slurm.js";
+import { endedJobsOfRun, expectSqueueEmpty, slurm } from "../support/slurm.js";
 
 const IMAGE = "starforge/python:bookworm";
 const FLEETS = { process: "same-p", docker: "same-d", slurm: "same-s", kuberay: "same-k" } as const;
@@ -162,7 +162,7 @@ describe("the same JobSpec on every runtime", () => {
       images.push(env.probes.map((p) => p.probe.image.ref));
     }
     expect(images).toEqual([[null], [IMAGE], [null], [IMAGE]]);
-    expect(jobsOfRun(results[2]!.run).map((j) => j.state)).toEqual(["COMPLETED"]);
+    expect((await endedJobsOfRun(results[2]!.run)).map((j) => j.state)).toEqual(["COMPLETED"]);
     expect(k8s.requests.filter((r) => r.method === "POST" && r.path.endsWith("/rayjobs"))).toHaveLength(1);
   });
 });

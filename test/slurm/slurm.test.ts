@@ -32,6 +32,7 @@ import {
 } from "../support/lifecycle.js";
 import { newSfHome, sf } from "../support/sf.js";
 import {
+  endedJobsOfRun,
   expectSqueueEmpty,
   jobsOfRun,
   killNode,
@@ -120,6 +121,12 @@ function slurmJobOf(runId: string) {
     `Slurm jobs of run ${runId}`,
   ).toEqual([`sf-${runId}`]);
   return found[0]!;
+}
+
+/** The run's one Slurm job, once Slurm has finished it (it may still be completing when the run ends). */
+async function endedSlurmJobOf(runId: string) {
+  await endedJobsOfRun(runId);
+  return slurmJobOf(runId);
 }
 
 async function currentRun(id: string, timeoutMs = 60_000): Promise<string> {
@@ -251,7 +258,10 @@ describe("Slurm: lifecycle", () => {
     expect(done.runs.map((r) => r.attempt)).toEqual([1, 2]);
     const second = done.runs[1]!.id;
     await ck.expectContinued(cp, op, id, second, stopStep, before.at(-1)!.value);
-    expect([slurmJobOf(first).state, slurmJobOf(second).state]).toEqual(["CANCELLED", "COMPLETED"]);
+    expect([slurmJobOf(first).state, (await endedSlurmJobOf(second)).state]).toEqual([
+      "CANCELLED",
+      "COMPLETED",
+    ]);
   });
 
   it("a failing job is the user's failure: FAILED with its exit code, not retried", async () => {
@@ -268,7 +278,7 @@ describe("Slurm: lifecycle", () => {
     expect(after.runs).toHaveLength(1);
     expect(after.runs[0]).toMatchObject({ status: "FAILED", exit_code: 3 });
     expect(after.runs[0]!.reason).toMatch(/exit(ed with)? code 3/);
-    expect(slurmJobOf(after.runs[0]!.id).state).toBe("FAILED");
+    expect((await endedSlurmJobOf(after.runs[0]!.id)).state).toBe("FAILED");
   });
 
   it("a time limit (max_runtime_seconds) ends the job as TIMEOUT: FAILED, not retried", async () => {

@@ -58,6 +58,24 @@ export function jobsOfRun(runId: string): SlurmJobRow[] {
   return squeueAll().filter((j) => j.name === `sf-${runId}`);
 }
 
+/**
+ * The Slurm jobs of a run once Slurm has finished them. The control plane may call a run SUCCEEDED as
+ * soon as its runner reports the end, a moment before Slurm records the job COMPLETED.
+ */
+export async function endedJobsOfRun(runId: string, timeoutMs = 30_000): Promise<SlurmJobRow[]> {
+  return waitFor(
+    `Slurm to finish the jobs of run ${runId}`,
+    () => {
+      const jobs = jobsOfRun(runId);
+      return jobs.length > 0 && jobs.every((j) => !LIVE.test(j.state)) ? jobs : undefined;
+    },
+    timeoutMs,
+    250,
+  ).catch(() => {
+    throw new Error(`Slurm jobs of run ${runId} still live: ${JSON.stringify(jobsOfRun(runId))}`);
+  });
+}
+
 /** Waits until no StarForge job is left in squeue (a stop's KillWait may still be running). */
 export async function expectSqueueEmpty(timeoutMs = 60_000): Promise<void> {
   await waitFor(

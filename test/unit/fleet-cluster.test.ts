@@ -198,4 +198,54 @@ describe("a cluster agent", () => {
     }).result;
     expect(out.stopWorkload).toBe(true);
   });
+  it("a start heard after the rank's own exit lets the workload finish; after a stop it does not", () => {
+    // A cluster agent polls its scheduler, so it can hear of the start after the runner reported the end.
+    const { f } = cluster();
+    const id = f.submit({ gpus: 1 });
+    f.report(id, "accepted");
+    f.report(id, "waiting", { reason: "Priority" });
+    f.report(id, "succeeded", { source: "runner" });
+    expect(f.job(id).status).toBe("SUCCEEDED");
+    expect(f.report(id, "started")).toEqual([
+      { kind: "ignored", stopWorkload: true, finishing: true, runOver: true },
+    ]);
+    expect(f.job(id).status).toBe("SUCCEEDED");
+
+    const stopped = f.submit({ gpus: 1 });
+    f.report(stopped, "accepted");
+    f.report(stopped, "launched");
+    f.act(stopped, "stop");
+    f.report(stopped, "stopped");
+    expect(f.report(stopped, "started")).toEqual([{ kind: "ignored", stopWorkload: true, runOver: true }]);
+
+    const failed = f.submit({ gpus: 1 });
+    f.report(failed, "accepted");
+    f.report(failed, "failed", { exitCode: 3, source: "runner" });
+    expect(f.job(failed).status).toBe("FAILED");
+    expect(f.report(failed, "launched")).toEqual([
+      { kind: "ignored", stopWorkload: true, finishing: true, runOver: true },
+    ]);
+
+    // A gang whose rank 1 failed: rank 0 never ended by itself, so it is stopped at once.
+    const gang = f.submit({ gpus: 1, nodes: 2 });
+    const run = f.currentRun(gang);
+    const ev = (rank: number, event: "launched" | "failed", exitCode: number | null) =>
+      f.decide({
+        type: "run_event",
+        input: {
+          runId: run.id,
+          epoch: run.epoch,
+          rank,
+          event,
+          exitCode,
+          reason: null,
+          infra: false,
+          source: "runner",
+        },
+      }).result;
+    ev(1, "failed", 2);
+    expect(f.job(gang).status).toBe("FAILED");
+    expect(ev(0, "launched", null)).toEqual({ kind: "ignored", stopWorkload: true, runOver: true });
+    f.checkInvariants();
+  });
 });

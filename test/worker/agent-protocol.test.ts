@@ -125,6 +125,37 @@ describe("agent protocol (Fleet DO side)", () => {
     agent.close();
   });
 
+  it("a start heard after the rank's own exit: the stop lets it finish (finish_seconds); after a user's stop it does not", async () => {
+    await createFleet("ap-late", { kind: "process" });
+    const { credential } = await enroll("ap-late");
+    const agent = await ScriptedAgent.connect(credential);
+    agent.hello(inventory("box-l", 2));
+    await agent.next("welcome");
+    for (const code of [0, 4]) {
+      const sub = await api(op, "POST", "/v1/jobs", await customSpec({ fleet: "ap-late", gpus: 1 }));
+      const { request } = await agent.next("launch", (f) => f.request.job_id === sub.body.job.id);
+      const end = agent.report(request, "exited", { exit_code: code });
+      await agent.next("ack", (f) => f.ref === end);
+      expect((await job(request.job_id)).job.status).toBe(code === 0 ? "SUCCEEDED" : "FAILED");
+      agent.report(request, "launched");
+      const finish = await agent.next("stop", (f) => f.run_id === request.run_id);
+      expect(finish).toMatchObject({ rank: 0, finish_seconds: 30, grace_seconds: 10 });
+    }
+
+    const sub = await api(op, "POST", "/v1/jobs", await customSpec({ fleet: "ap-late", gpus: 1 }));
+    const { request } = await agent.next("launch", (f) => f.request.job_id === sub.body.job.id);
+    agent.report(request, "launched");
+    expect((await api(op, "POST", `/v1/jobs/${request.job_id}/stop`)).status).toBe(200);
+    const stop = await agent.next("stop", (f) => f.run_id === request.run_id);
+    expect(stop.finish_seconds).toBeUndefined();
+    const stopped = agent.report(request, "stopped", { exit_code: 143 });
+    await agent.next("ack", (f) => f.ref === stopped);
+    agent.report(request, "launched");
+    const fenced = await agent.next("stop", (f) => f.run_id === request.run_id && f.id !== stop.id);
+    expect(fenced.finish_seconds).toBeUndefined();
+    agent.close();
+  });
+
   it("refuses malformed, unknown and wrong-version frames with coded errors and stays up", async () => {
     await createFleet("ap-fuzz", { kind: "process" });
     const { credential } = await enroll("ap-fuzz");

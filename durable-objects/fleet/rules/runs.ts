@@ -160,9 +160,18 @@ export function applyRunEvent(t: Tx, e: RunEventInput): Omit<RunEventOutcome, "r
   if (!rank) return { kind: "unknown_run", stopWorkload: true };
   const running =
     e.event === "accepted" || e.event === "waiting" || e.event === "launched" || e.event === "started";
-  // A released run is over: whatever still runs for it must stop (fencing).
-  if (run.ended_at !== null) return { kind: "ignored", stopWorkload: running };
-  if (GONE_RANK_STATES.has(rank.state)) return { kind: "ignored", stopWorkload: running };
+  // A released run, or a rank already gone, is over: whatever still runs for it must stop (fencing). A
+  // rank that already reported its own exit (its runner's `succeeded`/`failed`, with a code) is only
+  // finishing, and an agent that polls a cluster can hear of its start after that: it gets a moment to
+  // exit by itself, so Slurm records it COMPLETED or FAILED, not CANCELLED.
+  if (run.ended_at !== null || GONE_RANK_STATES.has(rank.state)) {
+    const finishing =
+      running &&
+      rank.state === "exited" &&
+      rank.exit_code !== null &&
+      !["STOPPED", "PAUSED"].includes(run.status);
+    return { kind: "ignored", stopWorkload: running, ...(finishing ? { finishing } : {}) };
+  }
   const job = t.s.job(run.job_id)!;
   const current =
     job.current_run_id === run.id &&
