@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { digestOf } from "../../contract/digest.js";
 import type { ErrorBody } from "../../contract/errors.js";
 import type { JobSpecInput } from "../../contract/jobspec.schema.js";
+import { enroll, inventory, publishTestCapsule, ScriptedAgent } from "./agent-support.js";
 import {
   ADMIN,
   type ApiResponse,
@@ -23,6 +24,16 @@ import {
 } from "./helpers.js";
 
 const FLEET = "ad-fleet";
+
+/** The job once its first run has ended (it may be retried after that). */
+async function firstRunEnded(id: string) {
+  for (let i = 0; ; i++) {
+    const j = (await api(op, "GET", `/v1/jobs/${id}`)).body;
+    if (j.runs[0]?.ended_at) return j.runs[0];
+    if (i === 60) throw new Error(`job ${id}: no run ended: ${JSON.stringify(j)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 let op: string;
 
 const submit = (spec: unknown) => () => api(op, "POST", "/v1/jobs", spec);
@@ -335,6 +346,29 @@ describe("configuration cached by the Worker", () => {
     await expectRejectedWithoutResidue("ad-reopen", submit(spec), 409, "FLEET_DRAINING");
     expect((await api(ADMIN, "POST", "/v1/fleets/ad-reopen/maintenance/resume")).status).toBe(200);
     expect((await api(op, "POST", "/v1/jobs", spec)).status).toBe(201);
+  });
+
+  it("remembers that no capsule is published only until one is: the next submit carries it", async () => {
+    await createFleet("ad-capsule", { kind: "process" });
+    const { credential } = await enroll("ad-capsule");
+    const agent = await ScriptedAgent.connect(credential);
+    agent.hello(inventory("box-c", 2));
+    await agent.next("welcome");
+    const spec = await customSpec({ fleet: "ad-capsule" });
+    // Twice without one: the second answer comes from the cache, and must say the same.
+    for (const _ of [1, 2]) {
+      const before = (await api(op, "POST", "/v1/jobs", spec)).body.job.id as string;
+      const run = await firstRunEnded(before);
+      expect([run.status, run.reason]).toEqual([
+        "FAILED",
+        expect.stringMatching(/no job capsule was published/),
+      ]);
+    }
+    const files = await publishTestCapsule();
+    const after = (await api(op, "POST", "/v1/jobs", spec)).body.job.id as string;
+    const launch = await agent.next("launch", (f) => f.request.job_id === after);
+    expect(launch.request.capsule.files).toEqual(files);
+    agent.close();
   });
 
   it("admits every one of many concurrent submits that arrive just after a configuration change", async () => {

@@ -4,7 +4,8 @@
  * `meta.config_gen` in the same statement as any change to those tables (migrations/0005). Every submit
  * reads the generation in the D1 batch that reserves its slot; if it moved, the cache is dropped and the
  * checks run again on fresh rows before the job goes anywhere. So a cached row is never trusted past the
- * transaction that admits a job. Lookups that fail (not found) are never cached.
+ * transaction that admits a job. A lookup that finds nothing (no capsule published yet) is cached like
+ * any other answer: creating the row bumps the generation too. A load that throws is never cached.
  */
 import { eq } from "drizzle-orm";
 import { db, schema } from "../../durable-objects/ledger/client.js";
@@ -14,8 +15,8 @@ export class ConfigCache {
   private readonly entries = new Map<string, unknown>();
 
   /**
-   * The cached value of `key`, else what `load` reads (kept when it is not null; a load that throws is
-   * not kept). Only settled values are shared between requests: a load still in flight belongs to the
+   * The cached value of `key`, else what `load` reads (null too: "none" is an answer the generation
+   * covers; a load that throws is not kept). Only settled values are shared between requests: a load still in flight belongs to the
    * request that started it (workerd refuses I/O across requests), so concurrent misses each load.
    */
   async get<T>(key: string, load: () => Promise<T>): Promise<T> {
@@ -23,7 +24,7 @@ export class ConfigCache {
     const gen = this.gen;
     const v = await load();
     // Kept only if the generation did not move while it loaded (it may predate the change).
-    if (v !== null && gen === this.gen) this.entries.set(key, v);
+    if (gen === this.gen) this.entries.set(key, v);
     return v;
   }
 
