@@ -4,7 +4,7 @@
  * trip per admission (found by the admissions benchmark).
  */
 import { describe, expect, it } from "vitest";
-import { ConfigCache } from "../../worker/services/config-cache.js";
+import { ConfigCache } from "../../worker/services/generation-cache.js";
 
 function counting<T>(value: T) {
   const load = async () => {

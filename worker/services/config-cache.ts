@@ -1,41 +1,10 @@
 /**
- * What admission reads that only admins change (fleets, hardware profiles, recipes, the published
- * capsule), cached by this isolate under the ledger's configuration generation: D1 triggers bump
- * `meta.config_gen` in the same statement as any change to those tables (migrations/0005). Every submit
- * reads the generation in the D1 batch that reserves its slot; if it moved, the cache is dropped and the
- * checks run again on fresh rows before the job goes anywhere. So a cached row is never trusted past the
- * transaction that admits a job. A lookup that finds nothing (no capsule published yet) is cached like
- * any other answer: creating the row bumps the generation too. A load that throws is never cached.
+ * The isolate's ConfigCache (worker/services/generation-cache.ts) and the ledger's configuration
+ * generation it is validated against.
  */
 import { eq } from "drizzle-orm";
 import { db, schema } from "../../durable-objects/ledger/client.js";
-
-export class ConfigCache {
-  private gen: string | null = null;
-  private readonly entries = new Map<string, unknown>();
-
-  /**
-   * The cached value of `key`, else what `load` reads (null too: "none" is an answer the generation
-   * covers; a load that throws is not kept). Only settled values are shared between requests: a load still in flight belongs to the
-   * request that started it (workerd refuses I/O across requests), so concurrent misses each load.
-   */
-  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
-    if (this.entries.has(key)) return this.entries.get(key) as T;
-    const gen = this.gen;
-    const v = await load();
-    // Kept only if the generation did not move while it loaded (it may predate the change).
-    if (gen === this.gen) this.entries.set(key, v);
-    return v;
-  }
-
-  /** Adopts the generation read from the ledger; true when it moved (everything cached was dropped). */
-  sync(gen: string): boolean {
-    if (gen === this.gen) return false;
-    this.gen = gen;
-    this.entries.clear();
-    return true;
-  }
-}
+import { ConfigCache } from "./generation-cache.js";
 
 /** The ledger's configuration generation now (where no batch reads it: a refusal's re-check). */
 export async function configGeneration(d1: D1Database): Promise<string> {
