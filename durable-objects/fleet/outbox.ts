@@ -8,8 +8,10 @@ import { isFanout, projectionStatements } from "../ledger/projections.js";
 import type { OutboxEntry } from "./outbox-entry.js";
 import type { FleetStore } from "./store.js";
 
-/** An outbox entry as the D1 statements that apply it. */
-export const toStatements = projectionStatements;
+/** One outbox entry as the D1 statements that apply it. */
+export function toStatements(d1: D1Database, entry: OutboxEntry): D1PreparedStatement[] {
+  return projectionStatements(d1, [entry]);
+}
 
 const BATCH_ENTRIES = 50;
 
@@ -55,7 +57,7 @@ export async function drainOutbox(store: FleetStore, d1: D1Database): Promise<Dr
     const rows = store.outboxBatch(BATCH_ENTRIES);
     if (rows.length === 0) return out;
     const entries = latestSnapshots(rows.map((r) => JSON.parse(r.payload) as OutboxEntry));
-    const stmts = entries.flatMap((e) => toStatements(d1, e));
+    const stmts = projectionStatements(d1, entries);
     if (stmts.length > 0) {
       const results = await d1.batch(stmts);
       if (results.some((r, i) => isFanout(stmts[i]!) && (r.meta.changes ?? 0) > 0)) out.deliveries = true;

@@ -1,36 +1,14 @@
 /**
  * Webhook deliveries in D1: created by the Fleet DO's outbox flush (one per subscribed endpoint and job
- * event, in the same batch as the event), claimed, recorded and swept by the owner's WebhookDispatcher.
+ * event, in the same batch as the event: ledger/projections.ts), claimed, recorded and swept by the owner's WebhookDispatcher.
  * The pending rows are the timers (`next_attempt_at`); a claim is a lease, so an attempt lost with its
  * sender is retried once the lease ends, and a redelivery that cleared the lease wins over a late result.
  */
 import { and, asc, eq, inArray, lt, lte, min, ne, sql } from "drizzle-orm";
-import { nowIso } from "../../contract/ids.js";
-import { type DeliveryAttempt, jobEventId, jobEventType } from "../../contract/webhooks.schema.js";
-import type { EventJob, JobEventRecord } from "../fleet/outbox-entry.js";
-import { jobEventPayload } from "../webhooks/payload.js";
-import { col, db, schema } from "./client.js";
+import type { DeliveryAttempt } from "../../contract/webhooks.schema.js";
+import { db, schema } from "./client.js";
 
 const { webhooks, webhookDeliveries: wd } = schema;
-
-/**
- * A pending delivery for every endpoint of the job's owner that subscribes to the event (its fleet or
- * all, created before the event). (webhook, event) is unique and the insert ignores conflicts, so a
- * flush that is retried or replayed never creates a delivery twice.
- */
-export function fanoutStatement(e: JobEventRecord, job: EventJob) {
-  const type = jobEventType(e.to_status);
-  return sql`INSERT OR IGNORE INTO ${wd}
-      (${col(wd.webhookId)}, ${col(wd.eventId)}, ${col(wd.userId)}, ${col(wd.jobId)}, ${col(wd.type)},
-       ${col(wd.payload)}, ${col(wd.state)}, ${col(wd.nextAttemptAt)}, ${col(wd.createdAt)})
-    SELECT ${webhooks.id}, ${jobEventId(e.job_id, e.seq)}, ${webhooks.userId}, ${e.job_id}, ${type},
-      ${jobEventPayload(e, job)}, 'pending', ${Date.now()}, ${nowIso()}
-    FROM ${webhooks}
-    WHERE ${webhooks.userId} = ${job.user_id}
-      AND (${webhooks.fleetId} IS NULL OR ${webhooks.fleetId} = ${job.fleet_id})
-      AND ${webhooks.createdAt} <= ${e.ts}
-      AND EXISTS (SELECT 1 FROM json_each(${webhooks.events}) WHERE json_each.value IN ('*', ${type}))`;
-}
 
 export interface ClaimedDelivery {
   seq: number;

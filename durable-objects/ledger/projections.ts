@@ -4,193 +4,302 @@
  * references insert-or-ignore by key, usage upserts by (run, day). So a flush that is retried, replayed
  * after a restart, or partially repeated is harmless.
  */
-import { and, eq, getTableColumns, lt, sql } from "drizzle-orm";
-import type { AnySQLiteColumn, SQLiteTable, SQLiteUpdateSetSource } from "drizzle-orm/sqlite-core";
+import { getTableColumns, getTableName } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { nowIso } from "../../contract/ids.js";
 import { ACTIVE_STATES } from "../../contract/job-states.js";
+import { jobEventId, jobEventType } from "../../contract/webhooks.schema.js";
 import type { OutboxEntry } from "../fleet/outbox-entry.js";
-import { db, excluded, prepared, schema } from "./client.js";
-import { fanoutStatement } from "./deliveries.js";
+import { jobEventPayload } from "../webhooks/payload.js";
+import { schema } from "./client.js";
 
-const { jobs, runs, nodes, jobEvents, blobRefs, runUsage, admissions } = schema;
-/** D1 allows 100 bound parameters per statement: blob references go in chunks of 49 rows. */
-const BLOB_REFS_PER_STATEMENT = 49;
+const { jobs, runs, nodes, jobEvents, blobRefs, runUsage, admissions, webhooks, webhookDeliveries } = schema;
 
 /**
- * Upsert of a projection row that wins only with a higher `version`; only the columns given are set, so a
- * column the snapshot does not carry keeps its value.
+ * Rows travel as one JSON array per statement (json_each), not one statement per row: D1 charges per
+ * statement, and a flush of many jobs would otherwise be dozens of them. D1 caps one value at 2 MB, so
+ * a statement carries at most about 1 MB of rows (one bigger row goes alone).
  */
-function versioned<T extends SQLiteTable>(
-  d1: D1Database,
-  table: T,
-  key: AnySQLiteColumn,
-  version: AnySQLiteColumn,
-  values: T["$inferInsert"],
-) {
-  const columns = getTableColumns(table) as Record<string, AnySQLiteColumn>;
-  const set = Object.fromEntries(
-    Object.keys(values)
-      .filter((k) => columns[k] !== key && columns[k] !== undefined)
-      .map((k) => [k, excluded(columns[k]!)]),
-  );
-  return db(d1)
-    .insert(table)
-    .values(values)
-    .onConflictDoUpdate({
-      target: key,
-      set: set as SQLiteUpdateSetSource<T>,
-      setWhere: sql`${excluded(version)} > ${version}`,
-    });
+const MAX_JSON_CHARS = 1_000_000;
+
+type Row = readonly unknown[];
+
+/** `?1` as rows: `json_extract(value, '$[i]')` for each column, in order. */
+function fromRows(n: number): string {
+  return Array.from({ length: n }, (_, i) => `json_extract(value, '$[${i}]')`).join(", ");
 }
 
-/** The statements that fan an event out to webhook deliveries (their changes tell whether any was made). */
+function quoted(name: string): string {
+  return `"${name}"`;
+}
+
+/** A table's SQL name and the SQL names of the given properties of its drizzle schema. */
+function names<T extends SQLiteTable>(table: T, props: readonly (keyof T["$inferInsert"] & string)[]) {
+  const columns = getTableColumns(table) as Record<string, { name: string }>;
+  return { table: quoted(getTableName(table)), columns: props.map((p) => quoted(columns[p]!.name)) };
+}
+
+/**
+ * Upsert of projection rows that win only with a higher version; only the columns given are set, so a
+ * column the snapshot does not carry keeps its value.
+ */
+function versionedSql<T extends SQLiteTable>(
+  table: T,
+  props: readonly (keyof T["$inferInsert"] & string)[],
+  key: keyof T["$inferInsert"] & string,
+  version: keyof T["$inferInsert"] & string,
+): string {
+  const n = names(table, props);
+  const [k, v] = names(table, [key, version]).columns;
+  return `INSERT INTO ${n.table} (${n.columns.join(", ")})
+    SELECT ${fromRows(props.length)} FROM json_each(?1) WHERE true
+    ON CONFLICT (${k}) DO UPDATE SET ${n.columns
+      .filter((c) => c !== k)
+      .map((c) => `${c} = excluded.${c}`)
+      .join(", ")}
+    WHERE excluded.${v} > ${n.table}.${v}`;
+}
+
+const JOB_PROPS = [
+  "id",
+  "userId",
+  "fleetId",
+  "name",
+  "status",
+  "priority",
+  "gpus",
+  "recipe",
+  "spec",
+  "pendingReasons",
+  "currentRunId",
+  "version",
+  "createdAt",
+  "updatedAt",
+] as const;
+const RUN_PROPS = [
+  "id",
+  "jobId",
+  "attempt",
+  "epoch",
+  "status",
+  "placement",
+  "gpus",
+  "userId",
+  "allocatedAt",
+  "endedAt",
+  "exitCode",
+  "reason",
+  "version",
+  "resumedFrom",
+] as const;
+const NODE_PROPS = [
+  "id",
+  "fleetId",
+  "name",
+  "series",
+  "gpus",
+  "gpusAllocated",
+  "status",
+  "labels",
+  "version",
+  "updatedAt",
+] as const;
+const EVENT_PROPS = ["jobId", "seq", "ts", "fromStatus", "toStatus", "edge", "actor", "detail"] as const;
+
+/** Each statement's text, built once from the drizzle schema. */
+const SQL_TEXT = (() => {
+  const adm = names(admissions, ["jobId", "state", "version"]);
+  const ev = names(jobEvents, EVENT_PROPS);
+  const refs = names(blobRefs, ["digest", "jobId"]);
+  const usage = names(runUsage, ["runId", "day", "userId", "fleetId", "gpuSeconds"]);
+  const wh = names(webhooks, ["id", "userId", "fleetId", "createdAt", "events"]);
+  const wd = names(webhookDeliveries, [
+    "webhookId",
+    "eventId",
+    "userId",
+    "jobId",
+    "type",
+    "payload",
+    "state",
+    "nextAttemptAt",
+    "createdAt",
+  ]);
+  const [admJob, admState, admVersion] = adm.columns;
+  const [whId, whUser, whFleet, whCreated, whEvents] = wh.columns;
+  const [, usageDay, , , usageSeconds] = usage.columns;
+  return {
+    jobs: versionedSql(jobs, JOB_PROPS, "id", "version"),
+    runs: versionedSql(runs, RUN_PROPS, "id", "version"),
+    nodes: versionedSql(nodes, NODE_PROPS, "id", "version"),
+    // The per-user admission row follows its job: active while it may hold a slot, else released.
+    admissions: `UPDATE ${adm.table} SET ${admState} = j.state, ${admVersion} = j.version
+      FROM (SELECT json_extract(value, '$[0]') AS job_id, json_extract(value, '$[1]') AS state,
+              json_extract(value, '$[2]') AS version FROM json_each(?1)) AS j
+      WHERE ${adm.table}.${admJob} = j.job_id AND ${adm.table}.${admVersion} < j.version`,
+    events: `INSERT INTO ${ev.table} (${ev.columns.join(", ")})
+      SELECT ${fromRows(EVENT_PROPS.length)} FROM json_each(?1) WHERE true ON CONFLICT DO NOTHING`,
+    blobRefs: `INSERT INTO ${refs.table} (${refs.columns.join(", ")})
+      SELECT ${fromRows(2)} FROM json_each(?1) WHERE true ON CONFLICT DO NOTHING`,
+    usage: `INSERT INTO ${usage.table} (${usage.columns.join(", ")})
+      SELECT ${fromRows(5)} FROM json_each(?1) WHERE true
+      ON CONFLICT (${usage.columns[0]}, ${usageDay}) DO UPDATE SET ${usageSeconds} = excluded.${usageSeconds}`,
+    // A pending delivery for every endpoint of the job's owner that subscribes to the event (its fleet or
+    // all, created before the event). (webhook, event) is unique and the insert ignores conflicts, so a
+    // flush that is retried or replayed never creates a delivery twice.
+    fanout: `WITH ev (event_id, user_id, fleet_id, job_id, type, payload, ts) AS (
+        SELECT ${fromRows(7)} FROM json_each(?1))
+      INSERT OR IGNORE INTO ${wd.table} (${wd.columns.join(", ")})
+      SELECT w.${whId}, ev.event_id, w.${whUser}, ev.job_id, ev.type, ev.payload, 'pending', ?2, ?3
+      FROM ev JOIN ${wh.table} AS w ON w.${whUser} = ev.user_id
+      WHERE (w.${whFleet} IS NULL OR w.${whFleet} = ev.fleet_id) AND w.${whCreated} <= ev.ts
+        AND EXISTS (SELECT 1 FROM json_each(w.${whEvents}) WHERE json_each.value IN ('*', ev.type))`,
+  };
+})();
+
+/** The statements that fan events out to webhook deliveries (their changes tell whether any was made). */
 const fanouts = new WeakSet<D1PreparedStatement>();
 
 export function isFanout(stmt: D1PreparedStatement): boolean {
   return fanouts.has(stmt);
 }
 
-function fanout(stmt: D1PreparedStatement): D1PreparedStatement {
-  fanouts.add(stmt);
-  return stmt;
+/** One statement per ~1 MB of rows. */
+function bulk(d1: D1Database, text: string, rows: Row[], ...extra: unknown[]): D1PreparedStatement[] {
+  const out: D1PreparedStatement[] = [];
+  let chunk: string[] = [];
+  let size = 0;
+  const emit = () => {
+    if (chunk.length > 0) out.push(d1.prepare(text).bind(`[${chunk.join(",")}]`, ...extra));
+    chunk = [];
+    size = 0;
+  };
+  for (const row of rows) {
+    const json = JSON.stringify(row);
+    if (size + json.length > MAX_JSON_CHARS) emit();
+    chunk.push(json);
+    size += json.length + 1;
+  }
+  emit();
+  return out;
 }
 
-export function projectionStatements(d1: D1Database, e: OutboxEntry): D1PreparedStatement[] {
-  const d = db(d1);
-  switch (e.kind) {
-    case "job": {
-      const j = e.job;
-      // The per-user admission row follows the job: active while it may hold a slot, else released.
-      const state = (ACTIVE_STATES as ReadonlySet<string>).has(j.status) ? "active" : "released";
-      return [
-        prepared(
-          d1,
-          versioned(d1, jobs, jobs.id, jobs.version, {
-            id: j.id,
-            userId: j.user_id,
-            fleetId: j.fleet_id,
-            name: j.name,
-            status: j.status,
-            priority: j.priority,
-            gpus: j.gpus,
-            recipe: j.recipe,
-            spec: j.spec,
-            pendingReasons: j.pending_reasons,
-            currentRunId: j.current_run_id,
-            version: j.version,
-            createdAt: j.created_at,
-            updatedAt: j.updated_at,
-          }),
-        ),
-        prepared(
-          d1,
-          d
-            .update(admissions)
-            .set({ state, version: j.version })
-            .where(and(eq(admissions.jobId, j.id), lt(admissions.version, j.version))),
-        ),
-      ];
-    }
-    case "run": {
-      const r = e.run;
-      return [
-        prepared(
-          d1,
-          versioned(d1, runs, runs.id, runs.version, {
-            id: r.id,
-            jobId: r.job_id,
-            attempt: r.attempt,
-            epoch: r.epoch,
-            status: r.status,
-            placement: r.placement,
-            gpus: r.gpus,
-            userId: r.user_id,
-            allocatedAt: r.allocated_at,
-            endedAt: r.ended_at,
-            exitCode: r.exit_code,
-            reason: r.reason,
-            version: r.version,
-            resumedFrom: r.resumed_from,
-          }),
-        ),
-      ];
-    }
-    case "node": {
-      const n = e.node;
-      return [
-        prepared(
-          d1,
-          versioned(d1, nodes, nodes.id, nodes.version, {
-            id: n.id,
-            fleetId: n.fleet_id,
-            name: n.name,
-            series: n.series,
-            gpus: n.gpus,
-            gpusAllocated: n.gpus_allocated,
-            status: n.status,
-            labels: n.labels,
-            version: n.version,
-            updatedAt: n.updated_at,
-          }),
-        ),
-      ];
-    }
-    case "event": {
-      const v = e.event;
-      return [
-        prepared(
-          d1,
-          d
-            .insert(jobEvents)
-            .values({
-              jobId: v.job_id,
-              seq: v.seq,
-              ts: v.ts,
-              fromStatus: v.from_status,
-              toStatus: v.to_status,
-              edge: v.edge,
-              actor: v.actor,
-              detail: v.detail,
-            })
-            .onConflictDoNothing(),
-        ),
-        // In the same D1 transaction as the event: each subscribed endpoint gets exactly one delivery.
-        ...(e.job ? [fanout(prepared(d1, fanoutStatement(v, e.job)))] : []),
-      ];
-    }
-    case "blob_refs": {
-      const out: D1PreparedStatement[] = [];
-      for (let i = 0; i < e.digests.length; i += BLOB_REFS_PER_STATEMENT) {
-        const chunk = e.digests.slice(i, i + BLOB_REFS_PER_STATEMENT);
-        out.push(
-          prepared(
-            d1,
-            d
-              .insert(blobRefs)
-              .values(chunk.map((digest) => ({ digest, jobId: e.job_id })))
-              .onConflictDoNothing(),
-          ),
-        );
+/**
+ * Outbox entries as D1 statements, a few per kind whatever their number. Each is idempotent: projections
+ * are versioned upserts (an older or repeated snapshot changes nothing), events and blob references
+ * insert-or-ignore by key, usage upserts by (run, day). So a flush that is retried, replayed after a
+ * restart, or partially repeated is harmless, and the order of kinds within one batch does not matter
+ * (no projection table references another).
+ */
+export function projectionStatements(d1: D1Database, entries: readonly OutboxEntry[]): D1PreparedStatement[] {
+  const rows = {
+    jobs: [] as Row[],
+    admissions: [] as Row[],
+    runs: [] as Row[],
+    nodes: [] as Row[],
+    events: [] as Row[],
+    fanout: [] as Row[],
+    blobRefs: [] as Row[],
+    usage: [] as Row[],
+  };
+  const admissionOf = new Map<string, Row>();
+  for (const e of entries) {
+    switch (e.kind) {
+      case "job": {
+        const j = e.job;
+        rows.jobs.push([
+          j.id,
+          j.user_id,
+          j.fleet_id,
+          j.name,
+          j.status,
+          j.priority,
+          j.gpus,
+          j.recipe,
+          j.spec,
+          j.pending_reasons,
+          j.current_run_id,
+          j.version,
+          j.created_at,
+          j.updated_at,
+        ]);
+        const state = (ACTIVE_STATES as ReadonlySet<string>).has(j.status) ? "active" : "released";
+        // One row per job (an UPDATE … FROM with two would apply either): the newest snapshot's.
+        const seen = admissionOf.get(j.id);
+        if (!seen || (seen[2] as number) < j.version) admissionOf.set(j.id, [j.id, state, j.version]);
+        break;
       }
-      return out;
+      case "run": {
+        const r = e.run;
+        rows.runs.push([
+          r.id,
+          r.job_id,
+          r.attempt,
+          r.epoch,
+          r.status,
+          r.placement,
+          r.gpus,
+          r.user_id,
+          r.allocated_at,
+          r.ended_at,
+          r.exit_code,
+          r.reason,
+          r.version,
+          r.resumed_from,
+        ]);
+        break;
+      }
+      case "node": {
+        const n = e.node;
+        rows.nodes.push([
+          n.id,
+          n.fleet_id,
+          n.name,
+          n.series,
+          n.gpus,
+          n.gpus_allocated,
+          n.status,
+          n.labels,
+          n.version,
+          n.updated_at,
+        ]);
+        break;
+      }
+      case "event": {
+        const v = e.event;
+        rows.events.push([v.job_id, v.seq, v.ts, v.from_status, v.to_status, v.edge, v.actor, v.detail]);
+        // In the same D1 transaction as the event: each subscribed endpoint gets exactly one delivery.
+        if (e.job) {
+          rows.fanout.push([
+            jobEventId(v.job_id, v.seq),
+            e.job.user_id,
+            e.job.fleet_id,
+            v.job_id,
+            jobEventType(v.to_status),
+            jobEventPayload(v, e.job),
+            v.ts,
+          ]);
+        }
+        break;
+      }
+      case "blob_refs":
+        for (const digest of e.digests) rows.blobRefs.push([digest, e.job_id]);
+        break;
+      case "usage":
+        rows.usage.push([e.run_id, e.day, e.user_id, e.fleet_id, e.gpu_seconds]);
+        break;
     }
-    case "usage":
-      return [
-        prepared(
-          d1,
-          d
-            .insert(runUsage)
-            .values({
-              runId: e.run_id,
-              day: e.day,
-              userId: e.user_id,
-              fleetId: e.fleet_id,
-              gpuSeconds: e.gpu_seconds,
-            })
-            .onConflictDoUpdate({
-              target: [runUsage.runId, runUsage.day],
-              set: { gpuSeconds: excluded(runUsage.gpuSeconds) },
-            }),
-        ),
-      ];
   }
+  rows.admissions = [...admissionOf.values()];
+  const fanout = bulk(d1, SQL_TEXT.fanout, rows.fanout, Date.now(), nowIso());
+  for (const stmt of fanout) fanouts.add(stmt);
+  return [
+    ...bulk(d1, SQL_TEXT.jobs, rows.jobs),
+    ...bulk(d1, SQL_TEXT.admissions, rows.admissions),
+    ...bulk(d1, SQL_TEXT.runs, rows.runs),
+    ...bulk(d1, SQL_TEXT.nodes, rows.nodes),
+    ...bulk(d1, SQL_TEXT.events, rows.events),
+    ...fanout,
+    ...bulk(d1, SQL_TEXT.blobRefs, rows.blobRefs),
+    ...bulk(d1, SQL_TEXT.usage, rows.usage),
+  ];
 }
