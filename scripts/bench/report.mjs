@@ -4,6 +4,7 @@ import { lineChart } from "./plot.mjs";
 
 const yes = (ok) => (ok ? "**holds**" : "**missed**");
 const pct = (x) => `${Math.round(x * 100)} %`;
+const round = (x) => Math.round(x * 100) / 100;
 const x2 = (x) => `${x.toFixed(2)}×`;
 
 /** Target verdicts for the admission benchmark, per concurrency. */
@@ -321,9 +322,19 @@ function ADMISSION_NOTES(targets, a) {
       `On this machine D1 is Miniflare's local simulator running in the same workerd, and one D1 write transaction alone runs at ${d1}/s with ${c1} client(s) (the *one D1 write* column), so two of them bound an admission near half of that before any of its own work. workerd runs on one thread here: past a few clients everything shares one core, which is why no column scales with clients the way Slurm's multi-threaded slurmctld does on two cores.`,
   ];
   if (targets?.some((t) => t.holds.slurm_2x === false || !t.holds.noop_do_half)) {
+    const cs = a.concurrencies;
+    const ceiling = cs
+      .map((c) => `${pct(a.baselines.noop_d1[c].rate / a.baselines.noop_do[c].rate)} with ${c}`)
+      .join(", ");
+    const slurm1 = a.baselines.slurm[c1]?.rate;
+    const ms = (rate) => 1000 / rate;
+    const budget = slurm1
+      ? ` At ${c1} client(s), 2× Slurm means ${round(ms(2 * slurm1))} ms per admission, of which the one D1 write takes ${round(ms(d1))} ms, leaving ${round(ms(2 * slurm1) - ms(d1))} ms for everything else (HTTP, token, spec checks, the Fleet DO's decision and its second D1 batch): this run spent ${round(ms(a.admissions[0][c1].rate) - ms(d1))} ms on it.`
+      : "";
     lines.push(
       "",
-      "**Why the missed targets are missed, and what is next.** Reaching 2× Slurm and half a no-op DO RPC needs an admission without a D1 write on its path: the per-user admission ledger (active-job count, Idempotency-Keys) moved from D1 into a per-user Durable Object whose SQLite write costs microseconds, with D1 written behind it like the fleet's other projections. That is the next step of issue 17; until it lands these rows stay missed. What holds already: an admission's cost no longer grows with the queue (the *depth* rows) or with the user's history (active counts kept by triggers).",
+      `**Why the missed targets are missed, and what is next.** A submit answers 201 only once the job is in the D1 ledger: test/worker/fleet-concurrency.property.test.ts asserts it the moment the submits return, and the issue keeps that test unchanged. So every admission contains at least one D1 write transaction, and in this run one D1 write alone reaches only ${ceiling} client(s) of the no-op DO RPC's rate: on this machine's D1 simulator no admission that keeps that guarantee can reach 50 % of a no-op DO RPC, whatever the rest costs.${budget} ` +
+        "Answering before the Fleet DO's flush (so that concurrent submits share one D1 batch) was measured at about a third more admissions/s and rejected for breaking that guarantee; the Worker cannot share one D1 batch between concurrent requests (workerd refuses I/O across requests). What is next (decision 60): submits meet in a Durable Object that reserves the slot and writes the job and its reservation in one D1 batch shared by the admissions in flight. What holds already: an admission's cost no longer grows with the queue (the *depth* rows) or with the user's history (active counts kept by triggers).",
     );
   }
   return lines.join("\n");
