@@ -253,7 +253,7 @@ export function markdown(r) {
       );
     L.push("");
     L.push(
-      "A submit's decision does not grow with the queue (it is decided alone); it grows with the nodes, because the decision builds the view of every node's free GPUs and tries each for placement. A full pass (after a run ends, a node joins, a quota changes) grows with queue × nodes; the queue is ordered by (priority, user) groups, not by a quadratic scan.",
+      "A submit's decision does not grow with the queue (it is decided alone); it grows with the nodes, because the decision builds the view of every node's free GPUs. A full pass (after a run ends, a node joins, a quota changes) groups the nodes once and summarizes each group's free GPUs until something is dispatched, so a job that fits nowhere is answered without scanning the nodes: on a full fleet it grows with queue + nodes, not queue × nodes; the queue is ordered by (priority, user) groups, not by a quadratic scan.",
     );
     L.push("");
   }

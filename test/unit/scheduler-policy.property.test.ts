@@ -184,6 +184,32 @@ describe("decide: invariants over random fleets and queues", () => {
     );
   });
 
+  it("leaves a job waiting for capacity only when it fits nowhere, even in what the pass left free", () => {
+    // Free GPUs only shrink during a pass: a job that fits what is left at the end fitted at its turn too,
+    // so a CAPACITY wait then would be a wrong answer (placement summarizes nodes instead of scanning them).
+    fc.assert(
+      fc.property(arbInput, (inp) => {
+        const d = decide(inp);
+        const taken = allocatedByNode(d);
+        const freeAtEnd = (n: NodeInput) => n.gpus - n.used.length - (taken.get(n.id)?.length ?? 0);
+        for (const job of inp.queue) {
+          const reasons = d.pending[job.id];
+          if (!reasons || job.pools.length !== 1 || reasons.some((r) => r.code !== "CAPACITY")) continue;
+          const pool = job.pools[0]!;
+          const room = inp.nodes.filter(
+            (n) => n.schedulable && n.series === pool.series && freeAtEnd(n) >= pool.gpus_per_node,
+          );
+          expect(room.length, job.id).toBeLessThan(pool.nodes);
+          expect(reasons[0]!.details).toMatchObject({
+            free_gpus: expect.any(Number),
+            nodes_available: expect.any(Number),
+          });
+        }
+      }),
+      RUNS,
+    );
+  });
+
   it("is deterministic", () => {
     fc.assert(
       fc.property(arbInput, (inp) => {

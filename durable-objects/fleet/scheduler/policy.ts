@@ -99,7 +99,7 @@ export function jobGpus(job: Pick<QueuedJobInput, "pools">): number {
 }
 
 export function decide(input: PolicyInput): Decision {
-  const free = new Map(input.nodes.map((n) => [n.id, freeIndices(n)]));
+  const placer = new Placer(input.nodes);
   const users = new Map(Object.entries(input.users).map(([id, u]) => [id, { ...u }]));
   const decision: Decision = { dispatch: [], pending: {} };
   const order = new QueueOrder(input.queue, users);
@@ -110,15 +110,12 @@ export function decide(input: PolicyInput): Decision {
       decision.pending[job.id] = reasons;
       continue;
     }
-    const placed = place(job, input.nodes, free);
+    const placed = placer.place(job);
     if ("reasons" in placed) {
       decision.pending[job.id] = placed.reasons;
       continue;
     }
-    for (const p of placed.placement) {
-      const left = free.get(p.node_id)!.filter((g) => !p.gpu_indices.includes(g));
-      free.set(p.node_id, left);
-    }
+    placer.take(placed.placement);
     const u = users.get(job.userId);
     if (u) u.runningGpus += jobGpus(job);
     decision.dispatch.push({ jobId: job.id, placement: placed.placement });
@@ -226,106 +223,185 @@ function freeIndices(n: NodeInput): number[] {
   return out;
 }
 
-/**
- * All-or-nothing placement of every pool, within one domain (one cluster agent's nodes, or the fleet's
- * own hosts): a run split between two agents could never start as one cluster job. `free` is not modified.
- */
-function place(
-  job: QueuedJobInput,
-  nodes: readonly NodeInput[],
-  free: ReadonlyMap<string, number[]>,
-): { placement: Placement[] } | { reasons: PendingReason[] } {
-  const domains = [...new Set(nodes.map((n) => n.domain ?? ""))].sort();
-  if (domains.length <= 1) return placeIn(job, nodes, free);
-  for (const d of domains) {
-    const within = placeIn(
-      job,
-      nodes.filter((n) => (n.domain ?? "") === d),
-      free,
-    );
-    if ("placement" in within) return within;
-  }
-  const anywhere = placeIn(job, nodes, free);
-  if (!("placement" in anywhere)) return anywhere;
-  const nodesNeeded = job.pools.reduce((s, p) => s + p.nodes, 0);
-  return {
-    reasons: [
-      {
-        code: "CAPACITY",
-        message: `the free GPUs are spread over several clusters; all ${nodesNeeded} node(s) of a run must be in one cluster (one agent's nodes)`,
-        details: { nodes_needed: nodesNeeded, domains: domains.length },
-      },
-    ],
-  };
+type Placed = { placement: Placement[] } | { reasons: PendingReason[] };
+
+/** What a pool's placement needs to know of a set of nodes while nothing changed: its free GPUs. */
+interface FreeSummary {
+  version: number;
+  /** Free GPUs on all of them (schedulable or not). */
+  freeGpus: number;
+  /** The most free GPUs on one schedulable node. */
+  maxFree: number;
 }
 
-function placeIn(
-  job: QueuedJobInput,
-  nodes: readonly NodeInput[],
-  free: ReadonlyMap<string, number[]>,
-): { placement: Placement[] } | { reasons: PendingReason[] } {
-  const tentative = new Map(free);
-  const placement: Placement[] = [];
-  const reasons: PendingReason[] = [];
-  let rank = 0;
-  for (const pool of job.pools) {
-    const ofSeries = nodes.filter((n) => n.series === pool.series);
-    if (ofSeries.length === 0) {
-      reasons.push({
-        code: "NO_NODE_OF_SERIES",
-        message: `no ${pool.series} node is registered in this fleet`,
-        details: { series: pool.series, pool: pool.name },
-      });
-      continue;
-    }
-    const fitting = ofSeries.filter((n) => runtimeFits(n, job));
-    if (fitting.length === 0) {
-      const kinds = [...new Set(ofSeries.map((n) => n.runtime ?? "any"))].sort().join(", ");
-      reasons.push({
-        code: "NO_AGENT_RUNTIME",
-        message: job.needsImage
-          ? `this job runs an image, but the ${pool.series} nodes here (${kinds}) do not run images; it needs a container runtime (docker or kuberay)`
-          : `this job has no image, but the ${pool.series} nodes here (${kinds}) run only images; it needs a process or Slurm agent, a docker agent with --default-image, or an image of its own`,
-        details: {
-          series: pool.series,
-          pool: pool.name,
-          needs: job.needsImage ? "container" : "process",
-          runtimes: kinds,
-        },
-      });
-      continue;
-    }
-    // Ranks of one pool go to distinct nodes; different pools of a job may share a node.
-    const candidates = fitting
-      .filter((n) => n.schedulable)
-      .map((n) => ({ node: n, free: tentative.get(n.id) ?? [] }))
-      .filter((c) => c.free.length >= pool.gpus_per_node)
-      .sort((a, b) => a.free.length - b.free.length || (a.node.name < b.node.name ? -1 : 1));
-    if (candidates.length < pool.nodes) {
-      const bigEnough = fitting.filter((n) => n.gpus >= pool.gpus_per_node).length;
-      const freeGpus = fitting.reduce((s, n) => s + (tentative.get(n.id)?.length ?? 0), 0);
-      const structural = bigEnough < pool.nodes;
-      reasons.push({
-        code: structural ? "GANG_INCOMPLETE" : "CAPACITY",
-        message: structural
-          ? `needs ${pool.nodes} ${pool.series} node(s) with ${pool.gpus_per_node} GPUs each; the fleet has ${bigEnough}`
-          : `waiting for ${pool.nodes} ${pool.series} node(s) with ${pool.gpus_per_node} free GPUs; ${candidates.length} available now`,
-        details: {
-          series: pool.series,
-          pool: pool.name,
-          nodes_needed: pool.nodes,
-          gpus_per_node: pool.gpus_per_node,
-          nodes_available: candidates.length,
-          free_gpus: freeGpus,
-        },
-      });
-      continue;
-    }
-    for (const c of candidates.slice(0, pool.nodes)) {
-      const gpus = c.free.slice(0, pool.gpus_per_node);
-      tentative.set(c.node.id, c.free.slice(pool.gpus_per_node));
-      placement.push({ rank: rank++, pool: pool.name, node_id: c.node.id, gpu_indices: gpus });
-    }
+/**
+ * Placement over one decision's nodes. The nodes are grouped once (by domain, series and what they run)
+ * and each group's free GPUs summarized until the next dispatch, so a job that cannot fit anywhere is
+ * answered without looking at every node: a long queue on a full fleet costs O(queue + nodes), not
+ * O(queue × nodes). The answers are exactly those of scanning every node.
+ */
+class Placer {
+  private readonly free: Map<string, number[]>;
+  /** Bumped by every dispatch: summaries of an older version are stale. */
+  private version = 0;
+  private readonly domains: string[];
+  private readonly groups = new Map<string, readonly NodeInput[]>();
+  private readonly summaries = new WeakMap<readonly NodeInput[], FreeSummary>();
+  private readonly sized = new WeakMap<readonly NodeInput[], Map<number, number>>();
+
+  constructor(private readonly nodes: readonly NodeInput[]) {
+    this.free = new Map(nodes.map((n) => [n.id, freeIndices(n)]));
+    this.domains = [...new Set(nodes.map((n) => n.domain ?? ""))].sort();
   }
-  return reasons.length > 0 ? { reasons } : { placement };
+
+  /** Books a dispatched job's GPUs. */
+  take(placement: readonly Placement[]): void {
+    for (const p of placement) {
+      const left = this.free.get(p.node_id)!.filter((g) => !p.gpu_indices.includes(g));
+      this.free.set(p.node_id, left);
+    }
+    this.version++;
+  }
+
+  /**
+   * All-or-nothing placement of every pool, within one domain (one cluster agent's nodes, or the fleet's
+   * own hosts): a run split between two agents could never start as one cluster job.
+   */
+  place(job: QueuedJobInput): Placed {
+    if (this.domains.length <= 1) return this.placeIn(job, null);
+    for (const d of this.domains) {
+      const within = this.placeIn(job, d);
+      if ("placement" in within) return within;
+    }
+    const anywhere = this.placeIn(job, null);
+    if (!("placement" in anywhere)) return anywhere;
+    const nodesNeeded = job.pools.reduce((s, p) => s + p.nodes, 0);
+    return {
+      reasons: [
+        {
+          code: "CAPACITY",
+          message: `the free GPUs are spread over several clusters; all ${nodesNeeded} node(s) of a run must be in one cluster (one agent's nodes)`,
+          details: { nodes_needed: nodesNeeded, domains: this.domains.length },
+        },
+      ],
+    };
+  }
+
+  /** The nodes of one domain (null: all) and series, and of those the ones that run the job's kind. */
+  private group(domain: string | null, series: string, needsImage?: boolean): readonly NodeInput[] {
+    const key = `${domain ?? "\u0001"}\u0000${series}\u0000${needsImage === undefined ? "" : needsImage ? "image" : "bare"}`;
+    let g = this.groups.get(key);
+    if (!g) {
+      g =
+        needsImage === undefined
+          ? this.nodes.filter((n) => n.series === series && (domain === null || (n.domain ?? "") === domain))
+          : this.group(domain, series).filter((n) => runtimeFits(n, { needsImage }));
+      this.groups.set(key, g);
+    }
+    return g;
+  }
+
+  private summary(nodes: readonly NodeInput[]): FreeSummary {
+    const known = this.summaries.get(nodes);
+    if (known?.version === this.version) return known;
+    let freeGpus = 0;
+    let maxFree = 0;
+    for (const n of nodes) {
+      const f = this.free.get(n.id)?.length ?? 0;
+      freeGpus += f;
+      if (n.schedulable && f > maxFree) maxFree = f;
+    }
+    const fresh = { version: this.version, freeGpus, maxFree };
+    this.summaries.set(nodes, fresh);
+    return fresh;
+  }
+
+  /** How many of the nodes have at least `gpus` GPUs (free or not). */
+  private bigEnough(nodes: readonly NodeInput[], gpus: number): number {
+    let bySize = this.sized.get(nodes);
+    if (!bySize) {
+      bySize = new Map();
+      this.sized.set(nodes, bySize);
+    }
+    let n = bySize.get(gpus);
+    if (n === undefined) {
+      n = nodes.filter((x) => x.gpus >= gpus).length;
+      bySize.set(gpus, n);
+    }
+    return n;
+  }
+
+  private placeIn(job: QueuedJobInput, domain: string | null): Placed {
+    // GPUs this job's earlier pools took (pools of one job may share a node); nothing else is copied.
+    const taken = new Map<string, number[]>();
+    const freeOf = (id: string) => taken.get(id) ?? this.free.get(id) ?? [];
+    const placement: Placement[] = [];
+    const reasons: PendingReason[] = [];
+    let rank = 0;
+    for (const pool of job.pools) {
+      const ofSeries = this.group(domain, pool.series);
+      if (ofSeries.length === 0) {
+        reasons.push({
+          code: "NO_NODE_OF_SERIES",
+          message: `no ${pool.series} node is registered in this fleet`,
+          details: { series: pool.series, pool: pool.name },
+        });
+        continue;
+      }
+      const fitting = this.group(domain, pool.series, job.needsImage ?? false);
+      if (fitting.length === 0) {
+        const kinds = [...new Set(ofSeries.map((n) => n.runtime ?? "any"))].sort().join(", ");
+        reasons.push({
+          code: "NO_AGENT_RUNTIME",
+          message: job.needsImage
+            ? `this job runs an image, but the ${pool.series} nodes here (${kinds}) do not run images; it needs a container runtime (docker or kuberay)`
+            : `this job has no image, but the ${pool.series} nodes here (${kinds}) run only images; it needs a process or Slurm agent, a docker agent with --default-image, or an image of its own`,
+          details: {
+            series: pool.series,
+            pool: pool.name,
+            needs: job.needsImage ? "container" : "process",
+            runtimes: kinds,
+          },
+        });
+        continue;
+      }
+      // While this job took nothing yet, the group's summary answers "does anything fit?" at once.
+      const summary = taken.size === 0 ? this.summary(fitting) : null;
+      // Ranks of one pool go to distinct nodes; different pools of a job may share a node.
+      const candidates =
+        summary && summary.maxFree < pool.gpus_per_node
+          ? []
+          : fitting
+              .filter((n) => n.schedulable)
+              .map((n) => ({ node: n, free: freeOf(n.id) }))
+              .filter((c) => c.free.length >= pool.gpus_per_node)
+              .sort((a, b) => a.free.length - b.free.length || (a.node.name < b.node.name ? -1 : 1));
+      if (candidates.length < pool.nodes) {
+        const bigEnough = this.bigEnough(fitting, pool.gpus_per_node);
+        const freeGpus = summary ? summary.freeGpus : fitting.reduce((s, n) => s + freeOf(n.id).length, 0);
+        const structural = bigEnough < pool.nodes;
+        reasons.push({
+          code: structural ? "GANG_INCOMPLETE" : "CAPACITY",
+          message: structural
+            ? `needs ${pool.nodes} ${pool.series} node(s) with ${pool.gpus_per_node} GPUs each; the fleet has ${bigEnough}`
+            : `waiting for ${pool.nodes} ${pool.series} node(s) with ${pool.gpus_per_node} free GPUs; ${candidates.length} available now`,
+          details: {
+            series: pool.series,
+            pool: pool.name,
+            nodes_needed: pool.nodes,
+            gpus_per_node: pool.gpus_per_node,
+            nodes_available: candidates.length,
+            free_gpus: freeGpus,
+          },
+        });
+        continue;
+      }
+      for (const c of candidates.slice(0, pool.nodes)) {
+        const gpus = c.free.slice(0, pool.gpus_per_node);
+        taken.set(c.node.id, c.free.slice(pool.gpus_per_node));
+        placement.push({ rank: rank++, pool: pool.name, node_id: c.node.id, gpu_indices: gpus });
+      }
+    }
+    return reasons.length > 0 ? { reasons } : { placement };
+  }
 }
