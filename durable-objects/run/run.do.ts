@@ -141,9 +141,9 @@ export class RunDO extends DurableObject<DoEnv> {
     const now = Date.now();
     this.tx(() => {
       this.bind(runId);
-      for (const p of points) {
-        this.store.upsertMetric({ key: p.key, step: p.step, value: p.value, ts: normalizeTs(p.ts, now) });
-      }
+      this.store.upsertMetrics(
+        points.map((p) => ({ key: p.key, step: p.step, value: p.value, ts: normalizeTs(p.ts, now) })),
+      );
     });
     return { accepted: points.length };
   }

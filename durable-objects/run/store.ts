@@ -11,6 +11,9 @@ import { LOG_HOLD_LIMITS, planRelease } from "./policy.js";
 import type { RendezvousRow } from "./rendezvous.js";
 import { RUN_MIGRATIONS } from "./schema.js";
 
+/** A Durable Object statement takes at most 100 bound parameters: 4 per metric point. */
+const METRIC_ROWS_PER_STATEMENT = 25;
+
 export type LogStreamName = LogStream;
 
 export interface StreamRow {
@@ -217,16 +220,20 @@ export class RunStore extends SqlStore {
 
   // metrics, events, hparams ------------------------------------------------
 
-  /** A retry or a rewrite of the same (key, step) replaces the point: the last write wins. */
-  upsertMetric(m: MetricRow): void {
-    this.sql.exec(
-      `INSERT INTO metrics (key, step, value, ts) VALUES (?, ?, ?, ?)
-       ON CONFLICT (key, step) DO UPDATE SET value = excluded.value, ts = excluded.ts`,
-      m.key,
-      m.step,
-      m.value,
-      m.ts,
-    );
+  /**
+   * Many points in a few statements (multi-row VALUES, applied in order; bound as parameters, so every
+   * value keeps its exact double, -0 included): a retry or a rewrite of the same (key, step) replaces the
+   * point, and within one batch the last one wins.
+   */
+  upsertMetrics(rows: readonly MetricRow[]): void {
+    for (let i = 0; i < rows.length; i += METRIC_ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(i, i + METRIC_ROWS_PER_STATEMENT);
+      this.sql.exec(
+        `INSERT INTO metrics (key, step, value, ts) VALUES ${chunk.map(() => "(?, ?, ?, ?)").join(", ")}
+         ON CONFLICT (key, step) DO UPDATE SET value = excluded.value, ts = excluded.ts`,
+        ...chunk.flatMap((m) => [m.key, m.step, m.value, m.ts]),
+      );
+    }
   }
 
   metricPoints(key: string, afterStep: number, limit: number): MetricRow[] {
