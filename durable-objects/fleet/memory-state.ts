@@ -127,6 +127,16 @@ export class MemoryFleetState implements Ledger {
       .map(copy);
   }
 
+  usedGpus(): Map<string, number[]> {
+    const out = new Map<string, number[]>();
+    for (const a of this.allocRows.values()) {
+      const list = out.get(a.node_id);
+      if (list) list.push(a.idx);
+      else out.set(a.node_id, [a.idx]);
+    }
+    return out;
+  }
+
   allocatedOn(nodeId: string): number[] {
     return this.allocations()
       .filter((a) => a.node_id === nodeId)

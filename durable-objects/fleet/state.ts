@@ -37,6 +37,8 @@ export interface FleetState {
   nodesOfAgent(agentId: string): NodeRow[];
   /** GPU allocations by node, then index. */
   allocations(): AllocRow[];
+  /** The allocated GPU indices of every node that has any (in no particular order): what placement needs. */
+  usedGpus(): Map<string, number[]>;
   allocatedOn(nodeId: string): number[];
   quotaBody(userId: string): string | null;
 }

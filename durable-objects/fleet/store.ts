@@ -266,6 +266,16 @@ export class FleetStore extends SqlStore implements Ledger {
       .toArray();
   }
 
+  usedGpus(): Map<string, number[]> {
+    // One row per node, grouped by SQLite: a thousand full nodes are a thousand rows, not eight thousand.
+    const rows = this.sql
+      .exec<{ node_id: string; used: string }>(
+        "SELECT node_id, json_group_array(idx) AS used FROM gpu_alloc GROUP BY node_id",
+      )
+      .toArray();
+    return new Map(rows.map((r) => [r.node_id, JSON.parse(r.used) as number[]]));
+  }
+
   allocatedOn(nodeId: string): number[] {
     return this.sql
       .exec<{ idx: number }>("SELECT idx FROM gpu_alloc WHERE node_id = ? ORDER BY idx", nodeId)

@@ -17,7 +17,8 @@ import { NOW } from "./policy-fixtures.js";
 const NODE_SERIES = ["h200", "h200", "l40s"] as const;
 const JOB_SERIES = ["h200", "h200", "h200", "l40s", "l40s", "h100"] as const;
 const USERS = ["alice", "bob", "carol"] as const;
-const RUNS = { numRuns: 500 };
+// SF_RUNS=20000 searches harder (multi-pool placement counterexamples needed thousands of runs to show).
+const RUNS = { numRuns: Number(process.env.SF_RUNS ?? 500) };
 
 const arbNode = (i: number): fc.Arbitrary<NodeInput> =>
   fc

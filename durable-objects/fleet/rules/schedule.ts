@@ -16,17 +16,7 @@ import { overlapGpuSeconds } from "../scheduler/usage.js";
 import { SCHEDULE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { nodeView } from "../views.js";
-import {
-  allocationsByNode,
-  config,
-  emitJob,
-  emitNode,
-  emitRun,
-  putJob,
-  putNode,
-  putRun,
-  setStatus,
-} from "./ledger.js";
+import { config, emitJob, emitNode, emitRun, putJob, putNode, putRun, setStatus } from "./ledger.js";
 import { armWindowTimer, windowPass } from "./lifecycle.js";
 
 const DAY_MS = 86_400_000;
@@ -171,7 +161,7 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
 
 /** What the policy sees: the fleet's nodes and their free GPUs, the given queued jobs and their users. */
 function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyInput {
-  const used = allocationsByNode(t.s);
+  const used = t.s.usedGpus();
   return {
     now: t.now,
     draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
@@ -182,7 +172,7 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       series: n.series,
       gpus: n.gpus,
       schedulable: n.status === "ready",
-      used: (used.get(n.id) ?? []).map((a) => a.idx),
+      used: used.get(n.id) ?? [],
       runtime: n.runtime,
       workloads: n.workloads === null ? null : (JSON.parse(n.workloads) as WorkloadKind[]),
       domain: n.agent_id,

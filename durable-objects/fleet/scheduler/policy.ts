@@ -331,7 +331,19 @@ class Placer {
     return n;
   }
 
+  /**
+   * Best fit first. A job of several pools may share nodes between them, and best fit for its first pool
+   * can leave too little for the next (a 4-GPU trainer on the 6-free node leaves 2 where its 3-GPU
+   * rollouts needed 3): then the pools are tried again on the emptiest nodes first.
+   */
   private placeIn(job: QueuedJobInput, domain: string | null): Placed {
+    const best = this.placeBy(job, domain, "best");
+    if ("placement" in best || job.pools.length < 2) return best;
+    const spread = this.placeBy(job, domain, "worst");
+    return "placement" in spread ? spread : best;
+  }
+
+  private placeBy(job: QueuedJobInput, domain: string | null, fit: "best" | "worst"): Placed {
     // GPUs this job's earlier pools took (pools of one job may share a node); nothing else is copied.
     const taken = new Map<string, number[]>();
     const freeOf = (id: string) => taken.get(id) ?? this.free.get(id) ?? [];
@@ -375,7 +387,11 @@ class Placer {
               .filter((n) => n.schedulable)
               .map((n) => ({ node: n, free: freeOf(n.id) }))
               .filter((c) => c.free.length >= pool.gpus_per_node)
-              .sort((a, b) => a.free.length - b.free.length || (a.node.name < b.node.name ? -1 : 1));
+              .sort(
+                (a, b) =>
+                  (fit === "best" ? a.free.length - b.free.length : b.free.length - a.free.length) ||
+                  (a.node.name < b.node.name ? -1 : 1),
+              );
       if (candidates.length < pool.nodes) {
         const bigEnough = this.bigEnough(fitting, pool.gpus_per_node);
         const freeGpus = summary ? summary.freeGpus : fitting.reduce((s, n) => s + freeOf(n.id).length, 0);
