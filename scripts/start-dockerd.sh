@@ -38,17 +38,23 @@ mkdir -p "$STATE"
 LOG="$STATE/dockerd.log"
 PIDFILE="$STATE/dockerd.pid"
 
-# Stops only the daemon this script started (by its pid), never "every dockerd".
-stop_ours() {
-  local pid
-  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  [ -n "$pid" ] || return 0
+# Stops one process by its pid: SIGTERM, up to 10 s to exit, then SIGKILL.
+stop_pid() {
+  local pid="$1"
   kill "$pid" 2>/dev/null || true
   for _ in $(seq 1 50); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.2
   done
   kill -9 "$pid" 2>/dev/null || true
+}
+
+# Stops only the daemon this script started (by its pid), never "every dockerd".
+stop_ours() {
+  local pid
+  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
+  [ -n "$pid" ] || return 0
+  stop_pid "$pid"
   rm -f "$PIDFILE"
 }
 
@@ -66,12 +72,7 @@ clear_stale_pidfiles() {
     case "$file:$comm" in
       */containerd.pid:containerd)
         say "stopping containerd $pid, left behind by a daemon that no longer answers"
-        kill "$pid" 2>/dev/null || true
-        for _ in $(seq 1 50); do
-          kill -0 "$pid" 2>/dev/null || break
-          sleep 0.2
-        done
-        kill -9 "$pid" 2>/dev/null || true
+        stop_pid "$pid"
         ;;
       */docker.pid:dockerd) continue ;; # a daemon still starting or stopping: dockerd itself says so
       *:) ;;                            # the process is gone: a plain stale file
