@@ -1,6 +1,6 @@
 /**
  * Tier 3: `sf submit` refuses before it sends anything — typos offline, stale locks at the catalog
- * handshake, dirty trees, secret files, impossible GPU shapes — expands profiles into the shapes the
+ * handshake, dirty trees, secret files, credentials inside files, impossible GPU shapes — expands profiles into the shapes the
  * server schedules, and retries a POST whose answer was lost without creating a second job. Real `sf`
  * processes against a real control plane; "nothing uploaded" is checked by probing the server for the
  * blobs the refused submit would have sent.
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startControlPlane } from "../support/control-plane.js";
 import {
   blobStatus,
+  fakeHfToken,
   jobCount,
   jobDetail,
   makeProject,
@@ -166,6 +167,61 @@ describe("what gets packed", () => {
     const ok = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(await blobStatus(s.cp, sha256(secret))).toBe(404);
+  });
+
+  it("refuses a committed file holding an hf_ token by content, naming file, line and kind, never the token; uploads nothing", async () => {
+    const token = fakeHfToken();
+    const train = [
+      "import os",
+      'hf_repo = "org/model"  # near-misses: an hf_ name, a short "hf_abc", the word password',
+      'hf_token = os.environ.get("HF_TOKEN", "hf_abc")  # the password comes from the server',
+      `HF_TOKEN = "${token}"`,
+      "",
+    ].join("\n");
+    // Binary (a NUL in the first 8 KiB): packed, but not read for content.
+    const binary = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]), Buffer.from(` ${token}\n`)]);
+    const p = await makeProject(s, { files: { [`${EXP}/train_extra.py`]: train } });
+    p.write("common/weights.bin", binary);
+    p.commit("binary");
+    const before = await jobCount(s);
+
+    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toContain("[SECRET_IN_FILE]");
+    expect(r.stderr).toContain("experiments/exp1/train_extra.py:4: HuggingFace token (hf_…)");
+    expect(r.stderr).not.toContain("train_extra.py:2");
+    expect(r.stderr).not.toContain("train_extra.py:3");
+    expect(r.stderr).not.toContain("common/weights.bin");
+    expect(r.stderr).not.toContain(token.slice(3));
+    expect(r.stderr).toMatch(/hint: .*rotate it.*`sf secret set NAME`.*--secret NAME/);
+    expect(r.stderr).not.toContain("uploaded");
+    // Contents unique to this project (config.yaml is the same in every fixture, so earlier tests sent it).
+    for (const content of [train, p.read("common/util.py")]) {
+      expect(await blobStatus(s.cp, sha256(content))).toBe(404);
+    }
+    expect(await jobCount(s)).toBe(before);
+
+    // With the token gone the submit goes through, and the binary file holding the same bytes is uploaded.
+    p.write(`${EXP}/train_extra.py`, train.replace(`"${token}"`, 'os.environ["HF_TOKEN"]'));
+    p.commit("token from the environment");
+    const ok = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(await blobStatus(s.cp, sha256(binary))).toBe(200);
+    expect(await jobCount(s)).toBe(before + 1);
+  });
+
+  it("refuses an uncommitted file holding a credential as a credential, not as a dirty tree, listing every one", async () => {
+    const p = await makeProject(s);
+    p.write("common/util.py", `# helper\n\nTOKEN = "${fakeHfToken()}"\n`);
+    p.write("configs/deploy.yaml", `a: 1\nkey: ${fakeHfToken()}\n`);
+    // Without --allow-dirty the dirty check would answer "commit them": the one wrong advice for a token.
+    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toContain("[SECRET_IN_FILE]");
+    expect(r.stderr).not.toContain("DIRTY_TREE");
+    expect(r.stderr).toContain("refusing to upload 2 files holding credentials");
+    expect(r.stderr).toContain("common/util.py:3: HuggingFace token (hf_…)");
+    expect(r.stderr).toContain("configs/deploy.yaml:2: HuggingFace token (hf_…)");
   });
 
   it("refuses a symlink that points outside the project", async () => {

@@ -3,7 +3,7 @@
  * whose recipe.lock.json is built from the server's own catalog, common/, and a git history.
  */
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -12,6 +12,16 @@ import { type ControlPlane, call } from "../support/control-plane.js";
 import { newSfHome, type SfResult, sf } from "../support/sf.js";
 
 export const sha256 = (data: string | Buffer) => `sha256:${createHash("sha256").update(data).digest("hex")}`;
+
+/**
+ * A fresh, well-formed but fake HuggingFace token (`hf_` + 34 alphanumerics), assembled at run time so
+ * no source file here holds one.
+ */
+export function fakeHfToken(): string {
+  const abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const body = Array.from(randomBytes(34), (b) => abc[b % abc.length]).join("");
+  return `hf${"_"}${body}`;
+}
 
 const GIT_ENV = {
   GIT_AUTHOR_NAME: "Ada",
@@ -22,12 +32,12 @@ const GIT_ENV = {
 
 export interface Project {
   dir: string;
-  write: (rel: string, content: string, mode?: number) => void;
+  write: (rel: string, content: string | Buffer, mode?: number) => void;
   read: (rel: string) => string;
   git: (...args: string[]) => string;
   commit: (msg?: string) => string;
   /** `sf args…` in the project, logged in as the fixture's user. */
-  sf: (args: string[], env?: Record<string, string>) => Promise<SfResult>;
+  sf: (args: string[], env?: Record<string, string>, input?: string) => Promise<SfResult>;
 }
 
 export interface Server {
@@ -98,8 +108,14 @@ export async function makeProject(
       p.git("commit", "-q", "--allow-empty", "-m", msg);
       return p.git("rev-parse", "HEAD");
     },
-    sf: (args, env) =>
-      sf(args, { home: s.home, server: s.cp.url, cwd: dir, env: { SF_TOKEN: s.token, ...env } }),
+    sf: (args, env, input) =>
+      sf(args, {
+        home: s.home,
+        server: s.cp.url,
+        cwd: dir,
+        env: { SF_TOKEN: s.token, ...env },
+        ...(input === undefined ? {} : { input }),
+      }),
   };
   p.write("starforge.yaml", `version: 1\nproject: demo\n${o.fleet ? `fleet: ${o.fleet}\n` : ""}`);
   p.write(".gitignore", "outputs/\n*.ignored\n");
