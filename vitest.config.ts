@@ -6,6 +6,8 @@ export const TEST_BINDINGS = {
   SF_BOOTSTRAP_ADMIN_TOKEN: "sf-test-bootstrap-admin-token-0001",
   SF_JWT_SECRET: "test-jwt-secret-at-least-32-characters-long!!",
   SF_HF_ENDPOINT: "http://hf-hub.test",
+  // 32 bytes, base64url: the key job secrets are sealed with in tests.
+  SF_SECRETS_KEY: "dGVzdC1zZWNyZXRzLWtleS0zMi1ieXRlcy1sb25nISE",
   SF_OUTBOX_RETRY_SECONDS: "1",
   SF_COMMAND_RESEND_SECONDS: "1",
   SF_AGENT_LOST_GRACE_SECONDS: "2",

@@ -8,6 +8,7 @@ import { register as auth } from "./commands/auth.commands.js";
 import { register as completion } from "./commands/completion.commands.js";
 import { register as job } from "./commands/job.commands.js";
 import { register as project } from "./commands/project.commands.js";
+import { register as secret } from "./commands/secret.commands.js";
 import { register as submit } from "./commands/submit.commands.js";
 import { register as webhook } from "./commands/webhook.commands.js";
 import { configureOutput } from "./output.js";
@@ -48,6 +49,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 not logged in / not allowed, 4 not found
   submit(program);
   job(program);
   webhook(program);
+  secret(program);
   admin(program);
   completion(program);
   return program;

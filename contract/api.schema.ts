@@ -91,6 +91,12 @@ export const FleetNetwork = z
   .strict();
 export type FleetNetwork = z.infer<typeof FleetNetwork>;
 
+/**
+ * What admission does with a job naming a HuggingFace repo while the Hub cannot be reached: `refuse`
+ * (503 HF_UNAVAILABLE, retry later) or `admit` it unchecked (the job itself then meets the Hub).
+ */
+export const HfUnavailable = z.enum(["refuse", "admit"]);
+
 export const CreateFleetBody = z.object({
   name: FleetName,
   kind: z.enum(FLEET_KINDS),
@@ -99,6 +105,7 @@ export const CreateFleetBody = z.object({
   image_allowlist: z.array(z.string().min(1).max(512)).default([]),
   windows: z.array(TimeWindow).default([]),
   network: FleetNetwork.default(FleetNetwork.parse({})),
+  hf_unavailable: HfUnavailable.default("refuse"),
 });
 export type CreateFleetBody = z.infer<typeof CreateFleetBody>;
 /** PATCH: only the fields given change (no defaults here, so an omitted field is left alone). */
@@ -107,6 +114,7 @@ export const UpdateFleetBody = z.object({
   image_allowlist: z.array(z.string().min(1).max(512)).optional(),
   windows: z.array(TimeWindow).optional(),
   network: FleetNetwork.optional(),
+  hf_unavailable: HfUnavailable.optional(),
 });
 
 export const DrainBody = z.object({ note: z.string().min(1).max(500) });

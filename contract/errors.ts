@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   PROFILE_NOT_FOUND: 404,
   WEBHOOK_NOT_FOUND: 404,
   DELIVERY_NOT_FOUND: 404,
+  SECRET_NOT_FOUND: 404,
   // admission (catalog handshake, policy)
   RECIPE_NOT_FOUND: 422,
   RECIPE_VERSION_NOT_FOUND: 422,
@@ -39,9 +40,17 @@ export const ERROR_CODES = {
   RUNTIME_UNSUPPORTED: 422,
   BLOB_MISSING: 422,
   HF_NOT_FOUND: 422,
+  HF_REVISION_NOT_FOUND: 422,
+  /**
+   * The repo is gated and the submit carries no HuggingFace token, or one the Hub rejects. 422, not 401: a
+   * 401 says the caller's StarForge credentials are bad, and sf would exit as a failed login.
+   */
+  HF_TOKEN_REQUIRED: 422,
   HF_ACCESS_DENIED: 422,
   HF_UNAVAILABLE: 503,
   FLEET_DRAINING: 409,
+  /** The job names a secret that neither its submitter nor its fleet has set. */
+  SECRET_MISSING: 422,
   // state
   CONFLICT: 409,
   ALREADY_EXISTS: 409,
@@ -60,6 +69,8 @@ export const ERROR_CODES = {
   // server
   INTERNAL: 500,
   UNAVAILABLE: 503,
+  /** The control plane has no SF_SECRETS_KEY: secrets cannot be stored or opened. */
+  SECRETS_UNAVAILABLE: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

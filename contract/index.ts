@@ -15,4 +15,5 @@ export * from "./pending-reasons.schema.js";
 export * from "./profile-grammar.js";
 export * from "./readback.schema.js";
 export * from "./recipe-lock.schema.js";
+export * from "./secrets.schema.js";
 export * from "./workspace-manifest.schema.js";

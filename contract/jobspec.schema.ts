@@ -9,6 +9,32 @@ export const JOB_API_VERSION = "starforge.dev/v1";
 const Name = z
   .string()
   .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, "lowercase letters, digits and -, ≤63 chars");
+/**
+ * A job secret's name: an environment variable name the workload gets it as. Names the platform sets for
+ * every rank (STARFORGE_*, FORGE_*, SF_* and the torchrun convention) cannot be secrets, so a secret can
+ * never shadow the run's identity or its ingest token.
+ */
+export const RESERVED_ENV = [
+  "RANK",
+  "LOCAL_RANK",
+  "GROUP_RANK",
+  "WORLD_SIZE",
+  "LOCAL_WORLD_SIZE",
+  "NODE_RANK",
+  "NNODES",
+  "MASTER_ADDR",
+  "MASTER_PORT",
+] as const;
+export const SecretName = z
+  .string()
+  .regex(
+    /^[A-Z_][A-Z0-9_]{0,127}$/,
+    "an environment variable name: A-Z, 0-9 and _, not starting with a digit",
+  )
+  .refine(
+    (n) => !/^(STARFORGE_|FORGE_|SF_)/.test(n) && !(RESERVED_ENV as readonly string[]).includes(n),
+    "names starting with STARFORGE_, FORGE_ or SF_ and the distributed-training variables are set by StarForge",
+  );
 const HfRepo = z.string().regex(/^[A-Za-z0-9][\w.-]{0,95}(\/[A-Za-z0-9][\w.-]{0,95})?$/, "expected org/name");
 
 export const JobSpec = z
@@ -48,6 +74,8 @@ export const JobSpec = z
       roles: z.record(z.string(), z.string()).default({}),
     }),
     hyperparams: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+    /** Names of the submitter's (or the fleet's) secrets the workload gets as environment variables. */
+    secrets: z.array(SecretName).max(64).default([]),
     lifecycle: z
       .object({
         /** Requested priority; admission caps it at the user's quota priority. */
@@ -78,6 +106,8 @@ export const JobSpec = z
         ctx.addIssue({ code: "custom", path: ["resources", "pools"], message: `pool "${p.name}" twice` });
       names.add(p.name);
     }
+    if (new Set(spec.secrets).size !== spec.secrets.length)
+      ctx.addIssue({ code: "custom", path: ["secrets"], message: "a secret is named twice" });
     for (const [role, pool] of Object.entries(spec.resources.roles)) {
       if (!names.has(pool)) {
         ctx.addIssue({

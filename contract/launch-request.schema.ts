@@ -52,6 +52,11 @@ export const LaunchRequest = z.object({
   capsule: z.object({ files: z.record(z.string(), Digest) }),
   ingest: z.object({ endpoint: z.string().url(), token: z.string() }),
   env: z.record(z.string(), z.string()),
+  /**
+   * The job's secrets, opened for this launch only (docs/security.md): the agent adds them to the
+   * workload's environment and never writes them to disk (its saved copy of the launch leaves them out).
+   */
+  secrets: z.record(z.string(), z.string()).default({}),
   resume_from: ResumeFrom.nullable().default(null),
 });
 export type LaunchRequest = z.infer<typeof LaunchRequest>;
@@ -107,14 +112,18 @@ export function networkEnv(network: FleetNetwork | null): Record<string, string>
   };
 }
 
-/** The job environment every rank gets, derived from the LaunchRequest (no I/O). */
+/** The job environment every rank gets, derived from the LaunchRequest (no I/O), but its secrets' values. */
 export function rankEnv(req: LaunchRequest, rank: number): Record<string, string> {
   const me = req.placement.find((p) => p.rank === rank);
   if (!me) throw new Error(`rank ${rank} is not in the placement`);
   const pool = req.spec.resources.pools.find((p) => p.name === me.pool);
   const rank0 = req.placement.find((p) => p.rank === 0)!;
+  const secretNames = Object.keys(req.secrets).sort();
   return {
     ...req.env,
+    // Names only: the runtime adds the values where they never touch the disk (RunSpec.secrets), and the
+    // runner masks them in what the training prints.
+    ...(secretNames.length > 0 ? { SF_SECRET_NAMES: secretNames.join(",") } : {}),
     STARFORGE_ENDPOINT: req.ingest.endpoint,
     STARFORGE_RUN_ID: req.run_id,
     STARFORGE_TOKEN: req.ingest.token,

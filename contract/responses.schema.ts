@@ -9,6 +9,7 @@ import { FleetNetwork, JobView, QuotaBody, Role } from "./api.schema.js";
 import { FleetConfig, FleetInspect, JobDetail, RunView } from "./fleet.schema.js";
 import { ProfileEntry } from "./profile-grammar.js";
 import { TransitionView } from "./readback.schema.js";
+import { SecretView } from "./secrets.schema.js";
 import { DeliveryAttempt } from "./webhooks.schema.js";
 
 export { FleetInspect, JobView, RunView };
@@ -74,6 +75,7 @@ export const FleetView = z.looseObject({
   draining: z.boolean(),
   drain_note: z.string().nullable(),
   network: FleetNetwork,
+  hf_unavailable: z.enum(["refuse", "admit"]).default("refuse"),
   created_at: z.string(),
 });
 export type FleetView = z.infer<typeof FleetView>;
@@ -250,3 +252,8 @@ export const DeliveryPage = z.looseObject({
 export const OneDelivery = z.looseObject({
   delivery: DeliveryView.extend({ payload: z.unknown().optional() }),
 });
+
+/** Job secrets (docs/api.md "Secrets"): names and who set them, never a value. */
+export const SecretOne = z.looseObject({ secret: SecretView });
+export const SecretList = z.looseObject({ secrets: z.array(SecretView) });
+export const DeletedSecret = z.looseObject({ name: z.string(), deleted: z.boolean() });

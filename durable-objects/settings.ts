@@ -16,6 +16,10 @@ export interface SettingsEnv {
   SF_WEBHOOK_MAX_ATTEMPTS?: string;
   /** HMAC key for run-scoped ingest tokens (a secret: never in wrangler.toml). */
   SF_JWT_SECRET?: string;
+  /** base64url of the 32-byte key job secrets are sealed with (a secret; docs/security.md). */
+  SF_SECRETS_KEY?: string;
+  /** Comma-separated older keys that still open values sealed before a rotation. */
+  SF_SECRETS_OLD_KEYS?: string;
 }
 
 /** A positive number of seconds, or the default when the variable is absent, empty, zero or not a number. */
@@ -38,6 +42,8 @@ const DoSettings = z.object({
   }),
   publicUrl: z.string().optional(),
   jwtSecret: z.string().optional(),
+  secretsKey: z.string().optional(),
+  secretsOldKeys: z.string().optional(),
 });
 export type DoSettings = z.infer<typeof DoSettings>;
 
@@ -57,6 +63,8 @@ export function doSettings(env: SettingsEnv): DoSettings {
       webhookMaxAttempts: env.SF_WEBHOOK_MAX_ATTEMPTS,
       publicUrl: env.SF_PUBLIC_URL || undefined,
       jwtSecret: env.SF_JWT_SECRET || undefined,
+      secretsKey: env.SF_SECRETS_KEY || undefined,
+      secretsOldKeys: env.SF_SECRETS_OLD_KEYS || undefined,
     });
     cache.set(env, s);
   }

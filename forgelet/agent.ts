@@ -27,6 +27,12 @@ import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef 
 
 type Report = Extract<AgentFrame, { type: "report" }>;
 type Launch = Extract<ServerFrame, { type: "launch" }>;
+
+/** A launch as the agent saves it: each secret's name kept, its value replaced by "" (never on disk). */
+function withoutSecrets(f: Launch): Launch {
+  const secrets = Object.fromEntries(Object.keys(f.request.secrets).map((k) => [k, ""]));
+  return { ...f, request: { ...f.request, secrets } };
+}
 type Stop = Extract<ServerFrame, { type: "stop" }>;
 
 /** How long a launch waits for a workload being stopped to release its GPUs (stop grace + margin). */
@@ -231,8 +237,9 @@ export class Agent {
     };
     this.journal.put(rec);
     try {
-      // Kept (0600, it holds the run's token) so a restart while preparing can finish the launch.
-      writeFileAtomic(join(runDir, ".starforge", "launch.json"), JSON.stringify(f), 0o600);
+      // Kept (0600, it holds the run's token) so a restart while preparing can finish the launch. The
+      // job's secrets are never written to disk: the saved copy names them only.
+      writeFileAtomic(join(runDir, ".starforge", "launch.json"), JSON.stringify(withoutSecrets(f)), 0o600);
     } catch (err) {
       // The run directory cannot be made (a file in the way, a full or read-only disk): nothing can
       // start, and the control plane must hear so rather than wait for this rank forever.
@@ -266,6 +273,17 @@ export class Agent {
         "launch_failed",
         null,
         "the saved launch request is unreadable; nothing was started",
+        true,
+      );
+    }
+    const withheld = Object.keys(parsed.frame.request.secrets);
+    if (withheld.length > 0) {
+      // Its secrets were only ever in this agent's memory: the control plane launches it again.
+      return this.finish(
+        rec,
+        "launch_failed",
+        null,
+        `the agent restarted while preparing this run; its secrets (${withheld.join(", ")}) are never kept on disk, so it is launched again`,
         true,
       );
     }
@@ -418,6 +436,7 @@ export class Agent {
         rank: rec.rank,
         runDir: rec.run_dir,
         env: {},
+        secrets: {},
         image: null,
         gpuIndices: [],
         resources: {},

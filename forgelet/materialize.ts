@@ -114,6 +114,7 @@ export async function materialize(
             ...(req.resume_from?.step == null ? {} : { SF_RESUME_STEP: String(req.resume_from.step) }),
           }),
     },
+    secrets: req.secrets,
     image: req.image,
     gpuIndices: placement?.gpu_indices ?? [],
     resources: {},

@@ -40,6 +40,11 @@ export interface RunSpec {
   runDir: string;
   /** The workload's environment (rankEnv + the runtime's own paths). */
   env: Record<string, string>;
+  /**
+   * The job's secrets, added to the environment by the runtime in a way that never writes them to the
+   * run directory or the agent's disk (docs/security.md "Secrets").
+   */
+  secrets?: Record<string, string>;
   /** Image for container runtimes; ignored by the process runtime. */
   image: string | null;
   /** Exactly the GPU indices the Fleet DO allocated on this node. */

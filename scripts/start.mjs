@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm start`: brings up the control plane locally with nothing else installed.
-//   1. creates local secrets once (.sf-local/dev.vars, 0600): bootstrap admin token, JWT key
+//   1. creates local secrets once (.sf-local/dev.vars, 0600): bootstrap admin token, JWT key, secrets key
 //   2. applies D1 migrations to the persisted local state
 //   3. runs `wrangler dev` on 127.0.0.1 (or --host) in its own process group (stopped as a group on exit)
 //   4. creates the default `local` fleet through the API (idempotent), uploads and publishes the job
@@ -9,7 +9,16 @@
 // Options (flags or env): --port/SF_PORT (8787), --state-dir/SF_STATE_DIR (.sf-local), --no-agent, --quiet.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,6 +89,10 @@ if (!existsSync(varsFile)) {
   const token = `sfp_${randomBytes(32).toString("base64url")}`;
   const jwt = randomBytes(48).toString("base64url");
   writeFileSync(varsFile, `SF_BOOTSTRAP_ADMIN_TOKEN=${token}\nSF_JWT_SECRET=${jwt}\n`, { mode: 0o600 });
+}
+// Job secrets are sealed with this key (docs/security.md); a state directory from before it gets one.
+if (!readFileSync(varsFile, "utf8").includes("SF_SECRETS_KEY=")) {
+  appendFileSync(varsFile, `SF_SECRETS_KEY=${randomBytes(32).toString("base64url")}\n`);
 }
 chmodSync(varsFile, 0o600);
 const secrets = Object.fromEntries(

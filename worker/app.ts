@@ -15,6 +15,7 @@ import { ingestRoutes } from "./routes/ingest.routes.js";
 import { jobsRoutes } from "./routes/jobs.routes.js";
 import { profilesRoutes } from "./routes/profiles.routes.js";
 import { readbackRoutes } from "./routes/readback.routes.js";
+import { secretsRoutes } from "./routes/secrets.routes.js";
 import { tokensRoutes } from "./routes/tokens.routes.js";
 import { usageRoutes } from "./routes/usage.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
@@ -34,6 +35,7 @@ export function createApp(): Hono<Env> {
   app.route("/v1", tokensRoutes);
   app.route("/v1", catalogRoutes);
   app.route("/v1", profilesRoutes);
+  app.route("/v1", secretsRoutes);
   app.route("/v1", fleetsRoutes);
   app.route("/v1", agentsRoutes);
   app.route("/v1", jobsRoutes);

@@ -18,8 +18,6 @@ export interface AppEnv extends Omit<DoEnv, "FLEET" | "RUN" | "WEBHOOKS" | "SF_P
   SF_BOOTSTRAP_ADMIN_TOKEN?: string;
   /** HMAC key for agent credentials and run-scoped ingest tokens. */
   SF_JWT_SECRET?: string;
-  /** Server-side HuggingFace token for preflight of gated or private repos. */
-  HF_TOKEN?: string;
   /**
    * R2's S3 API, for presigned artifact uploads straight from training jobs (docs/ingest.md). All four
    * or none: without them artifact bytes go through the Worker. R2_BUCKET must name the bucket bound as
@@ -52,7 +50,6 @@ function r2Config(env: AppEnv): unknown {
 
 const Config = z.object({
   hfEndpoint: z.string().url(),
-  hfToken: z.string().optional(),
   defaultFleet: z.string().min(1),
   maxBlobBytes: z.coerce.number().int().positive(),
   publicUrl: z.string().url(),
@@ -73,7 +70,6 @@ export function config(env: AppEnv): Config {
   if (!c) {
     c = Config.parse({
       hfEndpoint: env.SF_HF_ENDPOINT,
-      hfToken: env.HF_TOKEN || undefined,
       defaultFleet: env.SF_DEFAULT_FLEET,
       maxBlobBytes: env.SF_MAX_BLOB_BYTES,
       publicUrl: env.SF_PUBLIC_URL,

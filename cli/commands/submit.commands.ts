@@ -20,6 +20,11 @@ function submitOptions(cmd: Command): Command {
     )
     .option("--image <image>", "container image (default: config.yaml's image, then the recipe's)")
     .option(
+      "--secret <name>",
+      "give the job this secret (set with `sf secret set`) as an environment variable (repeatable)",
+      collect,
+    )
+    .option(
       "--fleet <fleet>",
       "fleet to run on (default: config.yaml's, then starforge.yaml's, then the server's)",
     );
@@ -38,7 +43,9 @@ export function register(program: Command): void {
       "after",
       `
 Checks run before anything is uploaded: lock, hyperparameters (offline), profiles, the catalog handshake,
-secret files, a clean git tree. Only blobs the server lacks are uploaded.
+secret files by name (.env, *.pem, …) and credentials inside any packed text file up to 5 MiB
+(HuggingFace, AWS and GitHub tokens, private keys, .netrc passwords), a clean git tree. Only blobs the
+server lacks are uploaded.
 
 Examples:
   sf submit exp1 --profile h200:1

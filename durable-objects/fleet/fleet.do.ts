@@ -36,7 +36,7 @@ import type { ResumeFrom } from "../../contract/launch-request.schema.js";
 import { type DoEnv, doSettings } from "../env.js";
 import { pokeDueWebhooks } from "../webhooks/stub.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
-import { buildLaunchRequest, findResume } from "./launch.js";
+import { buildLaunchRequest, findResume, openLaunchSecrets } from "./launch.js";
 import { drainOutbox } from "./outbox.js";
 import type { CommandRow } from "./rows.js";
 import { launchContext } from "./rules/agents.js";
@@ -420,7 +420,13 @@ export class FleetDO extends DurableObject<DoEnv> {
       this.decide({ type: "ack", nodeId: cmd.node_id, commandId: cmd.id });
       return null;
     }
-    const built = await buildLaunchRequest(doSettings(this.env), ctx, await this.resumeOf(ctx.run));
+    const settings = doSettings(this.env);
+    const secrets = await openLaunchSecrets(this.env, settings, ctx);
+    if (!secrets.ok) {
+      this.decide({ type: "launch_failed", runId: ctx.run.id, rank: cmd.rank, reason: secrets.reason });
+      return null;
+    }
+    const built = await buildLaunchRequest(settings, ctx, await this.resumeOf(ctx.run), secrets.secrets);
     if (!built.ok) {
       this.decide({ type: "launch_failed", runId: ctx.run.id, rank: cmd.rank, reason: built.reason });
       return null;

@@ -16,15 +16,53 @@ import {
   type ResumeFrom,
 } from "../../contract/launch-request.schema.js";
 import type { DoEnv, DoSettings } from "../env.js";
+import { db } from "../ledger/client.js";
+import { SecretKeyError, secretKeyring } from "../ledger/secret-box.js";
+import { openSecrets, type SecretRow, secretsOfJob } from "../ledger/secrets.js";
 import { runStub } from "../run/stub.js";
 import type { JobRow, RunRow } from "./rows.js";
 
 export type LaunchBuild = { ok: true; request: LaunchRequest } | { ok: false; reason: string };
 
+/**
+ * The secrets a job names, opened for its launch, after the run's Run DO was given the same (sealed)
+ * values to mask in the run's logs: so no line the workload prints can be stored before masking is in
+ * place. A secret removed since admission, or a key that no longer opens it, fails the launch with why.
+ */
+export async function openLaunchSecrets(
+  env: Pick<DoEnv, "DB" | "RUN">,
+  settings: DoSettings,
+  ctx: { run: RunRow; job: JobRow; fleetId: string },
+): Promise<{ ok: true; secrets: Record<string, string> } | { ok: false; reason: string }> {
+  const names = (JSON.parse(ctx.job.spec) as JobSpec).secrets ?? [];
+  if (names.length === 0) return { ok: true, secrets: {} };
+  const ring = secretKeyring(settings.secretsKey, settings.secretsOldKeys);
+  if (!ring)
+    return { ok: false, reason: "the control plane has no SF_SECRETS_KEY to open this job's secrets" };
+  const rows = await secretsOfJob(db(env.DB), { userId: ctx.job.user_id, fleetId: ctx.fleetId }, names);
+  const missing = names.filter((n) => !rows.has(n));
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      reason: `secret ${missing.join(", ")} was removed after this job was admitted; set it again (sf secret set) and resubmit`,
+    };
+  }
+  const sealed: SecretRow[] = [...rows.values()];
+  try {
+    const secrets = await openSecrets(await ring, sealed);
+    await runStub(env, ctx.run.id).maskSecrets(ctx.run.id, sealed);
+    return { ok: true, secrets };
+  } catch (err) {
+    if (err instanceof SecretKeyError) return { ok: false, reason: err.message };
+    throw err;
+  }
+}
+
 export async function buildLaunchRequest(
   settings: DoSettings,
   ctx: { run: RunRow; job: JobRow; fleetId: string; network: FleetNetwork | null },
   resume: ResumeFrom | null,
+  secrets: Record<string, string> = {},
 ): Promise<LaunchBuild> {
   const { run, job, fleetId } = ctx;
   const capsule = job.capsule ? (JSON.parse(job.capsule) as Record<string, string>) : null;
@@ -67,6 +105,7 @@ export async function buildLaunchRequest(
         token: await mintIngestToken(secret, { sub: run.id, job: job.id, fleet: fleetId, epoch: run.epoch }),
       },
       env: networkEnv(ctx.network),
+      secrets,
       resume_from: resume,
     },
   };

@@ -79,6 +79,10 @@ export const fleets = sqliteTable("fleets", {
   createdAt: text("created_at").notNull().default(now),
   /** JSON FleetNetwork: network variables for every rank, rendezvous timeout and port range. */
   network: text("network").notNull().default("{}"),
+  /** What admission does while the HuggingFace Hub cannot be reached: refuse (503) or admit unchecked. */
+  hfUnavailable: text("hf_unavailable", { enum: ["refuse", "admit"] })
+    .notNull()
+    .default("refuse"),
 });
 
 export const enrollmentTokens = sqliteTable("enrollment_tokens", {
@@ -345,4 +349,28 @@ export const webhookDeliveries = sqliteTable(
     index("webhook_deliveries_due").on(t.state, t.nextAttemptAt),
     index("webhook_deliveries_user_due").on(t.userId, t.state, t.nextAttemptAt),
   ],
+);
+
+/**
+ * Job secrets (docs/security.md "Secrets"): a user's own (`scope = 'user'`, owner = the user's id) or a
+ * fleet's, set by an admin (`scope = 'fleet'`, owner = the fleet's id). Only the sealed value is stored:
+ * AES-256-GCM under the key `key_id` names (SF_SECRETS_KEY, or an older key kept for rotation), with the
+ * row's scope, owner and name as additional data so a value cannot be moved to another row. No read
+ * route returns `sealed`; the Fleet DO opens it into the LaunchRequest of a run that names it.
+ */
+export const secrets = sqliteTable(
+  "secrets",
+  {
+    scope: text("scope", { enum: ["user", "fleet"] }).notNull(),
+    ownerId: text("owner_id").notNull(),
+    name: text("name").notNull(),
+    keyId: text("key_id").notNull(),
+    /** base64url(iv ‖ ciphertext ‖ tag). */
+    sealed: text("sealed").notNull(),
+    /** The user who set the current value (an admin, for a fleet's). */
+    setBy: text("set_by").notNull(),
+    createdAt: text("created_at").notNull().default(now),
+    updatedAt: text("updated_at").notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.ownerId, t.name] })],
 );

@@ -31,6 +31,10 @@ import type {
 } from "../../contract/readback.schema.js";
 import type { DoEnv } from "../env.js";
 import { db, schema } from "../ledger/client.js";
+import { secretKeyring } from "../ledger/secret-box.js";
+import { openSecrets, type SecretRow } from "../ledger/secrets.js";
+import { doSettings } from "../settings.js";
+import { maskNeedles, maskText } from "./mask.js";
 import { consoleLines, LOG_HOLD_LIMITS, normalizeTs } from "./policy.js";
 import { rendezvousView } from "./rendezvous.js";
 import { NO_GPU, NO_ID, RunReportsStore } from "./reports-store.js";
@@ -75,6 +79,8 @@ export class RunDO extends DurableObject<DoEnv> {
   private ended = false;
   /** When live tails next get a keep-alive (null while none is open). In memory: tails are too. */
   private keepAliveDue: number | null = null;
+  /** The run's secret values to mask in its logs (opened on first use; null = not loaded yet). */
+  private masks: string[] | null = null;
   /** Ranks waiting at the rendezvous (in memory: a long poll lives only as long as its request). */
   private readonly rendezvousWaiters = new Set<() => void>();
 
@@ -99,6 +105,7 @@ export class RunDO extends DurableObject<DoEnv> {
    * seq numbers of a sequenced stream.
    */
   async ingestLogs(runId: string, batch: LogsIngest): Promise<LogsAccepted> {
+    const masks = await this.secretMasks();
     const now = Date.now();
     const result = this.tx(() => {
       this.bind(runId);
@@ -112,7 +119,7 @@ export class RunDO extends DurableObject<DoEnv> {
           : batch.chunks.map((c) => ({ seq: first + c.index, text: c.text }));
       let accepted = 0;
       for (const { seq, text } of lines) {
-        if (!this.store.insertLine(s, seq, now, text)) continue;
+        if (!this.store.insertLine(s, seq, now, masks.length ? maskText(text, masks) : text)) continue;
         accepted += 1;
         // A line below next_seq arrived after its hole was given up on: shown now rather than lost.
         if (seq < s.next_seq) this.store.release(s, seq, this.store.takeCursor());
@@ -135,6 +142,32 @@ export class RunDO extends DurableObject<DoEnv> {
     this.notifyTails();
     await this.armAlarm();
     return result;
+  }
+
+  /**
+   * The run's secrets, as sealed in the ledger, so its logs are stored masked (the Fleet DO calls this
+   * before the launch leaves it). Kept sealed here; opened in memory when lines arrive.
+   */
+  async maskSecrets(runId: string, sealed: SecretRow[]): Promise<void> {
+    this.tx(() => {
+      this.bind(runId);
+      this.store.setMeta("secret_masks", JSON.stringify(sealed));
+    });
+    this.masks = null;
+  }
+
+  /** What to mask, opened once per object lifetime; a run without secrets has nothing to open. */
+  private async secretMasks(): Promise<string[]> {
+    if (this.masks) return this.masks;
+    const stored = this.store.getMeta("secret_masks");
+    if (!stored) return [];
+    const s = doSettings(this.env);
+    const ring = secretKeyring(s.secretsKey, s.secretsOldKeys);
+    // Without the key that sealed them the values cannot be masked: refuse the lines (the writer retries)
+    // rather than store a secret in clear.
+    if (!ring) throw new Error("this run's logs hold secrets to mask, and SF_SECRETS_KEY is not set");
+    this.masks = maskNeedles(Object.values(await openSecrets(await ring, JSON.parse(stored) as SecretRow[])));
+    return this.masks;
   }
 
   async ingestMetrics(runId: string, points: MetricPoint[]): Promise<{ accepted: number }> {

@@ -261,6 +261,9 @@ export class DockerRuntime implements Runtime {
 
   private create(name: string, image: string, spec: RunSpec): Promise<Docker.Container> {
     const env = {
+      // Into the container's configuration (the Docker API), never into a file of the run directory;
+      // first, so a secret can never shadow a variable StarForge sets.
+      ...spec.secrets,
       ...spec.env,
       FORGE_RUN_ROOT: RUN_ROOT_INSIDE,
       // The image it runs in (the node's --default-image for a job that names none).

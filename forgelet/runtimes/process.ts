@@ -92,6 +92,8 @@ export class ProcessRuntime implements Runtime {
     const log = openSync(join(meta, "process.log"), "a");
     const env = {
       ...process.env,
+      // Before the rank's own variables, so a secret can never shadow one StarForge sets.
+      ...spec.secrets,
       ...spec.env,
       FORGE_RUN_ROOT: spec.runDir,
       CUDA_VISIBLE_DEVICES: spec.gpuIndices.join(","),

@@ -75,6 +75,7 @@ export async function startWorkerd({ vars = {}, inspectorPort } = {}) {
           SF_PUBLIC_URL: url,
           SF_BOOTSTRAP_ADMIN_TOKEN: adminToken,
           SF_JWT_SECRET: randomBytes(48).toString("base64url"),
+          SF_SECRETS_KEY: randomBytes(32).toString("base64url"),
           ...vars,
         },
         unsafeDirectSockets: [{ host: "127.0.0.1", port: appPort }],

@@ -74,6 +74,7 @@ function launch(id: string, runId: string, capsuleDigest: string): ServerFrame {
         roles: {},
       },
       hyperparams: {},
+      secrets: [],
       lifecycle: { max_retries: 0, retry_on_user_failure: false },
       provenance: { git_commit: null, git_dirty: false, config_sha: sha("c") },
     },
@@ -85,6 +86,7 @@ function launch(id: string, runId: string, capsuleDigest: string): ServerFrame {
     capsule: { files: { "bootstrap.sh": capsuleDigest } },
     ingest: { endpoint: `${url}/v1/ingest`, token: "t" },
     env: {},
+    secrets: {},
     resume_from: null,
   };
   return { v: 1, type: "launch", id, rank: 0, request };

@@ -186,4 +186,33 @@ describe("the RayJob of a run", () => {
     ]);
     expect(s.metadata.labels[LABEL_RUN]).toBe(RUN);
   });
+
+  it("a job's secrets: each value only in the run's Secret, every container reads it from there; schema-valid", () => {
+    const p = plan({
+      secretNames: ["HF_TOKEN"],
+      ranks: [
+        { rank: 0, nodeId: "agt_1:gpu-node-a", gpus: 2 },
+        { rank: 1, nodeId: "agt_1:gpu-node-b", gpus: 2 },
+      ],
+    });
+    const j = renderRayJob(p);
+    expect(validateRayJob(j)).toEqual([]);
+    expect(JSON.stringify(j)).not.toContain("hf_value");
+    const ref = {
+      name: "HF_TOKEN",
+      valueFrom: { secretKeyRef: { name: rayJobName(RUN, 3), key: "env.HF_TOKEN" } },
+    };
+    const worker = (spec(j).rayClusterSpec.workerGroupSpecs as Obj[])[0]!;
+    expect(head(j).template.spec.containers[0].env).toContainEqual(ref);
+    expect(worker.template.spec.containers[0].env).toEqual([ref]);
+    const s = renderSecret(
+      p,
+      '{"ranks":{}}',
+      { name: rayJobName(RUN, 3), uid: "u-1" },
+      {
+        HF_TOKEN: "hf_value_123456",
+      },
+    ) as Obj;
+    expect(Buffer.from(s.data["env.HF_TOKEN"], "base64").toString()).toBe("hf_value_123456");
+  });
 });

@@ -227,6 +227,19 @@ describe("the rendered batch job", () => {
     expect(runIdOfJobName("somebody-elses-job")).toBeNull();
   });
 
+  it("carries a job's secrets in the submission's environment only, never in the script", () => {
+    const sub = renderSubmission(plan({ secrets: { HF_TOKEN: "hf_value_123456" } }));
+    expect(sub.environment).toEqual({
+      HF_TOKEN: "hf_value_123456",
+      PATH: "/usr/bin:/bin",
+      SF_RUN_ID: "run_01abc",
+    });
+    expect(sub.script).not.toContain("hf_value_123456");
+    // A secret cannot shadow what the job itself needs.
+    const shadow = renderSubmission(plan({ secrets: { PATH: "/evil", SF_RUN_ID: "x" } }));
+    expect(shadow.environment).toEqual({ PATH: "/usr/bin:/bin", SF_RUN_ID: "run_01abc" });
+  });
+
   it("refuses two ranks on one node rather than render a job that cannot tell them apart", () => {
     expect(() =>
       renderSubmission(

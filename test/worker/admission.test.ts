@@ -271,7 +271,7 @@ describe("HuggingFace preflight", () => {
       { kind: "dataset", id: "acme/corpus" },
     ]);
 
-  it("rejects a model that does not exist, or a revision it lacks, with HF_NOT_FOUND", async () => {
+  it("rejects a model or dataset that does not exist with HF_NOT_FOUND, a revision it lacks with HF_REVISION_NOT_FOUND", async () => {
     const stub = hub();
     await rejected(
       await customSpec({ fleet: FLEET, model: { hf_repo: "acme/missing" } }),
@@ -280,21 +280,37 @@ describe("HuggingFace preflight", () => {
     );
     expect(stub.requests).toContain("/api/models/acme/missing/revision/main");
     const badRev = { hf_repo: "acme/public-7b", revision: "v9" };
-    await rejected(await customSpec({ fleet: FLEET, model: badRev }), 422, "HF_NOT_FOUND");
+    const res = await rejected(
+      await customSpec({ fleet: FLEET, model: badRev }),
+      422,
+      "HF_REVISION_NOT_FOUND",
+    );
+    expect(res.body.error.message).toContain('"v9"');
     const data = { hf_dataset: "acme/no-corpus" };
     await rejected(await customSpec({ fleet: FLEET, data }), 422, "HF_NOT_FOUND");
   });
 
-  it("rejects a gated or private model the server cannot read with HF_ACCESS_DENIED", async () => {
+  it("rejects a gated model submitted without a HuggingFace token with HF_TOKEN_REQUIRED", async () => {
+    const stub = hub();
+    const res = await rejected(
+      await customSpec({ fleet: FLEET, model: { hf_repo: "acme/gated-70b" } }),
+      422,
+      "HF_TOKEN_REQUIRED",
+    );
+    expect(res.body.error.message).toContain("acme/gated-70b");
+    expect(res.body.error.message).toContain("`sf secret set HF_TOKEN`");
+    // The hub answers a gated repo's metadata; only its files are refused.
+    expect(stub.requests).toEqual(["/api/models/acme/gated-70b/revision/main"]);
+  });
+
+  it("rejects a private model the submitter's token cannot see with HF_NOT_FOUND, as the hub hides it", async () => {
     hub();
-    for (const repo of ["acme/gated-70b", "acme/private-1b"]) {
-      const res = await rejected(
-        await customSpec({ fleet: FLEET, model: { hf_repo: repo } }),
-        422,
-        "HF_ACCESS_DENIED",
-      );
-      expect(res.body.error.message).toContain(repo);
-    }
+    const res = await rejected(
+      await customSpec({ fleet: FLEET, model: { hf_repo: "acme/private-1b" } }),
+      422,
+      "HF_NOT_FOUND",
+    );
+    expect(res.body.error.message).toContain("acme/private-1b");
   });
 
   it("rejects with HF_UNAVAILABLE (503) while the hub is down", async () => {

@@ -53,6 +53,7 @@ export const fleetsRoutes = new Hono<Env>()
       imageAllowlist: JSON.stringify(body.image_allowlist),
       windows: JSON.stringify(body.windows),
       network: JSON.stringify(body.network),
+      hfUnavailable: body.hf_unavailable,
     };
     // Configure the DO first: a fleet row in D1 must always have a configured DO behind it. A DO
     // configured for a row that then failed to insert is never addressed (its id is fresh).
@@ -82,6 +83,7 @@ export const fleetsRoutes = new Hono<Env>()
       ...(body.image_allowlist ? { imageAllowlist: JSON.stringify(body.image_allowlist) } : {}),
       ...(body.windows ? { windows: JSON.stringify(body.windows) } : {}),
       ...(body.network ? { network: JSON.stringify(body.network) } : {}),
+      ...(body.hf_unavailable ? { hfUnavailable: body.hf_unavailable } : {}),
     };
     if (Object.keys(changes).length === 0) return c.json({ fleet: fleetView(f) });
     await d.update(schema.fleets).set(changes).where(eq(schema.fleets.id, f.id)).run();

@@ -37,6 +37,7 @@ import { configCache, configGeneration } from "../services/config-cache.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
 import { httpHubClient } from "../services/hf-hub.js";
 import { jobHistory, jobView, readableJob } from "../services/jobs.service.js";
+import { requireSecrets, withHubToken } from "../services/secrets.service.js";
 import { quotaOf, userByName } from "../services/users.service.js";
 
 /** How long a retry waits for the in-flight request that holds its Idempotency-Key. */
@@ -159,11 +160,17 @@ export const jobsRoutes = new Hono<Env>()
     const key = keyHeader === undefined ? null : parseValue(IdempotencyKey, keyHeader);
     const requestHash = key ? await sha256Hex(canonicalJson(raw)) : null;
     const cfg = config(c.env);
-    const hub = httpHubClient(cfg.hfEndpoint, cfg.hfToken);
+    const hub = httpHubClient(cfg.hfEndpoint);
     const checks = async () => {
       const checked = await checkSpec(c.env, d, raw);
-      await checkHub(hub, checked.spec);
-      return checked;
+      const { spec, token } = await withHubToken(
+        c.env,
+        d,
+        { userId: me.userId, fleetId: checked.fleet.id },
+        checked.spec,
+      );
+      await checkHub(hub, spec, token, checked.fleet.hfUnavailable === "admit" ? "open" : "closed");
+      return { ...checked, spec };
     };
 
     // 1. The spec, against cached configuration. A retry of a finished submit is answered even if a check
@@ -242,6 +249,12 @@ export const jobsRoutes = new Hono<Env>()
     try {
       if (configCache.sync(facts.configGen)) checked = await checks();
       checkQuota(checked.spec, quota, facts.gpuHoursToday);
+      const fleet = checked.fleet;
+      await requireSecrets(
+        d,
+        { userId: me.userId, fleetId: fleet.id, fleetName: fleet.name },
+        checked.spec.secrets,
+      );
     } catch (err) {
       if (reservation.kind !== "over_quota") await dropReservation(c.env.DB, jobId);
       throw err;

@@ -23,7 +23,7 @@ import { parseValue } from "../http.js";
 import { currentCapsule } from "./capsule.service.js";
 import { configCache } from "./config-cache.js";
 import { type FleetRow, fleetByRef } from "./fleets.service.js";
-import type { HubClient } from "./hf-hub.js";
+import type { HubClient, HubVerdict } from "./hf-hub.js";
 import { imageAllowed } from "./image-allowlist.js";
 import { readProfiles } from "./profiles.service.js";
 import { quotaFromRow } from "./users.service.js";
@@ -96,10 +96,26 @@ async function targetFleet(env: AppEnv, d: Db, spec: JobSpec): Promise<FleetRow>
   return fleet;
 }
 
-/** The HuggingFace preflight: the model and dataset the spec names exist and are readable. */
-export async function checkHub(hub: HubClient, spec: JobSpec): Promise<void> {
-  if (spec.model.hf_repo) await hub.check("model", spec.model.hf_repo, spec.model.revision);
-  if (spec.data.hf_dataset) await hub.check("dataset", spec.data.hf_dataset, spec.data.revision);
+/**
+ * The HuggingFace preflight: the model and dataset the spec names exist at their revisions, and `token` may
+ * read their files. One verdict per repo checked, model first; `checked: false` only when the hub could not
+ * answer and `onUnavailable` is "open".
+ */
+export async function checkHub(
+  hub: HubClient,
+  spec: JobSpec,
+  token: string | undefined,
+  onUnavailable: "closed" | "open",
+): Promise<HubVerdict[]> {
+  const opts = { token, onUnavailable };
+  const verdicts: HubVerdict[] = [];
+  if (spec.model.hf_repo) {
+    verdicts.push(await hub.check("model", spec.model.hf_repo, spec.model.revision, opts));
+  }
+  if (spec.data.hf_dataset) {
+    verdicts.push(await hub.check("dataset", spec.data.hf_dataset, spec.data.revision, opts));
+  }
+  return verdicts;
 }
 
 /** What the submitter's quota allows, given GPU-hours used today (UTC). */

@@ -49,6 +49,7 @@ export function fleetView(f: FleetRow) {
     draining: f.draining,
     drain_note: f.drainNote,
     network: FleetNetwork.parse(JSON.parse(f.network)),
+    hf_unavailable: f.hfUnavailable,
     created_at: f.createdAt,
   };
 }

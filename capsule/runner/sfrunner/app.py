@@ -16,7 +16,7 @@ import time
 import traceback
 
 import sfrunner
-from sfrunner import checks, distributed, manifest
+from sfrunner import checks, distributed, manifest, masking
 from sfrunner.codes import BAD_MANIFEST, NAMES, RUNNER_ERROR, CapsuleError
 from sfrunner.console import echo, say
 from sfrunner.events import CheckpointWatcher, EventPoster, lifecycle
@@ -93,9 +93,11 @@ def command(m, exp_dir):
     return [sys.executable, "-m", ep["module"]] + args
 
 
-def _pump(pipe, stream, shipper):
-    """Copy the child's output line by line: echo it, and queue it for ingest."""
+def _pump(pipe, stream, shipper, secrets=()):
+    """Copy the child's output line by line, its secrets masked: echo it, and queue it for ingest."""
     for raw in iter(lambda: pipe.readline(1 << 20), b""):
+        if secrets:
+            raw = masking.mask(raw, secrets)
         echo(stream, raw)
         line = raw.decode("utf-8", "replace")
         if line.endswith("\n"):
@@ -215,6 +217,7 @@ def run():
     poster.submit(lambda: client.post("/environment/nodes", {"run_id": run_id, "nodes": [_environment.node()]},
                                       deadline))
 
+    secrets = masking.needles(env)
     sigs = _Signals()
     for s in _FORWARDED:
         signal.signal(s, sigs.handler)
@@ -241,8 +244,8 @@ def run():
         procs.append(proc)
         sigs.procs.append(proc)
         own = [
-            threading.Thread(target=_pump, args=(proc.stdout, "stdout", shippers[i]), daemon=True),
-            threading.Thread(target=_pump, args=(proc.stderr, "stderr", shippers[i]), daemon=True),
+            threading.Thread(target=_pump, args=(proc.stdout, "stdout", shippers[i], secrets), daemon=True),
+            threading.Thread(target=_pump, args=(proc.stderr, "stderr", shippers[i], secrets), daemon=True),
         ]
         for t in own:
             t.start()

@@ -5,6 +5,8 @@ export interface SubmitFlags {
   allowDirty?: boolean;
   image?: string;
   fleet?: string;
+  /** Names of secrets the job gets as environment variables (repeatable). */
+  secret?: string[];
   name?: string;
   follow?: boolean;
 }

@@ -30,6 +30,8 @@ export interface SpecParts {
   pools: Pool[];
   roles: Record<string, string>;
   hyperparams: Record<string, ParamValue>;
+  /** Secret names from --secret. */
+  secrets?: string[];
   workspace: string;
   provenance: { git_commit: string | null; git_dirty: boolean; config_sha: string };
   sweep?: { id: string; index: number; params: Record<string, ParamValue> };
@@ -54,6 +56,7 @@ export function buildSpec(p: SpecParts): JobSpec {
     data: { ...exp.config.data },
     resources: { ...(p.fleet ? { fleet: p.fleet } : {}), pools: p.pools, roles: p.roles },
     hyperparams: p.hyperparams,
+    secrets: [...new Set(p.secrets ?? [])],
     ...(lc ? { lifecycle: lc } : {}),
     provenance: p.provenance,
   };

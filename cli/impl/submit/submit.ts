@@ -26,6 +26,7 @@ export async function submit(cmd: Command, expName: string, o: SubmitFlags): Pro
     pools: remote.pools,
     roles: remote.roles,
     hyperparams,
+    secrets: o.secret,
     workspace: remote.workspace,
     provenance: remote.provenance,
   });

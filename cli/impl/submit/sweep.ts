@@ -96,6 +96,7 @@ export async function sweep(cmd: Command, expName: string, o: SweepFlags): Promi
       pools: remote.pools,
       roles: remote.roles,
       hyperparams: result.hyperparams,
+      secrets: o.secret,
       workspace: remote.workspace,
       provenance: remote.provenance,
       sweep: { id: sweepId, index, params },

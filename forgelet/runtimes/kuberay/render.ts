@@ -73,7 +73,15 @@ export interface KubeRayRunPlan {
   /** SIGTERM to SIGKILL when a run is stopped (the capsule checkpoints in between). */
   stopGraceSeconds: number;
   serviceAccountName?: string | null;
+  /**
+   * The job's secrets by name: every container gets each from the run's Secret (key `env.<NAME>`), so a
+   * value lives only in that Secret, never in the RayJob, a rank's environment file or the pull plan.
+   */
+  secretNames?: string[];
 }
+
+/** The key of a job secret's value in the run's Secret. */
+export const secretEnvKey = (name: string) => `env.${name}`;
 
 /** The RayJob's name: the run and epoch, so a restarted agent finds it (≤ 47 characters, as KubeRay asks). */
 export function rayJobName(runId: string, epoch: number): string {
@@ -111,7 +119,17 @@ export function preStopScript(plan: Pick<KubeRayRunPlan, "runId" | "nodeDir" | "
 /** After the stop grace, the capsule may still ship its last checkpoint and logs (its drain). */
 const CHECKPOINT_DRAIN_SECONDS = 30;
 
-function container(plan: KubeRayRunPlan, r: KubeRayRankPlan, env: Obj[] | null, secret: string | null): Obj {
+function container(
+  plan: KubeRayRunPlan,
+  r: KubeRayRankPlan,
+  launcher: Obj[] | null,
+  secret: string | null,
+): Obj {
+  const fromSecret = (plan.secretNames ?? []).map((n) => ({
+    name: n,
+    valueFrom: { secretKeyRef: { name: rayJobName(plan.runId, plan.epoch), key: secretEnvKey(n) } },
+  }));
+  const env = launcher || fromSecret.length > 0 ? [...(launcher ?? []), ...fromSecret] : null;
   const limits: Record<string, string> = {};
   const requests: Record<string, string> = {};
   // Requests leave a tenth of the share to what already runs on every node (DaemonSets: CNI, the device
@@ -253,6 +271,7 @@ export function renderSecret(
   plan: Pick<KubeRayRunPlan, "runId" | "jobId" | "epoch" | "namespace" | "launcher" | "pullScript">,
   pullPlan: string,
   owner: { name: string; uid: string },
+  secrets: Record<string, string> = {},
 ): Obj {
   const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
   return {
@@ -272,6 +291,7 @@ export function renderSecret(
       [SECRET_PLAN_KEY]: b64(pullPlan),
       [SECRET_PULL_KEY]: b64(plan.pullScript),
       [SECRET_LAUNCHER_KEY]: b64(plan.launcher),
+      ...Object.fromEntries(Object.entries(secrets).map(([k, v]) => [secretEnvKey(k), b64(v)])),
     },
   };
 }

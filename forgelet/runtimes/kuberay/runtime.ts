@@ -193,6 +193,7 @@ export class KubeRayRuntime implements Runtime {
       ttlSecondsAfterFinished: this.o.ttlSecondsAfterFinished ?? 300,
       stopGraceSeconds: this.o.stopGraceSeconds ?? 30,
       serviceAccountName: this.o.serviceAccountName ?? null,
+      secretNames: Object.keys(first.secrets ?? {}),
     };
     let body: Record<string, unknown>;
     try {
@@ -223,7 +224,7 @@ export class KubeRayRuntime implements Runtime {
         try {
           // Every rank runs in the image (the default one for a job that names none), and says so.
           const inImage = specs.map((s) => ({ ...s, env: { ...s.env, FORGE_IMAGE: image } }));
-          await this.o.api.createSecret(renderSecret(plan, pullPlan(inImage), { name, uid }));
+          await this.o.api.createSecret(renderSecret(plan, pullPlan(inImage), { name, uid }, first.secrets));
         } catch (err) {
           if (!(err instanceof KubeRefused && err.code === 409)) throw err;
         }

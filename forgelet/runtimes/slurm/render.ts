@@ -40,6 +40,11 @@ export interface SlurmRunPlan {
    * node with sbcast. Without it, the run directories are on a shared directory the agent prepared.
    */
   pull?: { plan: string; script: string; keep: boolean } | null;
+  /**
+   * The job's secrets: in the submission's environment (held by slurmctld, inherited by every task),
+   * never in the rank environment files or the pull plan, which are files on the nodes.
+   */
+  secrets?: Record<string, string>;
 }
 
 /** The name every StarForge job carries in Slurm: the run id, so a restarted agent finds it again. */
@@ -154,7 +159,7 @@ export function renderSubmission(plan: SlurmRunPlan): SlurmSubmission {
     script: batchScript({ ...plan, ranks }),
     name: slurmJobName(plan.runId),
     comment: `starforge run=${plan.runId} job=${plan.jobId} epoch=${plan.epoch}`,
-    environment: { PATH: plan.path, SF_RUN_ID: plan.runId },
+    environment: { ...(plan.secrets ?? {}), PATH: plan.path, SF_RUN_ID: plan.runId },
     cwd: plan.pull ? "/tmp" : ranks[0]!.runDir,
     stdout: log,
     stderr: log,

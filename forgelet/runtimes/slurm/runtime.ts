@@ -193,6 +193,7 @@ export class SlurmRuntime implements Runtime {
         account: this.o.account ?? null,
         qos: this.o.qos ?? null,
         path: this.o.path ?? process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+        secrets: first.secrets ?? {},
         pull: this.o.sharedDir
           ? null
           : { plan: pullPlan(specs), script: PULL_SCRIPT, keep: this.o.keepRuns === true },

@@ -1,0 +1,39 @@
+/**
+ * Job secrets on the wire (docs/security.md "Secrets"): what `sf secret set` sends and what `sf secret
+ * ls` shows. A value goes in and never comes out of any read route.
+ */
+import { z } from "zod";
+import { SecretName } from "./jobspec.schema.js";
+
+/** Shorter values could not be masked in a job's logs without masking ordinary text too. */
+export const SECRET_MIN_CHARS = 8;
+export const SECRET_MAX_BYTES = 32 * 1024;
+
+export const SetSecretBody = z.object({
+  value: z
+    .string()
+    .min(
+      SECRET_MIN_CHARS,
+      `a secret value has at least ${SECRET_MIN_CHARS} characters (shorter ones cannot be masked in logs)`,
+    )
+    .refine(
+      (v) => new TextEncoder().encode(v).length <= SECRET_MAX_BYTES,
+      `a secret value is at most ${SECRET_MAX_BYTES} bytes`,
+    )
+    .refine(
+      (v) => !v.includes("\0"),
+      "a secret value cannot contain a NUL character (it becomes an environment variable)",
+    ),
+});
+export type SetSecretBody = z.infer<typeof SetSecretBody>;
+
+export const SecretView = z.object({
+  name: SecretName,
+  /** `user`: the caller's own; `fleet`: set by an admin for every job of that fleet that names it. */
+  scope: z.enum(["user", "fleet"]),
+  fleet: z.string().nullable(),
+  set_by: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type SecretView = z.infer<typeof SecretView>;

@@ -1,0 +1,1 @@
+ALTER TABLE `fleets` ADD `hf_unavailable` text DEFAULT 'refuse' NOT NULL;
