@@ -1,5 +1,6 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { experimental_readRawConfig } from "wrangler";
 
 /** Secrets and endpoints the workerd tests run with (never real ones). */
 export const TEST_BINDINGS = {
@@ -17,6 +18,27 @@ export const TEST_BINDINGS = {
   SF_MAX_BLOB_BYTES: "1048576",
 };
 
+type Ratelimit = { simple: { limit: number; period: 10 | 60 } };
+
+/**
+ * The failed-login limits of wrangler.toml ([[ratelimits]]), raised out of reach for the worker tests: the
+ * files share one runtime, and their requests (no CF-Connecting-IP) one client address, "unknown", from
+ * which they send hundreds of deliberate failed logins. abuse-limits.test.ts runs the Worker with the
+ * wrangler.toml limits themselves, bound as STRICT_<name>, and reads them from TEST_RATELIMITS.
+ */
+function testRatelimits(): { ratelimits: Record<string, Ratelimit>; limits: Record<string, number> } {
+  const declared = experimental_readRawConfig({ config: "wrangler.toml" }).rawConfig.ratelimits ?? [];
+  const ratelimits: Record<string, Ratelimit> = {};
+  const limits: Record<string, number> = {};
+  for (const r of declared) {
+    const period = r.simple.period ?? 60;
+    ratelimits[r.name] = { simple: { limit: 1_000_000, period } };
+    ratelimits[`STRICT_${r.name}`] = { simple: { limit: r.simple.limit, period } };
+    limits[r.name] = r.simple.limit;
+  }
+  return { ratelimits, limits };
+}
+
 /** `import source from "….py"`: the file's text, as the forgelet bundle gets it (scripts/build.mjs). */
 const pythonAsText = {
   name: "python-as-text",
@@ -27,6 +49,7 @@ const pythonAsText = {
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("migrations");
+  const { ratelimits, limits } = testRatelimits();
   return {
     test: {
       projects: [
@@ -129,7 +152,16 @@ export default defineConfig(async () => {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: "./wrangler.toml" },
-              miniflare: { bindings: { ...TEST_BINDINGS, TEST_MIGRATIONS: migrations } },
+              miniflare: {
+                bindings: {
+                  ...TEST_BINDINGS,
+                  TEST_MIGRATIONS: migrations,
+                  TEST_RATELIMITS: limits,
+                  // workerd has no process.env: the fuzz suites read their run count from here.
+                  SF_RUNS: process.env.SF_RUNS ?? "",
+                },
+                ratelimits,
+              },
             }),
           ],
           test: {

@@ -52,6 +52,11 @@ export function fromServer(status: number, code: string, message: string, detail
     IMAGE_NOT_ALLOWED: "ask an admin to add the image to the fleet's allowlist, or use an allowed image",
     FLEET_DRAINING: "the fleet is in maintenance; try later or submit to another fleet",
     INVALID_PROFILE: "see `sf admin profile ls` (or GET /v1/profiles) for the shapes each profile allows",
+    TOO_MANY_FAILED_LOGINS:
+      "too many failed logins from this address or with this token; wait a minute, then check the token (`sf login`)",
+    SECRET_MISSING: "see `sf secret ls` (and `sf secret ls --fleet F`) for the names you can use",
+    HF_TOKEN_REQUIRED: "set your HuggingFace token with `sf secret set HF_TOKEN`",
+    PAYLOAD_TOO_LARGE: 'the request is larger than the server takes; see docs/api.md "Limits"',
   };
   const exit =
     status === 401 || status === 403

@@ -96,6 +96,22 @@ export const JournalEntry = z.object({
 export type JournalEntry = z.infer<typeof JournalEntry>;
 
 /**
+ * A workload the agent's runtime holds with StarForge labels that neither its journal nor a launch in
+ * progress claims (its journal was lost or replaced): what the agent found at start, and what it did.
+ * Host runtimes stop and remove such workloads; cluster runtimes only report them (several agents may
+ * front one cluster).
+ */
+export const Orphan = z.object({
+  run_id: z.string().max(200),
+  rank: z.number().int().min(0).nullable(),
+  epoch: z.number().int().min(0).nullable(),
+  /** docker container id, process group, Slurm job id, RayJob name. */
+  ref: z.string().max(200),
+  action: z.enum(["stopped", "reported"]),
+});
+export type Orphan = z.infer<typeof Orphan>;
+
+/**
  * `waiting`: a cluster agent submitted the rank, and the cluster keeps it waiting (its `reason`, e.g.
  * Slurm's "Resources"), which the job's pending reasons show until it is `launched`.
  */
@@ -115,6 +131,8 @@ export const AgentFrame = z.discriminatedUnion("type", [
     id: FrameId,
     inventory: Inventory,
     journal: z.array(JournalEntry).max(1024),
+    /** What the start-up sweep found (Orphan); kept on the node for admins to see. */
+    orphans: z.array(Orphan).max(1024).default([]),
   }),
   z.object({ v, type: z.literal("ack"), id: FrameId, ref: FrameId }),
   /** A cluster agent's refreshed inventory (its nodes changed: GPUs, drain, down); acked by the server. */
@@ -181,6 +199,19 @@ export const ServerFrame = z.discriminatedUnion("type", [
     reason: z.string().max(500),
   }),
   z.object({ v, type: z.literal("ack"), id: FrameId, ref: FrameId }),
+  /**
+   * A renewed node credential, sent over the open socket before the current one expires (docs/agent-
+   * protocol.md "Credentials"). The agent stores it (replacing the old one) and acks; it dials with it
+   * from then on. The socket itself stays up.
+   */
+  z.object({
+    v,
+    type: z.literal("credential"),
+    id: FrameId,
+    credential: z.string().min(20),
+    /** ISO time the new credential expires. */
+    expires_at: z.string(),
+  }),
   z.object({
     v,
     type: z.literal("error"),

@@ -119,6 +119,9 @@ export const UpdateFleetBody = z.object({
 
 export const DrainBody = z.object({ note: z.string().min(1).max(500) });
 
+/** POST /v1/fleets/:fleet/nodes/:node/{cordon,uncordon,drain,revoke}: why, for whoever looks later. */
+export const NodeActionBody = z.object({ note: z.string().min(1).max(500).optional() });
+
 export const RegisterNodeBody = z.object({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/),
   series: z.string().min(1).max(63),

@@ -15,7 +15,11 @@ export const ERROR_CODES = {
   // identity
   UNAUTHENTICATED: 401,
   TOKEN_REVOKED: 401,
+  /** The node was revoked (or removed) by an admin: its credential opens nothing any more. */
+  NODE_REVOKED: 401,
   FORBIDDEN: 403,
+  /** Too many failed logins from this address or token: refused, a valid token too, until `Retry-After`. */
+  TOO_MANY_FAILED_LOGINS: 429,
   // lookup
   NOT_FOUND: 404,
   JOB_NOT_FOUND: 404,
@@ -27,6 +31,7 @@ export const ERROR_CODES = {
   WEBHOOK_NOT_FOUND: 404,
   DELIVERY_NOT_FOUND: 404,
   SECRET_NOT_FOUND: 404,
+  NODE_NOT_FOUND: 404,
   // admission (catalog handshake, policy)
   RECIPE_NOT_FOUND: 422,
   RECIPE_VERSION_NOT_FOUND: 422,
@@ -58,6 +63,8 @@ export const ERROR_CODES = {
   INVALID_TRANSITION: 409,
   BLOB_DIGEST_MISMATCH: 400,
   BLOB_TOO_LARGE: 413,
+  /** A request body is larger than its route accepts (`details.limit`, bytes); it was never read whole. */
+  PAYLOAD_TOO_LARGE: 413,
   LENGTH_REQUIRED: 411,
   ENROLLMENT_TOKEN_INVALID: 401,
   // device login (RFC 8628 §3.5 shapes: every poll answer that is not the token is a 400)

@@ -5,6 +5,7 @@
  * not break an older client); RPC inputs are plain types.
  */
 import { z } from "zod";
+import { Orphan } from "./agent-frames.schema.js";
 import { FleetNetwork, JobView, PendingReasons, type Quota, TimeWindow } from "./api.schema.js";
 import type { Entrypoint } from "./catalog.schema.js";
 import type { JobSpec } from "./jobspec.schema.js";
@@ -86,8 +87,19 @@ export const NodeView = z.looseObject({
   gpus: z.array(
     z.looseObject({ index: z.number(), run_id: z.string().nullable(), job_id: z.string().nullable() }),
   ),
+  /** An admin took it out of scheduling (cordon, drain, revoke): no new runs; running ones go on. */
+  cordoned: z.boolean().default(false),
+  cordon_note: z.string().nullable().default(null),
+  /** Its agent was revoked: refused from then on; its runs are handled like a lost agent's. */
+  revoked: z.boolean().default(false),
+  /** Workloads its agent's last start-up sweep found that nothing claimed (stopped, or reported). */
+  orphans: z.array(Orphan).default([]),
 });
 export type NodeView = z.infer<typeof NodeView>;
+
+/** What an admin does to one node (docs/api.md "Nodes"). */
+export const NODE_ACTIONS = ["cordon", "uncordon", "drain", "revoke", "remove"] as const;
+export type NodeAction = (typeof NODE_ACTIONS)[number];
 
 export const FleetInspect = z.looseObject({
   fleet_id: z.string(),

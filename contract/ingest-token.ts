@@ -10,7 +10,7 @@ const AUDIENCE = "starforge-ingest";
 
 /**
  * Generous: a run may train for weeks, and late log drains after the end are still accepted. A token
- * stays valid until it expires or the secret rotates; ending a run does not revoke it.
+ * is refused earlier, SF_RUN_TOKEN_GRACE_SECONDS after its run ended (worker/auth/ingest-auth.ts).
  */
 export const INGEST_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 

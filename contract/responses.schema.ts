@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { FleetNetwork, JobView, QuotaBody, Role } from "./api.schema.js";
-import { FleetConfig, FleetInspect, JobDetail, RunView } from "./fleet.schema.js";
+import { DrainBlocker, FleetConfig, FleetInspect, JobDetail, NodeView, RunView } from "./fleet.schema.js";
 import { ProfileEntry } from "./profile-grammar.js";
 import { TransitionView } from "./readback.schema.js";
 import { SecretView } from "./secrets.schema.js";
@@ -257,3 +257,31 @@ export const OneDelivery = z.looseObject({
 export const SecretOne = z.looseObject({ secret: SecretView });
 export const SecretList = z.looseObject({ secrets: z.array(SecretView) });
 export const DeletedSecret = z.looseObject({ name: z.string(), deleted: z.boolean() });
+
+// audit ----------------------------------------------------------------------------------------
+
+/** One audit log entry (docs/api.md "GET /v1/audit"); `details` never holds a secret or token value. */
+export const AuditEntry = z.looseObject({
+  seq: z.number(),
+  at: z.string(),
+  actor: z.string(),
+  actor_id: z.string().nullable(),
+  action: z.string(),
+  target: z.string(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+export const AuditPage = z.looseObject({ entries: z.array(AuditEntry), next_cursor: z.string().nullable() });
+
+/** GET /v1/fleets/:fleet/nodes */
+export const NodeList = z.looseObject({ nodes: z.array(NodeView) });
+/** What an admin's action on a node did (null node: it was removed). */
+export const NodeAdminAnswer = z.looseObject({
+  action: z.string(),
+  node: NodeView.nullable(),
+  requeued: z.array(z.string()),
+  blockers: z.array(DrainBlocker),
+});

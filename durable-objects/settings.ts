@@ -9,6 +9,8 @@ export interface SettingsEnv {
   SF_PUBLIC_URL?: string;
   SF_AGENT_HEARTBEAT_SECONDS?: string;
   SF_AGENT_LOST_GRACE_SECONDS?: string;
+  SF_AGENT_CREDENTIAL_HOURS?: string;
+  SF_RUN_TOKEN_GRACE_SECONDS?: string;
   SF_RETRY_BACKOFF_SECONDS?: string;
   SF_COMMAND_RESEND_SECONDS?: string;
   SF_OUTBOX_RETRY_SECONDS?: string;
@@ -32,6 +34,13 @@ const seconds = (fallback: number) =>
 const DoSettings = z.object({
   heartbeatMs: seconds(10),
   lostGraceMs: seconds(300),
+  /** How long after its run ended a run's ingest token is still accepted (the final flush). */
+  runTokenGraceMs: seconds(600),
+  /** A node credential's lifetime (SF_AGENT_CREDENTIAL_HOURS, default 24). */
+  credentialMs: z.unknown().transform((v) => {
+    const n = Number(v);
+    return (Number.isFinite(n) && n > 0 ? n : 24) * 3600 * 1000;
+  }),
   retryBackoffMs: seconds(30),
   commandResendMs: seconds(5),
   outboxRetryMs: seconds(2),
@@ -56,6 +65,8 @@ export function doSettings(env: SettingsEnv): DoSettings {
     s = DoSettings.parse({
       heartbeatMs: env.SF_AGENT_HEARTBEAT_SECONDS,
       lostGraceMs: env.SF_AGENT_LOST_GRACE_SECONDS,
+      credentialMs: env.SF_AGENT_CREDENTIAL_HOURS,
+      runTokenGraceMs: env.SF_RUN_TOKEN_GRACE_SECONDS,
       retryBackoffMs: env.SF_RETRY_BACKOFF_SECONDS,
       commandResendMs: env.SF_COMMAND_RESEND_SECONDS,
       outboxRetryMs: env.SF_OUTBOX_RETRY_SECONDS,

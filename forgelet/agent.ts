@@ -14,6 +14,7 @@ import {
   type AgentFrame,
   HEARTBEAT_PONG,
   type Inventory,
+  type Orphan,
   parseFrame,
   ServerFrame,
 } from "../contract/agent-frames.schema.js";
@@ -67,6 +68,8 @@ export class Agent {
   private refreshTimer: NodeJS.Timeout | null = null;
   /** What this agent offers now (a cluster's nodes change; the hello and `inventory` frames carry it). */
   private inventory: Inventory;
+  /** What the start-up sweep found, told to the control plane in every hello. */
+  private orphans: Orphan[] = [];
   /** An `inventory` frame not yet acknowledged (re-sent with the reports). */
   private inventoryFrame: Extract<AgentFrame, { type: "inventory" }> | null = null;
 
@@ -94,6 +97,7 @@ export class Agent {
       // Submitted to a cluster that still held it: wait for it again; else finish preparing it.
       if (r.state === "accepted") void (r.ref ? this.started(r, r.ref) : this.resumeAccepted(r));
     }
+    await this.sweepOrphans();
     this.conn.start();
     this.resendTimer = setInterval(() => this.resend(), this.o.resendMs ?? 3000);
     this.resendTimer.unref();
@@ -112,6 +116,56 @@ export class Agent {
     if (this.resendTimer) clearInterval(this.resendTimer);
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.conn.stop();
+  }
+
+  /**
+   * Workloads the runtime holds with StarForge labels that no journal record claims (the journal was
+   * lost or replaced; before the connection opens no launch is in progress). A host runtime's are this
+   * node's alone: they are stopped and removed. A cluster's may belong to another agent fronting the same
+   * cluster: they are only reported. Either way the hello tells the control plane.
+   */
+  private async sweepOrphans(): Promise<void> {
+    let held: Awaited<ReturnType<Runtime["list"]>>;
+    try {
+      held = await this.o.runtime.list();
+    } catch (err) {
+      this.o.log(
+        `listing the runtime's workloads failed (${err instanceof Error ? err.message : String(err)}); no sweep`,
+      );
+      return;
+    }
+    const records = this.journal.all();
+    const refs = new Set(records.flatMap((r) => (r.ref ? [`${r.ref.kind}:${r.ref.id}`] : [])));
+    const ranks = new Set(records.map((r) => `${r.run_id}#${r.rank}`));
+    const host = !this.o.runtime.cluster;
+    for (const w of held) {
+      const runId = w.labels["starforge.run_id"] ?? "";
+      const rank = w.labels["starforge.rank"] === undefined ? null : Number(w.labels["starforge.rank"]);
+      if (refs.has(`${w.ref.kind}:${w.ref.id}`) || ranks.has(`${runId}#${rank}`)) continue;
+      const epoch = w.labels["starforge.epoch"] === undefined ? null : Number(w.labels["starforge.epoch"]);
+      const what = `${w.ref.kind} ${w.ref.id} (run ${runId || "?"}, rank ${rank ?? "?"})`;
+      let action: Orphan["action"] = "reported";
+      if (host) {
+        try {
+          await this.o.runtime.stop(w.ref, 10_000);
+          action = "stopped";
+        } catch (err) {
+          this.o.log(`stopping orphan ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      this.o.log(
+        action === "stopped"
+          ? `stopped orphan ${what}: no journal record claims it`
+          : `found ${what}, which no journal record of this agent claims; left alone (a cluster may be shared)`,
+      );
+      this.orphans.push({
+        run_id: runId.slice(0, 200),
+        rank: Number.isInteger(rank) && rank! >= 0 ? rank : null,
+        epoch: Number.isInteger(epoch) && epoch! >= 0 ? epoch : null,
+        ref: w.ref.id.slice(0, 200),
+        action,
+      });
+    }
   }
 
   /** A cluster's nodes, read again; sent to the control plane when they changed. */
@@ -150,6 +204,7 @@ export class Agent {
       id: newId("frm"),
       inventory: this.inventory,
       journal: this.journal.entries(),
+      orphans: this.orphans,
     });
     // The hello carries the newest inventory: an unacknowledged `inventory` frame is superseded.
     this.inventoryFrame = null;
@@ -191,6 +246,10 @@ export class Agent {
         case "ack":
           this.onAck(f.ref);
           break;
+        case "credential":
+          this.renewCredential(f.credential, f.expires_at);
+          this.ack(f.id);
+          break;
         case "error":
           this.onError(f.ref, f.code, f.message);
           break;
@@ -198,6 +257,16 @@ export class Agent {
     } catch (err) {
       this.o.log(`handling ${f.type} failed: ${err instanceof Error ? err.stack : String(err)}`);
     }
+  }
+
+  /** A renewed node credential: saved (0600, atomically) before it is used, so a restart dials with it. */
+  private renewCredential(credential: string, expiresAt: string): void {
+    const file = join(this.o.stateDir, "credential.json");
+    const saved = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+    writeFileAtomic(file, JSON.stringify({ ...saved, credential, expires_at: expiresAt }, null, 2), 0o600);
+    this.conn.setCredential(credential);
+    this.blobs.setCredential(credential);
+    this.o.log(`node credential renewed; valid until ${expiresAt}`);
   }
 
   private ack(ref: string): void {

@@ -38,10 +38,15 @@ export class BlobCache {
   constructor(
     stateDir: string,
     private readonly server: string,
-    private readonly credential: string,
+    /** The node credential; renewed over the agent's socket (setCredential). */
+    private credential: string,
   ) {
     this.dir = join(stateDir, "blobs", "sha256");
     mkdirSync(this.dir, { recursive: true });
+  }
+
+  setCredential(credential: string): void {
+    this.credential = credential;
   }
 
   /**

@@ -109,6 +109,8 @@ const Credential = z.object({
   fleet_id: z.string(),
   fleet: z.string(),
   credential: z.string(),
+  /** When the credential expires (the control plane renews it while the agent is connected). */
+  expires_at: z.string().optional(),
 });
 
 function fail(msg: string): never {

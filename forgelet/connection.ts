@@ -25,8 +25,18 @@ export class Connection {
   private lastHeard = Date.now();
   private heartbeat: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private credential: string;
+  /** The last refusal logged, so a long outage does not print the same line every reconnect. */
+  private lastRefusal = "";
 
-  constructor(private readonly o: ConnectionOptions) {}
+  constructor(private readonly o: ConnectionOptions) {
+    this.credential = o.credential;
+  }
+
+  /** A renewed credential (the control plane sent it over this socket): used from the next dial on. */
+  setCredential(credential: string): void {
+    this.credential = credential;
+  }
 
   start(): void {
     this.dial();
@@ -63,12 +73,14 @@ export class Connection {
   private dial(): void {
     if (this.stopped) return;
     const ws = new WebSocket(this.o.url, {
-      headers: { authorization: `Bearer ${this.o.credential}` },
+      headers: { authorization: `Bearer ${this.credential}` },
       handshakeTimeout: 10_000,
     });
     this.ws = ws;
+    let refused = false;
     ws.on("open", () => {
       this.attempt = 0;
+      this.lastRefusal = "";
       this.lastHeard = Date.now();
       this.o.log(`connected to ${this.o.url}`);
       this.startHeartbeat();
@@ -79,9 +91,31 @@ export class Connection {
       if (!isBinary) this.o.onText(data.toString());
     });
     ws.on("unexpected-response", (_req, res) => {
-      this.o.log(`the control plane refused the connection: HTTP ${res.statusCode}`);
+      // Read why (an expired or revoked credential says what to do), then fail this attempt.
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        if (body.length < 4096) body += chunk;
+      });
+      res.on("end", () => {
+        let why = "";
+        try {
+          const e = (JSON.parse(body) as { error?: { code?: string; message?: string } }).error;
+          if (e) why = `: ${e.code}: ${e.message}`;
+        } catch {
+          // not JSON: the status says enough
+        }
+        const line = `the control plane refused the connection: HTTP ${res.statusCode}${why}`;
+        if (line !== this.lastRefusal) this.o.log(line);
+        this.lastRefusal = line;
+        // Ends the handshake (error, then close): the usual backoff and reconnect follow.
+        refused = true;
+        ws.terminate();
+      });
     });
-    ws.on("error", (err) => this.o.log(`connection error: ${err.message}`));
+    ws.on("error", (err) => {
+      if (!refused) this.o.log(`connection error: ${err.message}`);
+    });
     ws.on("close", (code, reason) => {
       this.clearHeartbeat();
       if (this.ws !== ws) return;

@@ -4,7 +4,9 @@ import type { ErrorBody } from "../contract/errors.js";
 import { ensureBootstrapped } from "./auth/bootstrap.js";
 import { authenticate, type Env } from "./auth/middleware.js";
 import { AppError } from "./errors.js";
+import { limitBodies } from "./http.js";
 import { agentsRoutes } from "./routes/agents.routes.js";
+import { auditRoutes } from "./routes/audit.routes.js";
 import { blobsRoutes } from "./routes/blobs.routes.js";
 import { capsuleRoutes } from "./routes/capsule.routes.js";
 import { catalogRoutes } from "./routes/catalog.routes.js";
@@ -13,6 +15,7 @@ import { fleetsRoutes } from "./routes/fleets.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { ingestRoutes } from "./routes/ingest.routes.js";
 import { jobsRoutes } from "./routes/jobs.routes.js";
+import { nodesRoutes } from "./routes/nodes.routes.js";
 import { profilesRoutes } from "./routes/profiles.routes.js";
 import { readbackRoutes } from "./routes/readback.routes.js";
 import { secretsRoutes } from "./routes/secrets.routes.js";
@@ -29,6 +32,7 @@ export function createApp(): Hono<Env> {
     return next();
   });
   app.use("/v1/*", authenticate);
+  app.use("*", limitBodies);
 
   app.route("/v1", healthRoutes);
   app.route("/v1", usersRoutes);
@@ -36,6 +40,7 @@ export function createApp(): Hono<Env> {
   app.route("/v1", catalogRoutes);
   app.route("/v1", profilesRoutes);
   app.route("/v1", secretsRoutes);
+  app.route("/v1", nodesRoutes);
   app.route("/v1", fleetsRoutes);
   app.route("/v1", agentsRoutes);
   app.route("/v1", jobsRoutes);
@@ -44,6 +49,7 @@ export function createApp(): Hono<Env> {
   app.route("/v1", capsuleRoutes);
   app.route("/v1", readbackRoutes);
   app.route("/v1", webhooksRoutes);
+  app.route("/v1", auditRoutes);
   app.route("/v1/ingest", ingestRoutes);
   // Full paths inside: /v1/auth/device… (under the /v1 middleware) and the /device page.
   app.route("/", deviceRoutes);

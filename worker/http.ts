@@ -1,7 +1,70 @@
-/** Request parsing helpers: every body and query goes through zod and fails with a coded 400. */
+/**
+ * Request parsing helpers: every body and query goes through zod and fails with a coded 400, and no body
+ * is read past its route's size limit (413 PAYLOAD_TOO_LARGE).
+ */
+import type { MiddlewareHandler } from "hono";
 import type { z } from "zod";
-import type { Ctx } from "./auth/middleware.js";
+import type { Ctx, Env } from "./auth/middleware.js";
 import { AppError } from "./errors.js";
+
+const MiB = 1024 * 1024;
+/** Every JSON body but job-side ingest's, a JobSpec's too (it names its files by digest: they are blobs). */
+export const MAX_JSON_BODY_BYTES = 1 * MiB;
+/**
+ * Job-side ingest batches. The capsule sends at most about 512 KiB per request (500 log lines, 256 points,
+ * one validation sample); this is the contract's largest log batch (1000 lines of 16 KiB).
+ */
+export const MAX_INGEST_BODY_BYTES = 16 * MiB;
+/** Uploads that stream to R2 under their own limit, SF_MAX_BLOB_BYTES (services/verified-put.ts). */
+const STREAMED_UPLOADS = [/^\/v1\/blobs\/[^/]+$/, /^\/v1\/ingest\/artifact\/blob\//];
+
+function bodyLimitOf(method: string, path: string): number | null {
+  if (method === "PUT" && STREAMED_UPLOADS.some((re) => re.test(path))) return null;
+  return path.startsWith("/v1/ingest/") ? MAX_INGEST_BODY_BYTES : MAX_JSON_BODY_BYTES;
+}
+
+function tooLarge(c: Ctx, limit: number): AppError {
+  return new AppError(
+    "PAYLOAD_TOO_LARGE",
+    `the request body is larger than ${limit} bytes, the limit of ${c.req.method} ${c.req.path}`,
+    { limit },
+  );
+}
+
+/**
+ * Refuses a body over its route's limit before it is read whole: at once when its Content-Length says so,
+ * otherwise (chunked) as soon as the bytes read pass the limit, when the stream is cut off. The route's
+ * own parse then fails, and its error is replaced by the 413. Mounted after authentication (app.ts), and
+ * nothing is read here, so an unauthenticated body is never read at all.
+ */
+export const limitBodies: MiddlewareHandler<Env> = async (c, next) => {
+  const body = c.req.raw.body;
+  const limit = bodyLimitOf(c.req.method, c.req.path);
+  if (!body || limit === null) return next();
+  const declared = Number(c.req.header("content-length") ?? Number.NaN);
+  if (declared > limit) {
+    await body.cancel();
+    throw tooLarge(c, limit);
+  }
+  let seen = 0;
+  let over = false;
+  const capped = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, ctl) {
+        seen += chunk.byteLength;
+        if (seen > limit) {
+          over = true;
+          ctl.error(tooLarge(c, limit));
+          return;
+        }
+        ctl.enqueue(chunk);
+      },
+    }),
+  );
+  c.req.raw = new Request(c.req.raw, { body: capped });
+  await next();
+  if (over) throw tooLarge(c, limit);
+};
 
 export function issuesOf(err: z.ZodError): Array<{ path: string; message: string }> {
   return err.issues.map((i) => ({ path: i.path.join(".") || "(root)", message: i.message }));

@@ -48,6 +48,8 @@ const users = () => import("../impl/admin/users.js");
 const fleets = () => import("../impl/admin/fleets.js");
 const profiles = () => import("../impl/admin/profiles.js");
 const recipes = () => import("../impl/admin/recipes.js");
+const audit = () => import("../impl/admin/audit.js");
+const nodes = () => import("../impl/admin/nodes.js");
 
 export function register(program: Command): void {
   const admin = program
@@ -210,6 +212,54 @@ export function register(program: Command): void {
       (await fleets()).enrollToken(cmd, name, o),
     );
 
+  const node = admin
+    .command("node")
+    .description("list a fleet's nodes and take one out of service: cordon, drain, revoke, remove")
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin node ls --fleet lab",
+        "sf admin node cordon gpu-07 --fleet lab --note 'fan swap'",
+        "sf admin node drain gpu-07 --fleet lab",
+        "sf admin node revoke gpu-07 --fleet lab --note 'disk stolen'",
+      ]),
+    );
+  const fleetOpt = () => new Option("--fleet <fleet>", "the node's fleet (name or id)").makeOptionMandatory();
+  node
+    .command("ls")
+    .description("list the fleet's nodes: status, cordon, agent, GPUs in use")
+    .addOption(fleetOpt())
+    .action(async (o: { fleet: string }, cmd: Command) => (await nodes()).ls(cmd, o.fleet));
+  const actions = [
+    ["cordon", "place no new runs on it; running ones go on", true],
+    ["uncordon", "let it take new runs again", false],
+    [
+      "drain",
+      "cordon it and move its resumable runs elsewhere (stopped with a checkpoint, queued again)",
+      true,
+    ],
+    ["revoke", "disconnect its agent now and refuse it from then on; its runs are handled as lost", true],
+  ] as const;
+  for (const [name, what, noted] of actions) {
+    const sub = node
+      .command(name)
+      .argument("<node>", "the node (name or id)")
+      .description(what)
+      .addOption(fleetOpt());
+    if (noted) sub.option("--note <text>", "why, for whoever looks later (shown in `node ls`)");
+    sub.action(async (n: string, o: { fleet: string; note?: string }, cmd: Command) =>
+      (await nodes()).act(cmd, name, n, o),
+    );
+  }
+  node
+    .command("rm")
+    .argument("<node>", "the node (name or id)")
+    .description("forget a node that holds no run; its agent stays refused")
+    .addOption(fleetOpt())
+    .action(async (n: string, o: { fleet: string }, cmd: Command) =>
+      (await nodes()).act(cmd, "remove", n, o),
+    );
+
   const profile = admin
     .command("profile")
     .description("manage hardware profiles (name → GPU series and node shape)")
@@ -264,6 +314,27 @@ export function register(program: Command): void {
       ]),
     )
     .action(async (file: string, _o: unknown, cmd: Command) => (await recipes()).publishRecipe(cmd, file));
+
+  admin
+    .command("audit")
+    .description(
+      "show the audit log, newest first: who did which administrative or security-relevant action to what, when and from where (successful actions only)",
+    )
+    .option("--actor <who>", "only this actor: a user name or id, agent:<node id> or system")
+    .option("--action <prefix>", "only actions starting with this (e.g. secret. or user.create)")
+    .option("--target <target>", "only this target (e.g. user:ada, fleet:lab)")
+    .option("--since <time>", "only entries at or after this ISO date or time")
+    .option("--until <time>", "only entries before this ISO date or time")
+    .option("--limit <n>", "at most this many entries (default 50)")
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin audit",
+        "sf admin audit --action secret. --since 2026-01-01",
+        "sf admin audit --actor ada --limit 200 --json",
+      ]),
+    )
+    .action(async (o, cmd: Command) => (await audit()).listAudit(cmd, o));
 
   const maintenance = admin
     .command("maintenance")

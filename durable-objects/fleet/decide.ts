@@ -5,7 +5,7 @@
  * the DO's single SQL transaction; in memory in tests). The decision returns the event's result and the
  * list of effects, in order. No I/O: time and ids come from the context.
  */
-import type { Inventory, JournalEntry } from "../../contract/agent-frames.schema.js";
+import type { Inventory, JournalEntry, Orphan } from "../../contract/agent-frames.schema.js";
 import type { Quota, RegisterNodeBody } from "../../contract/api.schema.js";
 import type { Result } from "../../contract/errors.js";
 import type {
@@ -32,6 +32,7 @@ import {
 import { runEvent } from "./rules/events.js";
 import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
+import { type NodeAction, type NodeAdminReport, nodeAction } from "./rules/nodes.js";
 import { action, retryDue, submit } from "./rules/runs.js";
 import { configure, registerNode, schedule, scheduleSubmitted, setQuota } from "./rules/schedule.js";
 import type { FleetEffect, Ledger } from "./state.js";
@@ -47,7 +48,7 @@ export type FleetEvent =
   | { type: "action"; jobId: string; action: JobAction; actor: Actor; reason?: string }
   | { type: "register_node"; input: RegisterNodeBody }
   | { type: "run_event"; input: RunEventInput }
-  | { type: "hello"; nodeId: string; inventory: Inventory; journal: JournalEntry[] }
+  | { type: "hello"; nodeId: string; inventory: Inventory; journal: JournalEntry[]; orphans?: Orphan[] }
   /** A cluster agent's refreshed inventory (its nodes' GPUs and states). */
   | { type: "inventory"; nodeId: string; inventory: Inventory }
   | { type: "ack"; nodeId: string; commandId: string }
@@ -60,7 +61,9 @@ export type FleetEvent =
   /** The checkpoint a run continues from was resolved (JSON of ResumeFrom | null). */
   | { type: "resume_resolved"; runId: string; body: string }
   /** A timer row came due: `schedule`, `windows`, `retry:<job>`, `lost:<node>`. */
-  | { type: "timer"; id: string };
+  | { type: "timer"; id: string }
+  /** An admin cordons, uncordons, drains, revokes or removes a node (by id or name). */
+  | { type: "node_admin"; node: string; action: NodeAction; actor: string; note: string | null };
 
 /** What each event answers. */
 export interface FleetResults {
@@ -81,6 +84,7 @@ export interface FleetResults {
   sent: undefined;
   resume_resolved: undefined;
   timer: undefined;
+  node_admin: Result<NodeAdminReport>;
 }
 
 export interface Decision<T> {
@@ -129,7 +133,7 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
     case "run_event":
       return runEvent(t, e.input);
     case "hello":
-      return hello(t, e.nodeId, e.inventory, e.journal);
+      return hello(t, e.nodeId, e.inventory, e.journal, e.orphans ?? []);
     case "inventory":
       inventory(t, e.nodeId, e.inventory);
       return undefined;
@@ -153,6 +157,8 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
     case "timer":
       timerDue(t, e.id);
       return undefined;
+    case "node_admin":
+      return nodeAction(t, e.node, e.action, e.actor, e.note);
   }
 }
 

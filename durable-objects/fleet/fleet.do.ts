@@ -7,6 +7,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
+import { mintAgentCredential, renewDueAt } from "../../contract/agent-credential.js";
 import {
   AGENT_PROTOCOL_VERSION,
   AgentFrame,
@@ -37,11 +38,14 @@ import { type DoEnv, doSettings } from "../env.js";
 import { pokeDueWebhooks } from "../webhooks/stub.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
 import { buildLaunchRequest, findResume, openLaunchSecrets } from "./launch.js";
+import { agentAdmitted } from "./node-admin.js";
 import { drainOutbox } from "./outbox.js";
 import type { CommandRow } from "./rows.js";
 import { launchContext } from "./rules/agents.js";
+import { fleetId } from "./rules/ledger.js";
+import type { NodeAction, NodeAdminReport } from "./rules/nodes.js";
 import { FleetStore } from "./store.js";
-import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, timerTarget } from "./timers.js";
+import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, renewTimer, timerTarget } from "./timers.js";
 import { inspect, jobDetail, runView } from "./views.js";
 
 const MAX_OUTBOX_RETRY_MS = 300_000;
@@ -51,7 +55,12 @@ const OVER_STOP_GRACE_SECONDS = 10;
 const FINISH_SECONDS = 30;
 
 /** Socket state is small (ids only) and parsed on read; everything else lives in SQL. */
-const SocketAttachment = z.object({ nodeId: z.string(), lastSeen: z.number() });
+const SocketAttachment = z.object({
+  nodeId: z.string(),
+  lastSeen: z.number(),
+  /** When the credential this socket was opened (or last renewed) with expires; null: it has no expiry. */
+  credentialExpiresAt: z.number().nullable().default(null),
+});
 type SocketAttachment = z.infer<typeof SocketAttachment>;
 
 export class FleetDO extends DurableObject<DoEnv> {
@@ -115,6 +124,32 @@ export class FleetDO extends DurableObject<DoEnv> {
     return r;
   }
 
+  /**
+   * An admin cordons, uncordons, drains, revokes or removes a node. A revoked or removed agent's socket
+   * is closed at once (and it is refused from then on, see fetch).
+   */
+  async administerNode(
+    node: string,
+    action: NodeAction,
+    actor: string,
+    note: string | null,
+  ): Promise<Result<NodeAdminReport>> {
+    const r = this.decide({ type: "node_admin", node, action, actor, note });
+    if (r.ok) {
+      for (const id of r.value.disconnect) {
+        this.store.deleteTimer(renewTimer(id));
+        for (const ws of this.ctx.getWebSockets(`agent:${id}`)) ws.close(4003, `node ${action}d by an admin`);
+      }
+    }
+    await this.afterChange();
+    return r;
+  }
+
+  /** Whether the agent of `nodeId` may use agent routes: enrolled here and neither revoked nor removed. */
+  async agentAdmitted(nodeId: string): Promise<boolean> {
+    return agentAdmitted(this.store, nodeId);
+  }
+
   async registerNode(input: RegisterNodeBody): Promise<Result<NodeView>> {
     const r = this.decide({ type: "register_node", input });
     await this.afterChange();
@@ -175,14 +210,28 @@ export class FleetDO extends DurableObject<DoEnv> {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket" || !nodeId) {
       return new Response("expected an agent WebSocket upgrade", { status: 426 });
     }
+    if (!agentAdmitted(this.store, nodeId)) {
+      const error = {
+        code: "NODE_REVOKED",
+        message: `an admin revoked or removed node ${nodeId}; enroll the machine again with a new token from \`sf admin fleet enroll-token\``,
+      };
+      return Response.json({ error }, { status: 401 });
+    }
+    const exp = Number(request.headers.get("x-sf-credential-expires-at"));
+    const credentialExpiresAt = Number.isFinite(exp) && exp > 0 ? exp : null;
     // One connection per node: a reconnecting agent replaces its old socket.
     for (const old of this.ctx.getWebSockets(`agent:${nodeId}`))
       old.close(4000, "replaced by a newer connection");
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.ctx.acceptWebSocket(server, [`agent:${nodeId}`]);
-    server.serializeAttachment({ nodeId, lastSeen: Date.now() } satisfies SocketAttachment);
+    server.serializeAttachment({
+      nodeId,
+      lastSeen: Date.now(),
+      credentialExpiresAt,
+    } satisfies SocketAttachment);
     this.store.setTimer(LIVENESS_TIMER, Date.now() + this.livenessMs());
+    this.armRenewal(nodeId, credentialExpiresAt);
     await this.armAlarm();
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -206,6 +255,7 @@ export class FleetDO extends DurableObject<DoEnv> {
           nodeId: att.nodeId,
           inventory: frame.inventory,
           journal: frame.journal,
+          orphans: frame.orphans,
         });
         this.send(ws, {
           v: AGENT_PROTOCOL_VERSION,
@@ -299,6 +349,7 @@ export class FleetDO extends DurableObject<DoEnv> {
         this.store.deleteTimer(t.id);
         const target = timerTarget(t.id);
         if (target.kind === "liveness") this.checkLiveness(now);
+        else if (target.kind === "renew") await this.renewCredential(target.nodeId);
         else if (target.kind === "outbox") await this.flush(t.attempts);
         else if (target.kind !== "commands" && target.kind !== "unknown")
           this.decide({ type: "timer", id: t.id });
@@ -360,6 +411,37 @@ export class FleetDO extends DurableObject<DoEnv> {
       .filter((w) => w !== ws && w.readyState === WebSocket.OPEN);
     if (others.length === 0) this.decide({ type: "node_lost", nodeId: att.nodeId });
     void this.afterChange();
+  }
+
+  /** The renewal of an agent's credential: due once a third of its lifetime is left (now, if it has none). */
+  private armRenewal(nodeId: string, expiresAt: number | null): void {
+    const due = renewDueAt(expiresAt, doSettings(this.env).credentialMs);
+    this.store.deleteTimer(renewTimer(nodeId));
+    this.store.setTimer(renewTimer(nodeId), Math.max(Date.now(), due));
+  }
+
+  /**
+   * Sends a connected agent a new credential over its socket (it stores it and dials with it from then
+   * on); the socket stays up. An agent not connected now is renewed when it next connects, if its
+   * credential has not expired by then.
+   */
+  private async renewCredential(nodeId: string): Promise<void> {
+    const ws = this.ctx.getWebSockets(`agent:${nodeId}`).find((s) => s.readyState === WebSocket.OPEN);
+    const att = ws ? attachment(ws) : null;
+    const fleet = fleetId(this.store);
+    const settings = doSettings(this.env);
+    if (!ws || !att || !fleet || !settings.jwtSecret || !agentAdmitted(this.store, nodeId)) return;
+    const ttl = Math.round(settings.credentialMs / 1000);
+    const { credential, expiresAt } = await mintAgentCredential(settings.jwtSecret, nodeId, fleet, ttl);
+    this.send(ws, {
+      v: AGENT_PROTOCOL_VERSION,
+      type: "credential",
+      id: newId("frm"),
+      credential,
+      expires_at: new Date(expiresAt).toISOString(),
+    });
+    ws.serializeAttachment({ ...att, credentialExpiresAt: expiresAt } satisfies SocketAttachment);
+    this.armRenewal(nodeId, expiresAt);
   }
 
   /** Closes sockets silent for three heartbeats (no ping answered by the runtime, no frame). */

@@ -164,6 +164,9 @@ export class MemoryFleetState implements Ledger {
       case "rank":
         this.rankRows.set(`${e.row.run_id}#${e.row.rank}`, copy(e.row));
         return;
+      case "node_gone":
+        this.nodeRows.delete(e.id);
+        return;
       case "node": {
         const before = this.nodeRows.get(e.row.id);
         const clash = [...this.nodeRows.values()].find((n) => n.name === e.row.name && n.id !== e.row.id);

@@ -53,6 +53,8 @@ export type FleetEffect =
   | { kind: "run"; row: RunRow }
   | { kind: "rank"; row: RankRow }
   | { kind: "node"; row: NodeRow }
+  /** Forgets a node that holds nothing (an admin removed it). */
+  | { kind: "node_gone"; id: string }
   | { kind: "quota"; user_id: string; body: string }
   /** Books one GPU. The store refuses a second booking of the same (node, index). */
   | { kind: "alloc"; alloc: AllocRow }

@@ -310,6 +310,9 @@ export class FleetStore extends SqlStore implements Ledger {
       case "node":
         this.sql.exec(UPSERT.node, ...values(e.row, NODE_COLUMNS));
         return;
+      case "node_gone":
+        this.sql.exec("DELETE FROM nodes WHERE id = ?", e.id);
+        return;
       case "quota":
         this.sql.exec(
           "INSERT INTO quotas (user_id, body) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET body = excluded.body",

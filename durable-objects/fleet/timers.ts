@@ -16,6 +16,7 @@ export const COMMANDS_TIMER = "commands";
 export const LIVENESS_TIMER = "liveness";
 
 const RETRY_PREFIX = "retry:";
+const RENEW_PREFIX = "renew:";
 const LOST_PREFIX = "lost:";
 
 /** The timer (and its meta row) that re-queues a failed job for another attempt. */
@@ -28,10 +29,16 @@ export function lostTimer(nodeId: string): string {
   return `${LOST_PREFIX}${nodeId}`;
 }
 
+/** The timer that sends a connected agent a new credential before its current one expires. */
+export function renewTimer(nodeId: string): string {
+  return `${RENEW_PREFIX}${nodeId}`;
+}
+
 export type TimerTarget =
   | { kind: "schedule" }
   | { kind: "retry"; jobId: string }
   | { kind: "lost"; nodeId: string }
+  | { kind: "renew"; nodeId: string }
   | { kind: "outbox" | "commands" | "liveness" }
   | { kind: "unknown" };
 
@@ -41,5 +48,6 @@ export function timerTarget(id: string): TimerTarget {
   if (id === OUTBOX_TIMER || id === COMMANDS_TIMER || id === LIVENESS_TIMER) return { kind: id };
   if (id.startsWith(RETRY_PREFIX)) return { kind: "retry", jobId: id.slice(RETRY_PREFIX.length) };
   if (id.startsWith(LOST_PREFIX)) return { kind: "lost", nodeId: id.slice(LOST_PREFIX.length) };
+  if (id.startsWith(RENEW_PREFIX)) return { kind: "renew", nodeId: id.slice(RENEW_PREFIX.length) };
   return { kind: "unknown" };
 }

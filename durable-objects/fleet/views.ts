@@ -1,4 +1,5 @@
 /** The Fleet DO's read views: what its RPC returns about jobs, runs and nodes. Pure reads of the state. */
+
 import { defaultWorkloads, WORKLOAD_KINDS } from "../../contract/agent-frames.schema.js";
 import type { TimeWindow } from "../../contract/api.schema.js";
 import type { FleetInspect, JobDetail, NodeView, RunView } from "../../contract/fleet.schema.js";
@@ -6,6 +7,7 @@ import { nowIso } from "../../contract/ids.js";
 import { ALLOCATED_STATES, type JobState } from "../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../contract/pending-reasons.schema.js";
+import { nodeAdmin, nodeOrphans } from "./node-admin.js";
 import type { AllocRow, NodeRow, RunRow } from "./rows.js";
 import { allocationsByNode, config, fleetId } from "./rules/ledger.js";
 import type { FleetState } from "./state.js";
@@ -52,6 +54,8 @@ export function nodeView(
   n: NodeRow,
   allocs: readonly AllocRow[] = s.allocations().filter((a) => a.node_id === n.id),
 ): NodeView {
+  const admin = nodeAdmin(s, n.id);
+  const orphans = nodeOrphans(s, n.id);
   const gpus = [];
   for (let i = 0; i < n.gpus; i++) {
     const a = allocs.find((x) => x.idx === i);
@@ -75,6 +79,10 @@ export function nodeView(
         : [...WORKLOAD_KINDS],
     labels: JSON.parse(n.labels) as Record<string, string>,
     gpus,
+    cordoned: admin?.cordoned ?? false,
+    cordon_note: admin?.cordoned ? admin.note : null,
+    revoked: admin?.revoked_at != null,
+    orphans: orphans?.orphans ?? [],
   };
 }
 

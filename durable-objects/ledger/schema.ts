@@ -374,3 +374,27 @@ export const secrets = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.scope, t.ownerId, t.name] })],
 );
+
+/**
+ * The audit log (docs/api.md "GET /v1/audit"): one row per successful administrative or security-relevant
+ * action, written after the action (worker/services/audit.service.ts); refused or failed actions leave no
+ * row. `seq` orders the log and is the page cursor. `actor` is the user's name, `agent:<node id>` or
+ * `system`; `actor_id` the user's id when a user acted. `details` is small JSON that never holds a secret
+ * or token value.
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    at: text("at").notNull(),
+    actor: text("actor").notNull(),
+    actorId: text("actor_id"),
+    action: text("action").notNull(),
+    target: text("target").notNull(),
+    /** Client address: `CF-Connecting-IP`, else the first `X-Forwarded-For` entry. */
+    ip: text("ip"),
+    userAgent: text("user_agent"),
+    details: text("details").notNull().default("{}"),
+  },
+  (t) => [index("audit_log_at").on(t.at), index("audit_log_actor").on(t.actor, t.seq)],
+);

@@ -3,7 +3,7 @@
  * lists them; the Fleet DO opens the ones a run names into its LaunchRequest. A job sees its submitter's
  * secret of a name, else its fleet's (the more specific one wins).
  */
-import { and, asc, eq, inArray, or } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, or } from "drizzle-orm";
 import { nowIso } from "../../contract/ids.js";
 import { type Db, schema } from "./client.js";
 import { openSecret, type SecretAddress, type SecretKeyring, sealSecret } from "./secret-box.js";
@@ -99,4 +99,40 @@ export async function openSecrets(
     out[r.name] = await openSecret(ring, { scope: r.scope, ownerId: r.ownerId, name: r.name }, r);
   }
   return out;
+}
+
+/**
+ * Seals again, under the current key, every value sealed with another (after SF_SECRETS_KEY rotated):
+ * each row is rewritten only if it still holds what was read, so a value set meanwhile is never
+ * overwritten. Values whose key is gone are counted, not touched.
+ */
+export async function rewrapSecrets(
+  d: Db,
+  ring: SecretKeyring,
+): Promise<{
+  rewrapped: number;
+  unreadable: Array<{ scope: string; owner_id: string; name: string; key_id: string }>;
+}> {
+  const stale = await d.select().from(s).where(ne(s.keyId, ring.current.id)).all();
+  let rewrapped = 0;
+  const unreadable: Array<{ scope: string; owner_id: string; name: string; key_id: string }> = [];
+  for (const r of stale) {
+    const at = { scope: r.scope, ownerId: r.ownerId, name: r.name };
+    let value: string;
+    try {
+      value = await openSecret(ring, at, r);
+    } catch {
+      unreadable.push({ scope: r.scope, owner_id: r.ownerId, name: r.name, key_id: r.keyId });
+      continue;
+    }
+    const next = await sealSecret(ring, at, value);
+    const done = await d
+      .update(s)
+      .set({ keyId: next.keyId, sealed: next.sealed })
+      .where(and(eq(s.scope, r.scope), eq(s.ownerId, r.ownerId), eq(s.name, r.name), eq(s.sealed, r.sealed)))
+      .returning({ name: s.name })
+      .all();
+    rewrapped += done.length;
+  }
+  return { rewrapped, unreadable };
 }

@@ -69,6 +69,9 @@ import {
 /** Distinct environment probes kept per run (each process's init sends one). */
 export const MAX_ENV_PROBES = 1000;
 
+/** While a run goes on, its tokens' checks ask the ledger whether it ended at most this often. */
+const LEDGER_RECHECK_MS = 60_000;
+
 /** Live tails get a comment this often, and an idle tail re-checks whether its run is over. */
 export const KEEPALIVE_MS = 15_000;
 
@@ -79,6 +82,8 @@ export class RunDO extends DurableObject<DoEnv> {
   private ended = false;
   /** When live tails next get a keep-alive (null while none is open). In memory: tails are too. */
   private keepAliveDue: number | null = null;
+  /** When the ledger was last asked whether this run ended (tokenAdmitted), in memory. */
+  private ledgerCheckedAt = 0;
   /** The run's secret values to mask in its logs (opened on first use; null = not loaded yet). */
   private masks: string[] | null = null;
   /** Ranks waiting at the rendezvous (in memory: a long poll lives only as long as its request). */
@@ -96,6 +101,27 @@ export class RunDO extends DurableObject<DoEnv> {
   }
 
   // RPC: ingest ------------------------------------------------------------------------
+
+  /**
+   * Whether the run's job-side token is still good: while the run may report, and for
+   * SF_RUN_TOKEN_GRACE_SECONDS after it ended (its last logs, checkpoint and report). Whether it ended is
+   * learnt from the runner's final report, from the control plane (markOver) or, at most once a minute
+   * while it runs, from the ledger.
+   */
+  async tokenAdmitted(
+    runId: string,
+  ): Promise<{ ok: true } | { ok: false; endedAt: number; graceSeconds: number }> {
+    const now = Date.now();
+    if (!this.ended && now - this.ledgerCheckedAt > LEDGER_RECHECK_MS) {
+      this.ledgerCheckedAt = now;
+      this.bind(runId);
+      await this.checkLedger();
+    }
+    const endedAt = Number(this.store.getMeta("ended_at"));
+    const graceMs = doSettings(this.env).runTokenGraceMs;
+    if (!this.ended || !Number.isFinite(endedAt) || now <= endedAt + graceMs) return { ok: true };
+    return { ok: false, endedAt, graceSeconds: Math.round(graceMs / 1000) };
+  }
 
   /**
    * Stores a batch of log lines. With `seq` (stdout/stderr), chunk i is the line with seq `seq + i` and a
@@ -525,9 +551,9 @@ export class RunDO extends DurableObject<DoEnv> {
   }
 
   /** The run is over: nothing more is worth waiting for, so every held line is released now. */
-  private end(now: number): void {
+  private end(now: number, endedAt = now): void {
     if (!this.ended) {
-      this.store.setMeta("ended_at", String(now));
+      this.store.setMeta("ended_at", String(endedAt));
       this.ended = true;
     }
     this.store.releaseAll(now, true);
@@ -541,7 +567,11 @@ export class RunDO extends DurableObject<DoEnv> {
       .select({ status: schema.runs.status, endedAt: schema.runs.endedAt })
       .from(schema.runs)
       .where(eq(schema.runs.id, runId));
-    if (row && runIsOver(row.status, row.endedAt)) this.tx(() => this.end(Date.now()));
+    // The ledger's end time, so the token's grace runs from when the run really ended.
+    const at = row?.endedAt ? Date.parse(row.endedAt) : Date.now();
+    if (row && runIsOver(row.status, row.endedAt)) {
+      this.tx(() => this.end(Date.now(), Number.isFinite(at) ? Math.min(at, Date.now()) : Date.now()));
+    }
   }
 
   private notifyTails(): void {

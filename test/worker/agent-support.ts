@@ -37,13 +37,29 @@ export class ScriptedAgent {
   private waiters: Array<() => void> = [];
   private seq = 0;
 
+  /** Resolves when the server closes the socket (its code and reason). */
+  readonly closed: Promise<{ code: number; reason: string }>;
+
   private constructor(readonly ws: WebSocket) {
+    this.closed = new Promise((ok) =>
+      ws.addEventListener("close", (e) => ok({ code: e.code, reason: e.reason })),
+    );
     ws.addEventListener("message", (e) => {
       const text = typeof e.data === "string" ? e.data : "";
       this.raw.push(text);
       if (text !== "pong") this.frames.push(JSON.parse(text) as ServerFrame);
       for (const w of this.waiters.splice(0)) w();
     });
+  }
+
+  /** The answer to an upgrade with this credential, when it is refused (the body read as JSON). */
+  static async refused(credential: string): Promise<{ status: number; code: string; message: string }> {
+    const res = await SELF.fetch("http://sf.test/v1/agents/connect", {
+      headers: { upgrade: "websocket", authorization: `Bearer ${credential}` },
+    });
+    expect(res.status).not.toBe(101);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    return { status: res.status, code: body.error.code, message: body.error.message };
   }
 
   static async connect(credential: string): Promise<ScriptedAgent> {

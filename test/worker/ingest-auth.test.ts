@@ -177,3 +177,68 @@ describe("ingest authentication", () => {
     expect((await api(a.op, "GET", `/v1/jobs/${a.jobId}`)).body.job.status).not.toBe("STOPPED");
   });
 });
+
+describe("a run token's lifetime", () => {
+  /** A run that ran and ended on a scripted agent, without a single ingest call (nothing cached). */
+  async function endedRun(fleet: string): Promise<{ runId: string; token: string }> {
+    const { enroll, inventory, publishTestCapsule, ScriptedAgent } = await import("./agent-support.js");
+    const { createFleet, customSpec } = await import("./helpers.js");
+    await publishTestCapsule();
+    await createFleet(fleet, { kind: "docker" });
+    const { credential } = await enroll(fleet);
+    const agent = await ScriptedAgent.connect(credential);
+    agent.hello(inventory(`${fleet}-box`, 1));
+    await agent.next("welcome");
+    expect((await api(op, "POST", "/v1/jobs", await customSpec({ fleet, gpus: 1 }))).status).toBe(201);
+    const launch = await agent.next("launch");
+    agent.send({ v: 1, type: "ack", id: agent.id(), ref: launch.id });
+    agent.report(launch.request, "accepted");
+    agent.report(launch.request, "launched");
+    const done = agent.report(launch.request, "exited", { exit_code: 0, reason: "exited with code 0" });
+    await agent.next("ack", (a) => a.ref === done);
+    agent.close();
+    const runId = launch.request.run_id as string;
+    // The ledger learns it ended from the Fleet DO's outbox flush, just after the ack: wait until the
+    // outbox is empty, so no later flush rewrites the row this test then ages.
+    const fleetId = launch.request.fleet_id as string;
+    const stub = testEnv.FLEET.get(testEnv.FLEET.idFromName(fleetId));
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const row = await testEnv.DB.prepare("SELECT ended_at FROM runs WHERE id = ?").bind(runId).first();
+      if (row?.ended_at && (await stub.outboxSize()) === 0) break;
+      if (Date.now() > deadline) throw new Error(`run ${runId} never ended in the ledger`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return { runId, token: launch.request.ingest.token as string };
+  }
+
+  const logs = (runId: string, token: string) =>
+    SELF.fetch("http://sf.test/v1/ingest/logs", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-starforge-token": token },
+      body: JSON.stringify({ run_id: runId, seq: 0, chunks: ["late line"] }),
+    });
+
+  let op = "";
+  beforeAll(async () => {
+    op = await createUser("ttl-op");
+  });
+
+  it("is accepted for the final flush right after its run ended", async () => {
+    const { runId, token } = await endedRun("ttl-fresh");
+    const res = await logs(runId, token);
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
+  });
+
+  it("is refused once its run ended longer ago than the grace (10 minutes)", async () => {
+    const { runId, token } = await endedRun("ttl-old");
+    const longAgo = new Date(Date.now() - 11 * 60_000).toISOString();
+    await testEnv.DB.prepare("UPDATE runs SET ended_at = ? WHERE id = ?").bind(longAgo, runId).run();
+    const res = await logs(runId, token);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(res.status).toBe(401);
+    expect(body.error.code).toBe("TOKEN_REVOKED");
+    expect(body.error.message).toContain(`run ${runId} ended at ${longAgo}`);
+  });
+});

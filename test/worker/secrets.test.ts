@@ -263,3 +263,44 @@ describe("HuggingFace preflight with the submitter's HF_TOKEN", () => {
     expect((await submitTo("sec-hf-open")).status).toBe(503);
   });
 });
+
+describe("rotating SF_SECRETS_KEY", () => {
+  it("rewraps every value under the new key while the old one is listed, then opens them without it", async () => {
+    const { createExecutionContext, env, waitOnExecutionContext } = await import("cloudflare:test");
+    const { default: worker } = await import("../../worker/index.js");
+    const { openSecret, secretKeyring } = await import("../../durable-objects/ledger/secret-box.js");
+    const OLD = testEnv.SF_SECRETS_KEY as string;
+    const NEW = "bmV3LXNlY3JldHMta2V5LTMyLWJ5dGVzLWxvbmchISE";
+    await api(alice, "PUT", "/v1/secrets/ROTATE_ME", { value: "value-before-rotation" });
+    const rewrap = async (current: string, old: string) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(
+        new Request("http://sf.test/v1/secrets/rewrap", {
+          method: "POST",
+          headers: { authorization: `Bearer ${ADMIN}` },
+        }) as Request<unknown, IncomingRequestCfProperties>,
+        { ...(env as object), SF_SECRETS_KEY: current, SF_SECRETS_OLD_KEYS: old } as never,
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, body: (await res.json()) as { key_id: string; rewrapped: number } };
+    };
+    const newRing = await secretKeyring(NEW, undefined)!;
+    const forward = await rewrap(NEW, OLD);
+    expect(forward.status).toBe(200);
+    expect(forward.body.key_id).toBe(newRing.current.id);
+    expect(forward.body.rewrapped).toBeGreaterThan(0);
+    const rows = await storedRows();
+    expect(rows.every((r) => r.key_id === newRing.current.id)).toBe(true);
+    const row = rows.find((r) => r.name === "ROTATE_ME")!;
+    const at = { scope: "user" as const, ownerId: row.owner_id!, name: "ROTATE_ME" };
+    expect(await openSecret(newRing, at, { keyId: row.key_id!, sealed: row.sealed! })).toBe(
+      "value-before-rotation",
+    );
+    // Again: nothing left to do. Then back to the suite's key, so the other tests open their values.
+    expect((await rewrap(NEW, OLD)).body.rewrapped).toBe(0);
+    expect((await rewrap(OLD, NEW)).body.rewrapped).toBe(rows.length);
+    const viewer = await createUser("sec-rot-viewer", "viewer");
+    expect((await api(viewer, "POST", "/v1/secrets/rewrap")).status).toBe(403);
+  });
+});

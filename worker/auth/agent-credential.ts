@@ -1,34 +1,23 @@
-/** Agent node credentials: HS256 JWTs naming the node and its fleet, minted at enrollment. */
-import { z } from "zod";
-import { signHs256, verifyHs256 } from "../../contract/jwt.js";
+/** Agent node credentials as the Worker checks them (minting and the claims: contract/agent-credential.ts). */
+import { checkAgentCredential } from "../../contract/agent-credential.js";
 import { AppError } from "../errors.js";
 
-const AUDIENCE = "starforge-agent";
-
-const Claims = z.object({
-  sub: z.string().startsWith("nod_"),
-  fleet: z.string().startsWith("flt_"),
-  scope: z.literal("agent"),
-});
-
-export function signAgentCredential(
-  secret: string | undefined,
-  nodeId: string,
-  fleetId: string,
-): Promise<string> {
-  if (!secret) throw new AppError("INTERNAL", "SF_JWT_SECRET is not configured on the server");
-  return signHs256(secret, {
-    audience: AUDIENCE,
-    subject: nodeId,
-    claims: { fleet: fleetId, scope: "agent" },
-  });
-}
-
-/** Returns the node and fleet, or null when the token is not an agent credential we issued. */
+/**
+ * The node and fleet of a valid credential; null when the token is not an agent credential we issued.
+ * An expired one is refused here with a message that says what to do.
+ */
 export async function verifyAgentCredential(
   secret: string | undefined,
   token: string,
 ): Promise<{ nodeId: string; fleetId: string } | null> {
-  const claims = await verifyHs256(secret, token, AUDIENCE, Claims);
-  return claims ? { nodeId: claims.sub, fleetId: claims.fleet } : null;
+  const r = await checkAgentCredential(secret, token);
+  if (r.ok) return { nodeId: r.nodeId, fleetId: r.fleetId };
+  if (r.why === "expired") {
+    throw new AppError(
+      "UNAUTHENTICATED",
+      `this node's credential expired at ${new Date(r.expiredAt).toISOString()} (an agent is renewed while connected); enroll the node again with a new token from \`sf admin fleet enroll-token\``,
+      { reason: "credential_expired" },
+    );
+  }
+  return null;
 }

@@ -6,6 +6,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { IngestClaims } from "../../contract/ingest.schema.js";
 import { verifyIngestToken } from "../../contract/ingest-token.js";
+import { runStub } from "../../durable-objects/run/stub.js";
 import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 
@@ -36,10 +37,36 @@ export const authenticateRun: MiddlewareHandler<IngestEnv> = async (c, next) => 
   }
   const claims = await verifyIngestToken(config(c.env).jwtSecret, token);
   if (!claims) throw new AppError("UNAUTHENTICATED", "invalid or expired ingest token");
+  await requireLiveRun(c, claims.sub);
   c.set("claims", claims);
   c.set("token", token);
   return next();
 };
+
+/**
+ * A run's token is good while the run may still report and for a grace after it ended (the Run DO
+ * decides). This isolate remembers a good answer for a little while, so a busy run's ingest does not pay
+ * the check on every batch, and a refusal for good.
+ */
+const LIVE_FOR_MS = 30_000;
+const checked = new Map<string, { ok: true; until: number } | { ok: false; message: string }>();
+
+async function requireLiveRun(c: IngestCtx, runId: string): Promise<void> {
+  const now = Date.now();
+  let known = checked.get(runId);
+  if (!known || (known.ok && known.until < now)) {
+    const r = await runStub(c.env, runId).tokenAdmitted(runId);
+    known = r.ok
+      ? { ok: true, until: now + LIVE_FOR_MS }
+      : {
+          ok: false,
+          message: `run ${runId} ended at ${new Date(r.endedAt).toISOString()}; its token was accepted for ${r.graceSeconds} s after that`,
+        };
+    if (checked.size > 10_000) checked.clear();
+    checked.set(runId, known);
+  }
+  if (!known.ok) throw new AppError("TOKEN_REVOKED", known.message, { reason: "run_ended" });
+}
 
 /** The run a request is about must be the token's run. */
 export function requireSameRun(c: IngestCtx, runId: string): IngestClaims {

@@ -10,6 +10,7 @@ import { db, schema } from "../../durable-objects/ledger/client.js";
 import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 import { verifyAgentCredential } from "./agent-credential.js";
+import { countFailedLogin, isFailedLogin, refuseIfLockedOut } from "./login-limiter.js";
 import type { AppVars, Principal } from "./principal.js";
 import { rememberedUser, rememberUser } from "./principal-cache.js";
 import { hashSecret } from "./secrets.js";
@@ -43,12 +44,28 @@ const RECHECKED_ROUTES = new Set(["POST /v1/jobs"]);
 /** Job-side ingest authenticates with the run's own token instead (auth/ingest-auth.ts), never a user's. */
 const INGEST_PREFIX = "/v1/ingest/";
 
+/**
+ * Never refused for failed logins (auth/login-limiter.ts): a locked-out office must not look like an outage
+ * to its monitors, nor stall its running jobs' reports.
+ */
+const UNLIMITED_ROUTES = new Set(["GET /v1/health", "HEAD /v1/health"]);
+
 export const authenticate: MiddlewareHandler<Env> = async (c, next) => {
-  if (PUBLIC_ROUTES.has(`${c.req.method} ${c.req.path}`)) return next();
-  if (c.req.path.startsWith(INGEST_PREFIX)) return next();
-  const token = bearer(c);
-  if (!token) throw new AppError("UNAUTHENTICATED", "missing bearer token; log in with `sf login`");
-  c.set("principal", await resolvePrincipal(c, token, RECHECKED_ROUTES.has(`${c.req.method} ${c.req.path}`)));
+  const route = `${c.req.method} ${c.req.path}`;
+  if (UNLIMITED_ROUTES.has(route) || c.req.path.startsWith(INGEST_PREFIX)) return next();
+  const presented = c.req.header("authorization") || null;
+  // Before any token is looked up: a locked-out address or token is refused, a valid token too.
+  await refuseIfLockedOut(c, presented);
+  if (PUBLIC_ROUTES.has(route)) return next();
+  try {
+    const token = bearer(c);
+    if (!token) throw new AppError("UNAUTHENTICATED", "missing bearer token; log in with `sf login`");
+    c.set("principal", await resolvePrincipal(c, token, RECHECKED_ROUTES.has(route)));
+  } catch (err) {
+    // Presenting nothing guesses nothing; a wrong credential counts (and may turn this 401 into a 429).
+    if (presented !== null && isFailedLogin(err)) await countFailedLogin(c, presented);
+    throw err;
+  }
   return next();
 };
 

@@ -1,14 +1,18 @@
 import { and, eq, gt, isNull } from "drizzle-orm";
 import { Hono } from "hono";
+import { decodeJwt } from "jose";
+import { mintAgentCredential } from "../../contract/agent-credential.js";
 import { EnrollBody } from "../../contract/api.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
+import { doSettings } from "../../durable-objects/env.js";
 import { db, schema } from "../../durable-objects/ledger/client.js";
-import { signAgentCredential } from "../auth/agent-credential.js";
+import { countFailedLogin } from "../auth/login-limiter.js";
 import { type Env, requireAgent } from "../auth/middleware.js";
 import { hashSecret } from "../auth/secrets.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
 import { parseJson, parseValue } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
 import { artifactDownload, CheckpointQuery } from "../services/runs.service.js";
 
@@ -37,14 +41,32 @@ export const agentsRoutes = new Hono<Env>()
       .returning({ fleetId: schema.enrollmentTokens.fleetId })
       .get();
     if (!consumed) {
+      await countFailedLogin(c, body.token);
       throw new AppError(
         "ENROLLMENT_TOKEN_INVALID",
         "enrollment token is unknown, already used or expired; ask an admin for a new one",
       );
     }
     const fleet = await fleetByRef(d, consumed.fleetId);
-    const credential = await signAgentCredential(secret, nodeId, fleet.id);
-    return c.json({ node_id: nodeId, fleet_id: fleet.id, fleet: fleet.name, credential }, 201);
+    const ttl = Math.round(doSettings(c.env).credentialMs / 1000);
+    const { credential, expiresAt } = await mintAgentCredential(secret, nodeId, fleet.id, ttl);
+    // The route is public; from here on the caller is the agent it just enrolled, and the log says so.
+    c.set("principal", { kind: "agent", nodeId, fleetId: fleet.id });
+    await recordAudit(c, {
+      action: "agent.enroll",
+      target: `node:${nodeId}`,
+      details: { fleet: fleet.name },
+    });
+    return c.json(
+      {
+        node_id: nodeId,
+        fleet_id: fleet.id,
+        fleet: fleet.name,
+        credential,
+        expires_at: new Date(expiresAt).toISOString(),
+      },
+      201,
+    );
   })
   /**
    * The agent's one outbound connection: a WebSocket upgrade, authenticated by its node credential, handed
@@ -59,6 +81,9 @@ export const agentsRoutes = new Hono<Env>()
     await fleetByRef(db(c.env.DB), p.fleetId);
     const headers = new Headers(c.req.raw.headers);
     headers.set("x-sf-node-id", p.nodeId);
+    // The Fleet DO renews the credential over this socket before it expires (it was verified above).
+    const exp = decodeJwt(c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? "").exp;
+    headers.set("x-sf-credential-expires-at", exp === undefined ? "" : String(exp * 1000));
     return fleetStub(c.env, p.fleetId).fetch(new Request("https://fleet.internal/agent", { headers }));
   })
   /**
@@ -69,7 +94,11 @@ export const agentsRoutes = new Hono<Env>()
     const q = parseValue(CheckpointQuery, c.req.query());
     const p = c.get("principal");
     if (p.kind !== "agent") throw new AppError("FORBIDDEN", "this route is for agents");
-    if (!(await fleetStub(c.env, p.fleetId).hasRun(q.run))) {
+    const fleet = fleetStub(c.env, p.fleetId);
+    if (!(await fleet.agentAdmitted(p.nodeId))) {
+      throw new AppError("NODE_REVOKED", "an admin revoked or removed this node; enroll it again");
+    }
+    if (!(await fleet.hasRun(q.run))) {
       throw new AppError("NOT_FOUND", `this fleet scheduled no run ${q.run}`);
     }
     return artifactDownload(c.env, q.run, q.path, { kind: "checkpoint" });

@@ -3,6 +3,7 @@ import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
 import { blobKey } from "../services/admission.js";
+import { recordAudit } from "../services/audit.service.js";
 import { currentCapsule, PublishCapsuleBody, publishCapsule } from "../services/capsule.service.js";
 
 export const capsuleRoutes = new Hono<Env>()
@@ -28,5 +29,10 @@ export const capsuleRoutes = new Hono<Env>()
       });
     }
     await publishCapsule(c.env.DB, body.files, currentUser(c).name);
+    await recordAudit(c, {
+      action: "capsule.publish",
+      target: "capsule",
+      details: { files: Object.keys(body.files).length },
+    });
     return c.json({ files: body.files });
   });

@@ -5,6 +5,7 @@ import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { publishRecipe, readCatalog } from "../catalog/catalog.service.js";
 import { AppError } from "../errors.js";
 import { describeIssues, issuesOf } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
 
 export const catalogRoutes = new Hono<Env>()
   .get("/catalog", requireRole("viewer"), async (c) => {
@@ -28,6 +29,13 @@ export const catalogRoutes = new Hono<Env>()
     }
     try {
       const { created, version } = await publishRecipe(db(c.env.DB), raw, currentUser(c).name);
+      // Republishing identical content is a no-op and is not logged.
+      if (created)
+        await recordAudit(c, {
+          action: "recipe.publish",
+          target: `recipe:${version.name}@${version.version}`,
+          details: { digest: version.digest },
+        });
       return c.json({ created, recipe: version }, created ? 201 : 200);
     } catch (err) {
       if (err instanceof z.ZodError) {

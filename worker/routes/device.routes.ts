@@ -6,9 +6,12 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { ensureBootstrapped } from "../auth/bootstrap.js";
+import { countFailedLogin, refuseIfLockedOut } from "../auth/login-limiter.js";
 import type { Ctx, Env } from "../auth/middleware.js";
 import { config } from "../env.js";
+import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
 import {
   DeviceApprovalError,
   decideDeviceLogin,
@@ -40,12 +43,27 @@ export const deviceRoutes = new Hono<Env>()
     if (action !== "approve" && action !== "deny") {
       return html(c, 400, form(field("user_code"), "Choose Approve or Deny."));
     }
+    // The page takes a personal access token: guessing through it is limited like any other login.
+    const presented = field("token") || null;
+    try {
+      await refuseIfLockedOut(c, presented);
+    } catch (err) {
+      if (err instanceof AppError) return html(c, 429, form(field("user_code"), err.message));
+      throw err;
+    }
     try {
       const r = await decideDeviceLogin(c.env, {
         userCode: field("user_code"),
         token: field("token"),
         approve: action === "approve",
       });
+      if (action === "approve") {
+        await recordAudit(c, {
+          action: "token.create",
+          target: `user:${r.user}`,
+          details: { via: "device login" },
+        });
+      }
       return html(
         c,
         200,
@@ -60,8 +78,10 @@ export const deviceRoutes = new Hono<Env>()
             ),
       );
     } catch (err) {
-      if (err instanceof DeviceApprovalError)
+      if (err instanceof DeviceApprovalError) {
+        if (err.status === 401) await countFailedLogin(c, presented);
         return html(c, err.status, form(field("user_code"), err.message));
+      }
       throw err;
     }
   });
@@ -71,7 +91,7 @@ function esc(s: string): string {
 }
 
 /** No scripts, no external assets, no framing, nothing cached: the page handles a person's token. */
-function html(c: Ctx, status: 200 | 400 | 401 | 403 | 404 | 409, content: string): Response {
+function html(c: Ctx, status: 200 | 400 | 401 | 403 | 404 | 409 | 429, content: string): Response {
   return c.html(page(content), status, {
     "content-security-policy":
       "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",

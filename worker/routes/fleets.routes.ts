@@ -16,6 +16,7 @@ import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { mintSecret } from "../auth/secrets.js";
 import { AppError, unwrap } from "../errors.js";
 import { parseJson } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
 import { fleetByRef, fleetConfig, fleetStub, fleetView } from "../services/fleets.service.js";
 
 function checkWindows(windows: TimeWindow[] | undefined): void {
@@ -66,6 +67,11 @@ export const fleetsRoutes = new Hono<Env>()
         throw new AppError("ALREADY_EXISTS", `fleet ${body.name} already exists`);
       throw err;
     }
+    await recordAudit(c, {
+      action: "fleet.create",
+      target: `fleet:${row.name}`,
+      details: { fleet_id: row.id, kind: row.kind },
+    });
     return c.json({ fleet: fleetView(await fleetByRef(d, row.id)) }, 201);
   })
   .get("/fleets/:fleet", requireRole("viewer"), async (c) => {
@@ -89,12 +95,22 @@ export const fleetsRoutes = new Hono<Env>()
     await d.update(schema.fleets).set(changes).where(eq(schema.fleets.id, f.id)).run();
     const updated = await fleetByRef(d, f.id);
     await fleetStub(c.env, f.id).configure(fleetConfig(updated));
+    await recordAudit(c, {
+      action: "fleet.update",
+      target: `fleet:${f.name}`,
+      details: { fields: Object.keys(body).sort().join(",") },
+    });
     return c.json({ fleet: fleetView(updated) });
   })
   .post("/fleets/:fleet/nodes", requireRole("admin"), async (c) => {
     const body = await parseJson(c, RegisterNodeBody);
     const f = await fleetByRef(db(c.env.DB), c.req.param("fleet"));
     const node = unwrap(await fleetStub(c.env, f.id).registerNode(body));
+    await recordAudit(c, {
+      action: "node.register",
+      target: `node:${node.id}`,
+      details: { fleet: f.name, name: node.name, series: body.series, gpus: body.gpus },
+    });
     return c.json({ node }, 201);
   })
   .post("/fleets/:fleet/enrollment-tokens", requireRole("admin"), async (c) => {
@@ -109,6 +125,12 @@ export const fleetsRoutes = new Hono<Env>()
       .insert(schema.enrollmentTokens)
       .values({ hash: minted.hash, fleetId: f.id, createdBy: currentUser(c).name, expiresAt })
       .run();
+    // Never the token itself: it is a credential until an agent spends it.
+    await recordAudit(c, {
+      action: "enrollment_token.create",
+      target: `fleet:${f.name}`,
+      details: { expires_at: expiresAt },
+    });
     return c.json({ token: minted.secret, fleet: f.name, expires_at: expiresAt, one_shot: true }, 201);
   })
   .get("/fleets/:fleet/maintenance", requireRole("viewer"), async (c) => {
@@ -137,6 +159,7 @@ export const fleetsRoutes = new Hono<Env>()
       .set({ draining: true, drainNote: body.note })
       .where(eq(schema.fleets.id, f.id))
       .run();
+    await recordAudit(c, { action: "fleet.drain", target: `fleet:${f.name}`, details: { note: body.note } });
     return c.json({ fleet: fleetView(await fleetByRef(d, f.id)), ...drainView(report) });
   })
   .post("/fleets/:fleet/maintenance/resume", requireRole("admin"), async (c) => {
@@ -148,6 +171,7 @@ export const fleetsRoutes = new Hono<Env>()
       .set({ draining: false, drainNote: null })
       .where(eq(schema.fleets.id, f.id))
       .run();
+    await recordAudit(c, { action: "fleet.undrain", target: `fleet:${f.name}` });
     return c.json({ fleet: fleetView(await fleetByRef(d, f.id)), ...drainView(report) });
   });
 

@@ -6,6 +6,7 @@ import { db, schema } from "../../durable-objects/ledger/client.js";
 import { type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
 import { readProfiles } from "../services/profiles.service.js";
 
 const ProfileBody = ProfileEntry.omit({ name: true }).refine(
@@ -36,6 +37,11 @@ export const profilesRoutes = new Hono<Env>()
       .values(row)
       .onConflictDoUpdate({ target: schema.profiles.name, set: row })
       .run();
+    await recordAudit(c, {
+      action: "profile.set",
+      target: `profile:${name.data}`,
+      details: { series: body.series, gpus_per_node: body.gpus_per_node, default_gpus: body.default_gpus },
+    });
     return c.json({ profile: { name: name.data, ...body } });
   })
   .delete("/profiles/:name", requireRole("admin"), async (c) => {
@@ -45,5 +51,6 @@ export const profilesRoutes = new Hono<Env>()
       .where(eq(schema.profiles.name, c.req.param("name")))
       .run();
     if (!r.meta.changes) throw new AppError("PROFILE_NOT_FOUND", `no profile ${c.req.param("name")}`);
+    await recordAudit(c, { action: "profile.delete", target: `profile:${c.req.param("name")}` });
     return c.json({ deleted: c.req.param("name") });
   });

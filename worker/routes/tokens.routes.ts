@@ -4,6 +4,7 @@ import { db } from "../../durable-objects/ledger/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
 import { createToken, findToken, listTokens, revokeToken } from "../services/tokens.service.js";
 import { userByName } from "../services/users.service.js";
 
@@ -20,7 +21,13 @@ export const tokensRoutes = new Hono<Env>()
   .post("/tokens", requireRole("viewer"), async (c) => {
     const body = await parseJson(c, CreateTokenBody);
     const me = currentUser(c);
-    return c.json(await createToken(db(c.env.DB), me.userId, body.name, body.expires_in_days), 201);
+    const created = await createToken(db(c.env.DB), me.userId, body.name, body.expires_in_days);
+    await recordAudit(c, {
+      action: "token.create",
+      target: `token:${created.id}`,
+      details: { user: me.name, name: created.name, expires_at: created.expires_at },
+    });
+    return c.json(created, 201);
   })
   .delete("/tokens/:id", requireRole("viewer"), async (c) => {
     const me = currentUser(c);
@@ -29,6 +36,13 @@ export const tokensRoutes = new Hono<Env>()
     // Someone else's token looks the same as no token, so ids cannot be probed.
     if (!t || (t.userId !== me.userId && me.role !== "admin"))
       throw new AppError("TOKEN_NOT_FOUND", "no such token");
-    if (!t.revokedAt) await revokeToken(d, t.id);
+    if (!t.revokedAt) {
+      await revokeToken(d, t.id);
+      await recordAudit(c, {
+        action: "token.revoke",
+        target: `token:${t.id}`,
+        details: { user_id: t.userId },
+      });
+    }
     return c.json({ id: t.id, revoked: true });
   });

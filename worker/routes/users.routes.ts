@@ -6,6 +6,7 @@ import { db, schema } from "../../durable-objects/ledger/client.js";
 import { currentUser, type Env, isAdmin, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
 import { fleetStubs } from "../services/fleets.service.js";
 import { prepareToken } from "../services/tokens.service.js";
 import { quotaOf, userByName, userView } from "../services/users.service.js";
@@ -33,10 +34,21 @@ export const usersRoutes = new Hono<Env>()
       const { row, secret } = await prepareToken(id, "initial");
       await d.batch([d.insert(schema.users).values(user), d.insert(schema.tokens).values(row)]);
       const created = await userByName(d, body.name);
+      await recordAudit(c, {
+        action: "user.create",
+        target: `user:${created.name}`,
+        details: { user_id: created.id, role: created.role, with_token: true },
+      });
       return c.json({ user: userView(created), token: secret }, 201);
     }
     await d.insert(schema.users).values(user).run();
-    return c.json({ user: userView(await userByName(d, body.name)) }, 201);
+    const created = await userByName(d, body.name);
+    await recordAudit(c, {
+      action: "user.create",
+      target: `user:${created.name}`,
+      details: { user_id: created.id, role: created.role, with_token: false },
+    });
+    return c.json({ user: userView(created) }, 201);
   })
   .patch("/users/:name", requireRole("admin"), async (c) => {
     const body = await parseJson(c, UpdateUserBody);
@@ -50,8 +62,10 @@ export const usersRoutes = new Hono<Env>()
       ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
     };
     // An empty PATCH changes nothing and answers with the user as it is.
-    if (Object.keys(changes).length > 0)
+    if (Object.keys(changes).length > 0) {
       await d.update(schema.users).set(changes).where(eq(schema.users.id, u.id)).run();
+      await recordAudit(c, { action: "user.update", target: `user:${u.name}`, details: changes });
+    }
     return c.json({ user: userView(await userByName(d, u.name)) });
   })
   .get("/users/:name/quota", requireRole("viewer"), async (c) => {
@@ -82,5 +96,10 @@ export const usersRoutes = new Hono<Env>()
       .run();
     // Fleets schedule with the quota they hold; push the change so queued jobs see it now.
     await Promise.all((await fleetStubs(c.env)).map((stub) => stub.setQuota(u.id, q)));
+    await recordAudit(c, {
+      action: "quota.set",
+      target: `user:${u.name}`,
+      details: { ...q, allowed_profiles: q.allowed_profiles.join(",") },
+    });
     return c.json({ user: u.name, quota: q });
   });

@@ -8,6 +8,7 @@ import { db } from "../../durable-objects/ledger/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson, parseValue } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
 import { userByName } from "../services/users.service.js";
 import {
   createWebhook,
@@ -27,6 +28,12 @@ export const webhooksRoutes = new Hono<Env>()
   .post("/webhooks", requireRole("operator"), async (c) => {
     const body = await parseJson(c, CreateWebhookBody);
     const created = await createWebhook(db(c.env.DB), currentUser(c).userId, body);
+    // The host only: a webhook URL may carry a credential in its path or query (Slack's do).
+    await recordAudit(c, {
+      action: "webhook.create",
+      target: `webhook:${created.webhook.id}`,
+      details: { host: new URL(created.webhook.url).host, events: created.webhook.events.join(",") },
+    });
     return c.json(created, 201);
   })
   .get("/webhooks", requireRole("viewer"), async (c) => {
@@ -46,12 +53,23 @@ export const webhooksRoutes = new Hono<Env>()
     const d = db(c.env.DB);
     const w = await readableWebhook(d, c.get("principal"), c.req.param("id"));
     await deleteWebhook(d, w.id);
+    await recordAudit(c, {
+      action: "webhook.delete",
+      target: `webhook:${w.id}`,
+      details: { user_id: w.userId },
+    });
     return c.json({ id: w.id, deleted: true });
   })
   .post("/webhooks/:id/rotate-secret", requireRole("operator"), async (c) => {
     const d = db(c.env.DB);
     const w = await readableWebhook(d, c.get("principal"), c.req.param("id"));
-    return c.json(await rotateSecret(d, w));
+    const rotated = await rotateSecret(d, w);
+    await recordAudit(c, {
+      action: "webhook.rotate_secret",
+      target: `webhook:${w.id}`,
+      details: { user_id: w.userId },
+    });
+    return c.json(rotated);
   })
   .post("/webhooks/:id/test", requireRole("operator"), async (c) => {
     const d = db(c.env.DB);

@@ -4,8 +4,9 @@
  * fail its runs at once: its node is marked lost and the runs keep their GPUs until it comes back or its
  * grace period ends.
  */
-import type { Inventory, JournalEntry } from "../../../contract/agent-frames.schema.js";
+import type { Inventory, JournalEntry, Orphan } from "../../../contract/agent-frames.schema.js";
 import { ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
+import { orphansKey } from "../node-admin.js";
 import type { NodeRow } from "../rows.js";
 import type { FleetState } from "../state.js";
 import { lostTimer } from "../timers.js";
@@ -117,7 +118,16 @@ export function inventory(t: Tx, agentId: string, inv: Inventory): void {
   t.schedule();
 }
 
-export function hello(t: Tx, nodeId: string, inv: Inventory, journal: JournalEntry[]): Welcome {
+export function hello(
+  t: Tx,
+  nodeId: string,
+  inv: Inventory,
+  journal: JournalEntry[],
+  orphans: Orphan[] = [],
+): Welcome {
+  // What its start-up sweep found, shown on the node until the next hello says otherwise.
+  if (orphans.length > 0) t.setMeta(orphansKey(nodeId), JSON.stringify({ at: t.now, orphans }));
+  else t.deleteMeta(orphansKey(nodeId));
   // Back within the grace period: its runs (and those on the nodes it fronts) are not failed.
   t.cancelTimer(lostTimer(nodeId));
   for (const child of clusterNodesOf(t.s, nodeId)) t.cancelTimer(lostTimer(child.id));

@@ -129,7 +129,13 @@ function movedBy(s: FleetState, by: string, status: JobState): JobRow[] {
  * Moves a job as the system: its status first (so the scheduling pass a stop may cause never sees it
  * as queued), then its current run ends (the agent checkpoints on SIGTERM); records who moved it.
  */
-function move(t: Tx, listed: JobRow, to: JobState, by: "drain" | "window", reason: string): void {
+export function move(
+  t: Tx,
+  listed: JobRow,
+  to: JobState,
+  by: "drain" | "window" | "node",
+  reason: string,
+): void {
   // Listed before earlier moves ran their scheduling passes: act only if it is still where it was.
   const job = t.s.job(listed.id);
   if (!job || job.status !== listed.status) return;

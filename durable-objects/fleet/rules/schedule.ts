@@ -10,6 +10,7 @@ import type { FleetConfig, NodeView } from "../../../contract/fleet.schema.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
+import { cordonedNodes } from "../node-admin.js";
 import type { JobRow, NodeRow, RunRow } from "../rows.js";
 import { decide, type PolicyInput, type UserInput } from "../scheduler/policy.js";
 import { overlapGpuSeconds } from "../scheduler/usage.js";
@@ -162,6 +163,7 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
 /** What the policy sees: the fleet's nodes and their free GPUs, the given queued jobs and their users. */
 function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyInput {
   const used = t.s.usedGpus();
+  const cordoned = cordonedNodes(t.s);
   return {
     now: t.now,
     draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
@@ -171,7 +173,7 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       name: n.name,
       series: n.series,
       gpus: n.gpus,
-      schedulable: n.status === "ready",
+      schedulable: n.status === "ready" && !cordoned.has(n.id),
       used: used.get(n.id) ?? [],
       runtime: n.runtime,
       workloads: n.workloads === null ? null : (JSON.parse(n.workloads) as WorkloadKind[]),

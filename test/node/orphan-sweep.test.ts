@@ -1,0 +1,90 @@
+/**
+ * Tier 3: an agent that lost its journal (killed, journal deleted) finds at start the workload it had
+ * launched, which nothing claims any more, stops it and tells the control plane; the run is failed as an
+ * infrastructure failure rather than left running unseen.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
+import { baseSpec, jobState, recipeDigest } from "../support/jobs.js";
+import { uploadWorkspace } from "../support/workspace.js";
+
+let cp: ControlPlane;
+let op = "";
+let agent: ForgeletProc;
+
+beforeAll(async () => {
+  cp = await startControlPlane({ agent: false });
+  op = String(
+    (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "orph", role: "operator" })).body.token,
+  );
+  await call(cp, cp.adminToken, "POST", "/v1/fleets", { name: "orphans", kind: "process" });
+  agent = await enrollForgelet(cp, "orphans", { name: "orphan-box", gpus: 1 });
+});
+
+afterAll(async () => {
+  await agent?.dispose();
+  await cp?.stop();
+});
+
+async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${agent.log()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe("the start-up sweep", () => {
+  it("stops a workload no journal record claims, reports it on the node, and the run fails as infrastructure", async () => {
+    const workspace = await uploadWorkspace(cp.url, op, [
+      { path: "exp/train.sh", content: "#!/usr/bin/env bash\necho started\nsleep 600\n", mode: 0o755 },
+    ]);
+    const spec = baseSpec({
+      name: "orphan",
+      fleet: "orphans",
+      recipe: {
+        name: "custom/custom",
+        version: "1.0.0",
+        digest: await recipeDigest(cp, op, "custom/custom"),
+      },
+      framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
+      workspace,
+      experimentDir: "exp",
+    });
+    spec.lifecycle = { max_retries: 0, retry_on_user_failure: false };
+    const sub = await call(cp, op, "POST", "/v1/jobs", spec);
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    const id = (sub.body.job as { id: string }).id;
+    await until("RUNNING", async () => (await jobState(cp, op, id)).job.status === "RUNNING");
+    await until("a live workload", () => agent.liveWorkloads().length === 1);
+    const [pgid] = agent.liveWorkloads();
+
+    await agent.kill();
+    rmSync(join(agent.stateDir, "journal.json"));
+    // The workload outlived its agent: only the sweep can find it now.
+    expect(agent.liveWorkloads()).toEqual([pgid]);
+    await agent.start();
+    await until("the sweep", () => agent.log().includes("stopped orphan"));
+    await until("the workload gone", () => agent.liveWorkloads().length === 0, 20_000);
+
+    // The hello that follows the sweep carries it to the control plane.
+    const orphans = async () =>
+      (
+        (await call(cp, cp.adminToken, "GET", "/v1/fleets/orphans/nodes")).body.nodes as Array<{
+          orphans: Array<Record<string, unknown>>;
+        }>
+      )[0]!.orphans;
+    await until("the hello's report", async () => (await orphans()).length > 0);
+    expect(await orphans()).toEqual([
+      expect.objectContaining({
+        run_id: (await jobState(cp, op, id)).runs[0]?.id,
+        rank: 0,
+        action: "stopped",
+      }),
+    ]);
+    await until("FAILED", async () => (await jobState(cp, op, id)).job.status === "FAILED");
+  }, 90_000);
+});
