@@ -2,7 +2,7 @@
  * The docker runtime against a real dockerd (started by scripts/start-dockerd.sh) and a real image built
  * without a registry (scripts/build-image.sh --minimal). Every test leaves no managed container behind.
  */
-import { chownSync, existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chownSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -97,6 +97,26 @@ describe("launch and wait", () => {
     expect(env).toContain("FORGE_RUN_ROOT=/sf");
     expect(env).toContain("SF_TEST_VALUE=hello from the spec");
     expect(readFileSync(join(spec.runDir, "out", "pwd.txt"), "utf8").trim()).toBe("/sf");
+    await rt.cleanup(ref, spec);
+  });
+
+  it("gives the workload its secrets through the Docker API only: in its environment, never in a file of the run directory, and never over a variable StarForge sets", async () => {
+    const rt = noGpu();
+    const secret = "docker-secret-7c1e93b5a2";
+    const spec = makeRun(
+      // Checked in two halves, so the script itself never holds the whole value.
+      '[ "${MY_SECRET%93b5a2}" = "docker-secret-7c1e" ] && echo ok > /sf/out/seen.txt; echo "rank=$FORGE_RANK" > /sf/out/rank.txt',
+      { secrets: { MY_SECRET: secret, FORGE_RANK: "shadowed" } },
+    );
+    const { ref, exit } = await runToEnd(rt, spec);
+    expect(exit.exitCode).toBe(0);
+    expect(readFileSync(join(spec.runDir, "out", "seen.txt"), "utf8").trim()).toBe("ok");
+    expect(readFileSync(join(spec.runDir, "out", "rank.txt"), "utf8").trim()).toBe("rank=0");
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+      );
+    expect(files(spec.runDir).filter((f) => readFileSync(f).includes(secret))).toEqual([]);
     await rt.cleanup(ref, spec);
   });
 
