@@ -105,6 +105,7 @@ describe("launch and wait", () => {
     const secret = "docker-secret-7c1e93b5a2";
     const spec = makeRun(
       // Checked in two halves, so the script itself never holds the whole value.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
       '[ "${MY_SECRET%93b5a2}" = "docker-secret-7c1e" ] && echo ok > /sf/out/seen.txt; echo "rank=$FORGE_RANK" > /sf/out/rank.txt',
       { secrets: { MY_SECRET: secret, FORGE_RANK: "shadowed" } },
     );

@@ -85,7 +85,7 @@ export class ScriptedAgent {
   }
 
   hello(inv: Inventory, journal: JournalEntry[] = []): void {
-    this.send({ v: 1, type: "hello", id: this.id(), inventory: inv, journal });
+    this.send({ v: 1, type: "hello", id: this.id(), inventory: inv, journal, orphans: [] });
   }
 
   report(
