@@ -16,6 +16,8 @@ export const HEARTBEAT_PING = "ping";
 export const HEARTBEAT_PONG = "pong";
 
 const FrameId = z.string().min(1).max(64);
+/** The longest `message` an `error` frame carries. */
+export const MAX_FRAME_MESSAGE = 2000;
 const v = z.literal(AGENT_PROTOCOL_VERSION);
 
 export const GpuInfo = z.object({
@@ -158,7 +160,7 @@ export const AgentFrame = z.discriminatedUnion("type", [
     id: FrameId,
     ref: FrameId.nullable(),
     code: z.string(),
-    message: z.string().max(2000),
+    message: z.string().max(MAX_FRAME_MESSAGE),
   }),
 ]);
 export type AgentFrame = z.infer<typeof AgentFrame>;
@@ -218,7 +220,7 @@ export const ServerFrame = z.discriminatedUnion("type", [
     id: FrameId,
     ref: FrameId.nullable(),
     code: z.string(),
-    message: z.string().max(2000),
+    message: z.string().max(MAX_FRAME_MESSAGE),
   }),
 ]);
 export type ServerFrame = z.infer<typeof ServerFrame>;
@@ -246,12 +248,16 @@ export function parseFrame<S extends z.ZodType>(
     return { ok: false, code: "MALFORMED_FRAME", message: "frame is not JSON", ref: null };
   }
   const obj = raw && typeof raw === "object" ? (raw as Record<string, unknown>) : {};
-  const ref = typeof obj.id === "string" ? obj.id : null;
+  // The refusal is an `error` frame too: its `ref` must be a FrameId (else null) and its message fit
+  // (found by fuzz-frames: a 5000-character id or version was echoed into a frame the peer must refuse).
+  const ref = FrameId.safeParse(obj.id).success ? (obj.id as string) : null;
   if (obj.v !== AGENT_PROTOCOL_VERSION) {
+    // Only a scalar is quoted: String() of an array nested 100 000 deep overflows the stack (fuzz-frames).
+    const shown = obj.v !== null && typeof obj.v === "object" ? "an object" : String(obj.v).slice(0, 64);
     return {
       ok: false,
       code: "UNSUPPORTED_VERSION",
-      message: `protocol version ${String(obj.v)} is not ${AGENT_PROTOCOL_VERSION}`,
+      message: `protocol version ${shown} is not ${AGENT_PROTOCOL_VERSION}`,
       ref,
     };
   }
@@ -264,7 +270,8 @@ export function parseFrame<S extends z.ZodType>(
     message: r.error.issues
       .slice(0, 3)
       .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-      .join("; "),
+      .join("; ")
+      .slice(0, MAX_FRAME_MESSAGE),
     ref,
   };
 }

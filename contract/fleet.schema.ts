@@ -166,6 +166,8 @@ export interface RunEventInput {
   /** An infrastructure failure (node, runtime, host OOM) rather than the workload's own exit. */
   infra: boolean;
   source: "agent" | "runner";
+  /** The agent whose frame this is: it may only report ranks on the nodes it serves. */
+  agentId?: string;
 }
 
 /**

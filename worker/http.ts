@@ -4,6 +4,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { z } from "zod";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../contract/json-depth.js";
 import type { Ctx, Env } from "./auth/middleware.js";
 import { AppError } from "./errors.js";
 
@@ -66,6 +67,14 @@ export const limitBodies: MiddlewareHandler<Env> = async (c, next) => {
   if (over) throw tooLarge(c, limit);
 };
 
+/** A parsed JSON body, refused with `code` if it nests deeper than MAX_JSON_DEPTH (contract/json-depth.ts). */
+export function notTooDeep<T>(raw: T, code: "BAD_REQUEST" | "INVALID_SPEC" = "BAD_REQUEST"): T {
+  if (nestedDeeperThan(raw)) {
+    throw new AppError(code, `request body nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays`);
+  }
+  return raw;
+}
+
 export function issuesOf(err: z.ZodError): Array<{ path: string; message: string }> {
   return err.issues.map((i) => ({ path: i.path.join(".") || "(root)", message: i.message }));
 }
@@ -88,7 +97,7 @@ export async function parseJson<S extends z.ZodType>(
   } catch {
     throw new AppError("BAD_REQUEST", "request body must be JSON");
   }
-  return parseValue(schema, raw, code);
+  return parseValue(schema, notTooDeep(raw, code), code);
 }
 
 export function parseValue<S extends z.ZodType>(

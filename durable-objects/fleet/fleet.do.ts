@@ -13,6 +13,7 @@ import {
   AgentFrame,
   HEARTBEAT_PING,
   HEARTBEAT_PONG,
+  MAX_FRAME_MESSAGE,
   parseFrame,
   type ServerFrame,
 } from "../../contract/agent-frames.schema.js";
@@ -288,6 +289,7 @@ export class FleetDO extends DurableObject<DoEnv> {
             reason: frame.reason,
             infra: frame.infra,
             source: "agent",
+            agentId: att.nodeId,
           },
         });
         if (outcome.kind === "stale_epoch" || outcome.kind === "unknown_run") {
@@ -400,7 +402,9 @@ export class FleetDO extends DurableObject<DoEnv> {
   }
 
   private sendError(ws: WebSocket, ref: string | null, code: string, message: string): void {
-    this.send(ws, { v: AGENT_PROTOCOL_VERSION, type: "error", id: newId("frm"), ref, code, message });
+    // Messages quote the frame (its run id has no length limit): cut to what an error frame may carry.
+    const text = message.slice(0, MAX_FRAME_MESSAGE);
+    this.send(ws, { v: AGENT_PROTOCOL_VERSION, type: "error", id: newId("frm"), ref, code, message: text });
   }
 
   private socketGone(ws: WebSocket): void {

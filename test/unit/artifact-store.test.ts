@@ -10,6 +10,7 @@ import {
   artifactKey,
   artifactStoreFor,
   checkArtifactPath,
+  MAX_ARTIFACT_PATH_BYTES,
   WorkerArtifactStore,
 } from "../../worker/services/artifact-store.js";
 import { R2PresignedArtifactStore } from "../../worker/services/r2-presigned-store.js";
@@ -131,5 +132,12 @@ describe("artifact paths", () => {
     for (const bad of ["/abs/path", "a/../b", "./a", "a//b", "a/", "..", "a\\b", "a\u0000b", "a\nb"]) {
       expect(() => checkArtifactPath(bad), bad).toThrow(/artifact path/);
     }
+  });
+
+  // Regression (fuzz-ingest): a 3000-character path made R2 refuse the key, and the upload answered 500.
+  it("refuses a path whose storage key R2 would refuse (over 1024 bytes with its run prefix)", () => {
+    expect(checkArtifactPath("a".repeat(MAX_ARTIFACT_PATH_BYTES))).toHaveLength(MAX_ARTIFACT_PATH_BYTES);
+    expect(() => checkArtifactPath("a".repeat(3_000))).toThrow(/at most 900/);
+    expect(() => checkArtifactPath("é".repeat(451))).toThrow(/902 bytes/);
   });
 });

@@ -23,6 +23,13 @@ describe("parsePythonJson", () => {
     expect(() => parsePythonJson('{"a": nan}')).toThrow(SyntaxError);
   });
 
+  it("refuses JSON nested deeper than 100 levels, which later walks of the value could not survive", () => {
+    const nest = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
+    expect(parsePythonJson(nest(100))).toBeInstanceOf(Array);
+    expect(() => parsePythonJson(nest(101))).toThrow(/deeper than 100/);
+    expect(() => parsePythonJson(`{"a": NaN, "b": ${nest(100_000)}}`)).toThrow(SyntaxError);
+  });
+
   it("parses every standard JSON document exactly as JSON.parse does", () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {

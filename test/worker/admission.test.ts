@@ -81,6 +81,26 @@ describe("the spec", () => {
     };
     await expectRejectedWithoutResidue(FLEET, send, 400, "INVALID_SPEC");
   });
+
+  // Regression (fuzz-routes-jobs): hashing a keyed body walked it recursively and overflowed the stack: a 500.
+  it("rejects a body nested 100 000 levels deep with INVALID_SPEC, keyed or not, leaving nothing behind", async () => {
+    for (const key of [null, "deep-1"]) {
+      const send = async (): Promise<ApiResponse<ErrorBody>> => {
+        const res = await SELF.fetch("http://sf.test/v1/jobs", {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${op}`,
+            "content-type": "application/json",
+            ...(key ? { "idempotency-key": key } : {}),
+          },
+          body: `{"metadata":${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+        });
+        return { status: res.status, body: await res.json<ErrorBody>(), headers: res.headers };
+      };
+      const res = await expectRejectedWithoutResidue(FLEET, send, 400, "INVALID_SPEC");
+      expect(res.body.error.message).toContain("nests deeper than 100 levels");
+    }
+  });
 });
 
 describe("the catalog handshake", () => {

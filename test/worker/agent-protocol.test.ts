@@ -5,6 +5,7 @@
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ServerFrame } from "../../contract/agent-frames.schema.js";
 import { verifyIngestToken } from "../../contract/ingest-token.js";
 import { enroll, inventory, publishTestCapsule, ScriptedAgent } from "./agent-support.js";
 import { ADMIN, api, createFleet, createUser, customSpec } from "./helpers.js";
@@ -175,6 +176,65 @@ describe("agent protocol (Fleet DO side)", () => {
     agent.hello(inventory("box-z", 1));
     expect((await agent.next("welcome")).node_id).toBeTruthy();
     agent.close();
+  });
+
+  it("refuses over-long ids, versions and run ids with error frames that stay within the contract", async () => {
+    await createFleet("ap-long", { kind: "process" });
+    const agent = await ScriptedAgent.connect((await enroll("ap-long")).credential);
+    const cases: Array<[string, string, string | null]> = [
+      [JSON.stringify({ v: 1, type: "hello", id: "x".repeat(5_000) }), "MALFORMED_FRAME", null],
+      [JSON.stringify({ v: "9".repeat(5_000), type: "hello", id: "x4" }), "UNSUPPORTED_VERSION", "x4"],
+      // Quoting this version once overflowed the stack: the frame went unanswered.
+      [
+        `{"v":${"[".repeat(100_000)}${"]".repeat(100_000)},"type":"hello","id":"x7"}`,
+        "UNSUPPORTED_VERSION",
+        "x7",
+      ],
+      [
+        JSON.stringify({ v: 1, type: "report", id: "x5", run_id: "r".repeat(5_000), epoch: 1, rank: 0 }),
+        "MALFORMED_FRAME",
+        "x5",
+      ],
+      [
+        JSON.stringify({
+          ...{ v: 1, type: "report", id: "x6", run_id: "r".repeat(5_000), epoch: 1, rank: 0 },
+          ...{ event: "launched", ts: new Date().toISOString() },
+        }),
+        "UNKNOWN_RUN",
+        "x6",
+      ],
+    ];
+    for (const [text, code, ref] of cases) {
+      const from = agent.frames.length;
+      agent.sendRaw(text);
+      const err = await agent.next("error", () => true, from);
+      expect({ code: err.code, ref: err.ref }, text.slice(0, 60)).toEqual({ code, ref });
+      // The agent parses what it gets with the same contract; a frame outside it could not be answered.
+      expect(ServerFrame.safeParse(err).success, JSON.stringify(err).slice(0, 200)).toBe(true);
+    }
+    agent.close();
+  });
+
+  it("refuses a report about another node's run with UNKNOWN_RUN and leaves that run alone", async () => {
+    await createFleet("ap-foreign", { kind: "process" });
+    const owner = await ScriptedAgent.connect((await enroll("ap-foreign")).credential);
+    owner.hello(inventory("box-owner", 2));
+    await owner.next("welcome");
+    const sub = await api(op, "POST", "/v1/jobs", await customSpec({ fleet: "ap-foreign", gpus: 2 }));
+    const launch = await owner.next("launch");
+    owner.send({ v: 1, type: "ack", id: owner.id(), ref: launch.id });
+    owner.report(launch.request, "launched");
+    await owner.next("ack");
+
+    const other = await ScriptedAgent.connect((await enroll("ap-foreign")).credential);
+    other.hello(inventory("box-other", 2));
+    await other.next("welcome");
+    const forged = other.report(launch.request, "exited", { exit_code: 1, reason: "forged" });
+    expect((await other.next("error", (f) => f.ref === forged)).code).toBe("UNKNOWN_RUN");
+    expect((await job(sub.body.job.id)).job.status).toBe("RUNNING");
+    expect((await fleetTotals("ap-foreign")).allocated).toBe(2);
+    owner.close();
+    other.close();
   });
 
   it("stops a running job through its agent and frees the GPUs only when the agent confirms", async () => {

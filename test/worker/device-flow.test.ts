@@ -155,6 +155,21 @@ describe("device login", () => {
     expect({ status: r.status, code: r.body.error.code }).toEqual({ status: 400, code: "INVALID_GRANT" });
   });
 
+  it("answers a body that is no form with the page and a 400, not a 500", async () => {
+    for (const [type, body] of [
+      ["multipart/form-data; boundary=x", "\u001aV\u0005"],
+      ["multipart/form-data", "user_code=BCDF-GHJK"],
+    ]) {
+      const res = await SELF.fetch("http://sf.test/device", {
+        method: "POST",
+        headers: { "content-type": type! },
+        body,
+      });
+      expect(res.status, type).toBe(400);
+      expect(await res.text()).toContain("The form could not be read");
+    }
+  });
+
   it("answers SLOW_DOWN to a client that polls faster than the interval, and widens the interval", async () => {
     const s = await start();
     expect((await poll(s.device_code)).body.error.code).toBe("AUTHORIZATION_PENDING");

@@ -168,4 +168,25 @@ describe("artifacts", () => {
       expect(escaping.body.error.code, path).toBe("BAD_REQUEST");
     }
   });
+
+  // Regression (fuzz-ingest): R2 refuses keys over 1024 bytes, and that refusal answered 500.
+  it("refuses a path too long for a storage key with BAD_REQUEST, on the PUT and on registration", async () => {
+    const f = await startRun("art-long");
+    const digest = await digestOf("x");
+    const long = "a".repeat(3_000);
+    const headers = { "x-starforge-token": f.token };
+    const stored = await put(
+      `http://sf.test/v1/ingest/artifact/blob/${f.runId}/${long}?digest=${digest}`,
+      headers,
+      enc.encode("x"),
+    );
+    expect([stored.status, stored.body.error.code]).toEqual([400, "BAD_REQUEST"]);
+    const reg = await ingest(f.token, "/artifact", {
+      run_id: f.runId,
+      kind: "checkpoint",
+      path: long,
+      digest,
+    });
+    expect([reg.status, reg.body.error.code]).toEqual([400, "BAD_REQUEST"]);
+  });
 });

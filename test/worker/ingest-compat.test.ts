@@ -139,6 +139,31 @@ describe("batches are stored item by item", () => {
     const noItems = await ingest(f.token, "/metrics", { run_id: f.runId });
     expect([noItems.status, noItems.body.error.code]).toEqual([400, "BAD_REQUEST"]);
   });
+
+  // Regression (fuzz-ingest): values nested 100 000 deep overflowed the stack where they were serialized
+  // (the probe's canonical JSON, an item's size, the Run DO's RPC): a 500, and the client retries forever.
+  it("refuses a body nested deeper than 100 levels with a 400, on every route that takes any JSON", async () => {
+    const f = await startRun("compat-deep");
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const cases: Array<[string, string]> = [
+      ["/hparams", `{"run_id":"${f.runId}","params":{"a":${deep}}}`],
+      ["/environment", `{"run_id":"${f.runId}","python":${deep}}`],
+      ["/environment/nodes", `{"run_id":"${f.runId}","nodes":[{"hostname":"h","cpu":${deep}}]}`],
+      [
+        "/validation",
+        `{"run_id":"${f.runId}","step":1,"chunk_index":0,"total_chunks":1,"total_samples":1,"samples":[],"dist":${deep}}`,
+      ],
+      ["/artifact", `{"run_id":"${f.runId}","kind":"checkpoint","path":"/x","metrics":{"m":${deep}}}`],
+    ];
+    for (const [path, body] of cases) {
+      const r = await rawIngest(f.token, path, body);
+      expect([r.status, (r.body.error as { code: string }).code], path).toEqual([400, "BAD_REQUEST"]);
+    }
+    // 100 levels are still taken: the body, params, and 98 arrays.
+    const nested = `${"[".repeat(98)}1${"]".repeat(98)}`;
+    const ok = await rawIngest(f.token, "/hparams", `{"run_id":"${f.runId}","params":{"a":${nested}}}`);
+    expect(ok.status).toBe(200);
+  });
 });
 
 describe("hardware, hparams, artifacts, environment, validation: stored and read back", () => {

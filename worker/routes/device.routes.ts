@@ -37,7 +37,14 @@ export const deviceRoutes = new Hono<Env>()
   .post("/device", async (c) => {
     // The form is this page's only client; the bootstrap admin must exist even if no /v1 call came first.
     await ensureBootstrapped(c.env);
-    const f = await c.req.parseBody();
+    let f: Awaited<ReturnType<typeof c.req.parseBody>>;
+    try {
+      f = await c.req.parseBody();
+    } catch {
+      // A body that is no form (a multipart body without its boundary, broken bytes) is the sender's
+      // mistake: formData() throws a TypeError, which must not become a 500 (found by fuzz-routes-rest).
+      return html(c, 400, form("", "The form could not be read; submit it again."));
+    }
     const field = (k: string) => (typeof f[k] === "string" ? (f[k] as string) : "");
     const action = field("action");
     if (action !== "approve" && action !== "deny") {

@@ -22,7 +22,7 @@ import { type Ctx, currentUser, type Env, reauthenticate, requireRole } from "..
 import { forgetToken } from "../auth/principal-cache.js";
 import { config } from "../env.js";
 import { AppError, unwrap } from "../errors.js";
-import { parseValue } from "../http.js";
+import { notTooDeep, parseValue } from "../http.js";
 import {
   type Checked,
   checkHub,
@@ -67,8 +67,10 @@ const IdempotencyKey = z
 
 async function readBody(c: Ctx, code: "INVALID_SPEC" | "BAD_REQUEST"): Promise<unknown> {
   try {
-    return await c.req.json();
-  } catch {
+    // Deep nesting is refused before the Idempotency-Key hash walks the body (canonicalJson recurses).
+    return notTooDeep(await c.req.json(), code);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
     throw new AppError(
       code,
       code === "INVALID_SPEC" ? "request body must be a JSON JobSpec" : "request body must be JSON",

@@ -29,10 +29,23 @@ export {
 } from "./artifact-target.js";
 
 /**
+ * The longest artifact path, in UTF-8 bytes. R2 refuses keys over 1024 bytes (an error that became a 500,
+ * found by fuzz-ingest), and the key adds `artifacts/<run id>/` in front of the path.
+ */
+export const MAX_ARTIFACT_PATH_BYTES = 900;
+
+/**
  * Artifact paths are relative, '/'-separated, with no empty, '.' or '..' segment and no control
  * characters: R2 keys are flat strings, but a key must still read as exactly one place under its run.
  */
 export function checkArtifactPath(path: string): string {
+  const bytes = new TextEncoder().encode(path).length;
+  if (bytes > MAX_ARTIFACT_PATH_BYTES) {
+    throw new AppError(
+      "BAD_REQUEST",
+      `artifact path is ${bytes} bytes; at most ${MAX_ARTIFACT_PATH_BYTES} (storage keys are limited)`,
+    );
+  }
   const segments = path.split("/");
   const bad =
     path.includes("\\") ||

@@ -6,17 +6,25 @@
  * become null outside strings; the item that carried one is then rejected on its own, not its batch.
  */
 
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../../contract/json-depth.js";
+
 const TOKENS = ["-Infinity", "Infinity", "NaN"] as const;
 
-/** Parses `text` as JSON, reading Python's non-finite tokens as null. Throws SyntaxError like JSON.parse. */
+/**
+ * Parses `text` as JSON, reading Python's non-finite tokens as null. Throws SyntaxError like JSON.parse,
+ * also for JSON nested deeper than MAX_JSON_DEPTH (which later walks of the value could not survive).
+ */
 export function parsePythonJson(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     const replaced = replaceNonFinite(text);
     if (replaced === text) throw err;
-    return JSON.parse(replaced);
+    value = JSON.parse(replaced);
   }
+  if (nestedDeeperThan(value)) throw new SyntaxError(`JSON nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return value;
 }
 
 /** `text` with every NaN/Infinity/-Infinity token outside string literals replaced by null. */

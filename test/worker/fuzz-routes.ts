@@ -1,0 +1,159 @@
+/**
+ * The route fuzz, shared by the fuzz-routes-*.property.test.ts files (one group of routes each, so each
+ * file's Worker serves a few hundred requests: SELF.fetch slows with every request a file has made).
+ * Every route the app registers (createApp().routes) is in exactly one group, so a route added later is
+ * fuzzed too. Each gets generated requests: its valid request mutated (fields dropped, renamed, retyped,
+ * out of range, huge, deeply nested), garbage bodies, wrong content types, odd headers and credentials,
+ * odd path parameters and query strings. Every answer is below 500 and every refusal is coded; a refused
+ * request leaves D1, the fleets' Durable Objects and the fixture run's Durable Object as they were.
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../worker/app.js";
+import { type Body, bodyFor, garbage, oddHeaders, oddSegment, queryFor } from "./fuzz-arbitraries.js";
+import { buildFixture, type Fixture, idsOfEveryKind } from "./fuzz-fixture.js";
+import { type Seed, seedFor } from "./fuzz-seeds.js";
+import {
+  authFor,
+  expectCodedAnswer,
+  expectConsistentFleet,
+  type FuzzRequest,
+  fleetSnapshot,
+  fuzzParams,
+  fuzzRuns,
+  ledgerSnapshot,
+  runSnapshot,
+  send,
+} from "./fuzz-support.js";
+import { ADMIN, api, installHubStub } from "./helpers.js";
+
+const GROUPS = {
+  ingest: (p: string) => p.startsWith("/v1/ingest/"),
+  fleets: (p: string) => p.startsWith("/v1/fleets"),
+  jobs: (p: string) => /^\/v1\/(jobs|blobs|capsule|agents|usage)(\/|$)/.test(p),
+  webhooks: (p: string) => p.startsWith("/v1/webhooks"),
+};
+export type RouteGroup = keyof typeof GROUPS | "rest";
+
+function inGroup(group: RouteGroup, path: string): boolean {
+  if (group !== "rest") return GROUPS[group](path);
+  return !Object.values(GROUPS).some((g) => g(path));
+}
+
+/** The routes the app registers whose path passes `filter`, as `METHOD /path`. */
+export function registeredRoutes(filter: (path: string) => boolean): string[] {
+  const all = createApp()
+    .routes.filter((r) => r.method !== "ALL" && filter(r.path))
+    .map((r) => `${r.method} ${r.path}`);
+  return [...new Set(all)];
+}
+
+/** The route's path with its parameters: mostly the seed's, sometimes another kind of id, or odd. */
+function pathArb(f: Fixture, route: string, seed: Seed): fc.Arbitrary<string> {
+  const template = route.split(" ")[1]!;
+  const names = [...template.matchAll(/:(\w+)|\*/g)].map((m) => m[1] ?? "*");
+  const others = idsOfEveryKind(f);
+  const values = names.map((n) =>
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constant(seed.params?.[n] ?? f.main.name) },
+      { weight: 1, arbitrary: fc.constantFrom(...others) },
+      { weight: 2, arbitrary: oddSegment },
+    ),
+  );
+  return fc.tuple(...values).map((vs) => {
+    let i = 0;
+    return template.replace(/:(\w+)|\*/g, () => vs[i++]!);
+  });
+}
+
+function bodyArb(seed: Seed): fc.Arbitrary<Body> {
+  if (!seed.raw && seed.also) return fc.constantFrom(seed.body, ...seed.also).chain(bodyFor);
+  if (!seed.raw) return bodyFor(seed.body);
+  const raw = seed.raw.text;
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constant<Body>({ kind: "text", text: raw }) },
+    { weight: 2, arbitrary: garbage() },
+    {
+      weight: 1,
+      arbitrary: fc.nat({ max: raw.length }).map((n): Body => ({ kind: "text", text: raw.slice(n) })),
+    },
+    { weight: 1, arbitrary: fc.constant<Body>({ kind: "none" }) },
+  );
+}
+
+/** A request to `route`: its seed, mutated in every part. */
+export function requestArb(f: Fixture, route: string, seed: Seed): fc.Arbitrary<FuzzRequest> {
+  const method = route.split(" ")[0]!;
+  const seedHeaders = Object.entries(seed.headers ?? {});
+  return fc.record({
+    method: method === "GET" ? fc.constantFrom("GET", "GET", "GET", "HEAD") : fc.constant(method),
+    path: pathArb(f, route, seed),
+    query: queryFor(seed.query ?? {}),
+    auth: authFor(seed.as),
+    body: bodyArb(seed),
+    contentType: fc.constant(seed.raw?.type ?? "application/json"),
+    headers: fc.tuple(fc.subarray(seedHeaders), oddHeaders).map(([kept, odd]) => [...kept, ...odd]),
+  });
+}
+
+/** Fuzzes every route of `group`; `afterwards` runs once all of them are done (the fixture is up). */
+export function fuzzRouteGroup(group: RouteGroup, afterwards?: (f: Fixture) => Promise<void>): void {
+  const routes = registeredRoutes((p) => inGroup(group, p));
+  const runs = fuzzRuns(16);
+  let f: Fixture;
+
+  beforeAll(async () => {
+    installHubStub([
+      { kind: "model", id: "fz/model" },
+      { kind: "dataset", id: "fz/data" },
+    ]);
+    f = await buildFixture();
+  }, 60_000);
+
+  /** Everything a refused request could have left behind. */
+  async function footprint() {
+    return {
+      ledger: await ledgerSnapshot(),
+      main: await fleetSnapshot(f.main.id),
+      side: await fleetSnapshot(f.side.id),
+      run: await runSnapshot(f.job.runId),
+    };
+  }
+
+  describe(`fuzzed requests to the ${group} routes`, () => {
+    it("has routes to fuzz", () => {
+      expect(routes.length).toBeGreaterThan(0);
+    });
+
+    for (const route of routes) {
+      it(
+        `${route}: no 5xx, coded refusals, nothing left behind`,
+        async () => {
+          const seed = seedFor(f, route);
+          await fc.assert(
+            fc.asyncProperty(requestArb(f, route, seed), async (req) => {
+              const before = await footprint();
+              const res = await send(req, f.ids);
+              expectCodedAnswer(`${req.method} ${req.path}?${req.query}`, req.method, res, seed.html);
+              if (res.status >= 400) expect(await footprint(), `${res.status} ${res.text}`).toEqual(before);
+            }),
+            fuzzParams(route, runs),
+          );
+        },
+        30_000 + runs * 2_000,
+      );
+    }
+  });
+
+  afterAll(async () => {
+    // Nothing crashed for good: the Worker and both fleets still answer, and their books still add up.
+    expect((await api(null, "GET", "/v1/health")).status).toBe(200);
+    for (const fleet of [f.main, f.side]) {
+      const r = await api(ADMIN, "GET", `/v1/fleets/${fleet.id}`);
+      expect(r.status).toBe(200);
+      expect(r.body.totals.allocated).toBeLessThanOrEqual(r.body.totals.gpus);
+      await expectConsistentFleet(fleet.id);
+    }
+    await afterwards?.(f);
+  }, 60_000);
+}
