@@ -24,6 +24,7 @@ import { BlobCache, BlobFetchError, DigestMismatchError } from "./blob-cache.js"
 import { Connection } from "./connection.js";
 import { Journal, type JournalRecord } from "./journal.js";
 import { materialize } from "./materialize.js";
+import { sweepOrphans } from "./orphans.js";
 import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef } from "./runtime.js";
 
 type Report = Extract<AgentFrame, { type: "report" }>;
@@ -97,7 +98,7 @@ export class Agent {
       // Submitted to a cluster that still held it: wait for it again; else finish preparing it.
       if (r.state === "accepted") void (r.ref ? this.started(r, r.ref) : this.resumeAccepted(r));
     }
-    await this.sweepOrphans();
+    this.orphans = await sweepOrphans(this.o.runtime, this.journal, this.o.log);
     this.conn.start();
     this.resendTimer = setInterval(() => this.resend(), this.o.resendMs ?? 3000);
     this.resendTimer.unref();
@@ -116,56 +117,6 @@ export class Agent {
     if (this.resendTimer) clearInterval(this.resendTimer);
     if (this.refreshTimer) clearInterval(this.refreshTimer);
     this.conn.stop();
-  }
-
-  /**
-   * Workloads the runtime holds with StarForge labels that no journal record claims (the journal was
-   * lost or replaced; before the connection opens no launch is in progress). A host runtime's are this
-   * node's alone: they are stopped and removed. A cluster's may belong to another agent fronting the same
-   * cluster: they are only reported. Either way the hello tells the control plane.
-   */
-  private async sweepOrphans(): Promise<void> {
-    let held: Awaited<ReturnType<Runtime["list"]>>;
-    try {
-      held = await this.o.runtime.list();
-    } catch (err) {
-      this.o.log(
-        `listing the runtime's workloads failed (${err instanceof Error ? err.message : String(err)}); no sweep`,
-      );
-      return;
-    }
-    const records = this.journal.all();
-    const refs = new Set(records.flatMap((r) => (r.ref ? [`${r.ref.kind}:${r.ref.id}`] : [])));
-    const ranks = new Set(records.map((r) => `${r.run_id}#${r.rank}`));
-    const host = !this.o.runtime.cluster;
-    for (const w of held) {
-      const runId = w.labels["starforge.run_id"] ?? "";
-      const rank = w.labels["starforge.rank"] === undefined ? null : Number(w.labels["starforge.rank"]);
-      if (refs.has(`${w.ref.kind}:${w.ref.id}`) || ranks.has(`${runId}#${rank}`)) continue;
-      const epoch = w.labels["starforge.epoch"] === undefined ? null : Number(w.labels["starforge.epoch"]);
-      const what = `${w.ref.kind} ${w.ref.id} (run ${runId || "?"}, rank ${rank ?? "?"})`;
-      let action: Orphan["action"] = "reported";
-      if (host) {
-        try {
-          await this.o.runtime.stop(w.ref, 10_000);
-          action = "stopped";
-        } catch (err) {
-          this.o.log(`stopping orphan ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
-        }
-      }
-      this.o.log(
-        action === "stopped"
-          ? `stopped orphan ${what}: no journal record claims it`
-          : `found ${what}, which no journal record of this agent claims; left alone (a cluster may be shared)`,
-      );
-      this.orphans.push({
-        run_id: runId.slice(0, 200),
-        rank: Number.isInteger(rank) && rank! >= 0 ? rank : null,
-        epoch: Number.isInteger(epoch) && epoch! >= 0 ? epoch : null,
-        ref: w.ref.id.slice(0, 200),
-        action,
-      });
-    }
   }
 
   /** A cluster's nodes, read again; sent to the control plane when they changed. */
