@@ -1,6 +1,6 @@
 /**
- * Signed webhooks for job events: event types, the request bodies of /v1/webhooks, the delivery headers and
- * the signature (docs/operations.md "Webhooks" is the receiver's side, with a verifier to copy).
+ * Webhooks for job events: event types and the request bodies of /v1/webhooks. How a delivery is signed
+ * is contract/webhook-signature.ts (docs/api.md "Verifying a delivery" is the receiver's side).
  */
 import { z } from "zod";
 import { JOB_STATES, type JobState } from "./job-states.js";
@@ -19,17 +19,11 @@ export function jobEventType(status: JobState | string): string {
 
 /**
  * The idempotency id of a job event: stable for (job, transition), so every retry and redelivery of it,
- * to every endpoint of its owner, carries the same `StarForge-Webhook-Id`.
+ * to every endpoint of its owner, carries the same `webhook-id` (Standard Webhooks requires exactly that).
  */
 export function jobEventId(jobId: string, seq: number): string {
   return `evt_${jobId}_${seq}`;
 }
-
-export const WEBHOOK_HEADERS = {
-  id: "StarForge-Webhook-Id",
-  timestamp: "StarForge-Webhook-Timestamp",
-  signature: "StarForge-Webhook-Signature",
-} as const;
 
 export const MAX_WEBHOOKS_PER_USER = 20;
 
@@ -84,31 +78,3 @@ export const DeliveryAttempt = z.object({
   duration_ms: z.number().int(),
 });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;
-
-/** The message signed for a delivery: `<unix seconds>.<raw body>`. */
-export function signedContent(timestamp: number, body: string): string {
-  return `${timestamp}.${body}`;
-}
-
-function hex(buf: ArrayBuffer): string {
-  return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** `v1=<hex HMAC-SHA256(secret, "<timestamp>.<body>")>`, one entry per secret (a rotation signs twice). */
-export async function signatureHeader(secrets: string[], timestamp: number, body: string): Promise<string> {
-  const enc = new TextEncoder();
-  const parts: string[] = [];
-  for (const secret of secrets) {
-    const key = await crypto.subtle.importKey(
-      "raw",
-      enc.encode(secret),
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign"],
-    );
-    parts.push(
-      `v1=${hex(await crypto.subtle.sign("HMAC", key, enc.encode(signedContent(timestamp, body))))}`,
-    );
-  }
-  return parts.join(",");
-}

@@ -21,9 +21,9 @@ export function register(program: Command): void {
         "sf webhook deliveries wh_01jv8…",
       ])}
 
-Each delivery is a POST signed with the webhook's secret (StarForge-Webhook-Signature)
-and carries an idempotency id (StarForge-Webhook-Id); docs/operations.md has a
-verifier to copy.`,
+Each delivery is a POST signed the Standard Webhooks way (webhook-id,
+webhook-timestamp, webhook-signature): verify it with the webhook's whsec_ secret
+and any Standard Webhooks library (docs/api.md "Verifying a delivery").`,
     );
 
   webhook

@@ -1,10 +1,12 @@
 /**
  * One pass of a user's webhook deliveries: claim what is due (a lease, so an attempt lost with its sender
- * is retried when the lease ends), send each claimed delivery signed and with a timeout, and record the
- * attempt (the D1 side is ledger/deliveries.ts). The WebhookDispatcher's alarm points at the earliest.
+ * is retried when the lease ends), send each claimed delivery signed (contract/webhook-signature.ts) and
+ * with a timeout, and record the attempt (the D1 side is ledger/deliveries.ts). The WebhookDispatcher's
+ * alarm points at the earliest.
  */
 import { nowIso } from "../../contract/ids.js";
-import { type DeliveryAttempt, signatureHeader, WEBHOOK_HEADERS } from "../../contract/webhooks.schema.js";
+import { deliveryHeaders } from "../../contract/webhook-signature.js";
+import type { DeliveryAttempt } from "../../contract/webhooks.schema.js";
 import {
   type ClaimedDelivery,
   claimDue,
@@ -43,9 +45,8 @@ async function send(
       headers: {
         "content-type": "application/json",
         "user-agent": "StarForge-Webhooks/1",
-        [WEBHOOK_HEADERS.id]: d.eventId,
-        [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-        [WEBHOOK_HEADERS.signature]: await signatureHeader(signingSecrets(e, now), timestamp, d.payload),
+        // Standard Webhooks headers, plus the StarForge-Webhook-* ones until 0.2.0; the id is the event's.
+        ...(await deliveryHeaders(signingSecrets(e, now), d.eventId, timestamp, d.payload)),
       },
       body: d.payload,
       // A redirect could point anywhere; the endpoint's owner fixes the URL instead.

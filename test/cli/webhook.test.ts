@@ -39,7 +39,7 @@ describe("sf webhook", () => {
     const added = await sf(["webhook", "add", rx.url, "--events", "job.succeeded,job.failed"], ada);
     expect(added.code, added.stderr).toBe(0);
     const secret = added.stdout.trim();
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(added.stderr).toContain("shown only once");
 
     const { webhooks } = await sfJson<{ webhooks: Array<{ id: string; events: string[] }> }>(
@@ -86,7 +86,7 @@ describe("sf webhook", () => {
     );
 
     const rotated = await sf(["webhook", "rotate-secret", id], ada);
-    expect(rotated.stdout.trim()).toMatch(/^whsec_/);
+    expect(rotated.stdout.trim()).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(rotated.stdout.trim()).not.toBe(secret);
 
     const foreign = await sf(["webhook", "deliveries", id], bob);

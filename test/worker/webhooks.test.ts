@@ -37,7 +37,8 @@ describe("webhook routes", () => {
     const op = await createUser("wh-once");
     const created = await api(op, "POST", "/v1/webhooks", { url: "https://hooks.example.org/sf" });
     expect(created.status).toBe(201);
-    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // Standard Webhooks: whsec_ + padded base64 of 32 bytes.
+    expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const hook = created.body.webhook;
     expect(hook).toMatchObject({
       url: "https://hooks.example.org/sf",
@@ -56,7 +57,7 @@ describe("webhook routes", () => {
 
     const rotated = await api(op, "POST", `/v1/webhooks/${hook.id}/rotate-secret`);
     expect(rotated.status).toBe(200);
-    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(rotated.body.secret).not.toBe(created.body.secret);
     expect(Date.parse(rotated.body.webhook.previous_secret_expires_at) - Date.now()).toBeGreaterThan(
       23 * 3_600_000,

@@ -5,6 +5,7 @@
  */
 import { and, count, desc, eq, lt } from "drizzle-orm";
 import { newId, nowIso } from "../../contract/ids.js";
+import { mintWebhookSecret } from "../../contract/webhook-signature.js";
 import {
   type CreateWebhookBody,
   type DeliveryAttempt,
@@ -17,7 +18,6 @@ import {
 import { type Db, schema } from "../../durable-objects/ledger/client.js";
 import { pokeWebhookDispatcher } from "../../durable-objects/webhooks/stub.js";
 import type { Principal } from "../auth/principal.js";
-import { randomBase64Url } from "../auth/secrets.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
 import { fleetByRef } from "./fleets.service.js";
@@ -27,10 +27,6 @@ type DeliveryRow = typeof schema.webhookDeliveries.$inferSelect;
 
 /** After a rotation the old secret keeps signing (as a second signature) for this long. */
 export const ROTATION_GRACE_MS = 24 * 3_600_000;
-
-function mintWebhookSecret(): string {
-  return `whsec_${randomBase64Url(32)}`;
-}
 
 /** What any read shows: never the secret, only its first characters to tell secrets apart. */
 export function webhookView(w: WebhookRow) {

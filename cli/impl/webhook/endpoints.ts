@@ -19,7 +19,9 @@ function printSecret(r: { webhook: { id: string }; secret: string }, verb: strin
     info(`${c.green("✓")} ${verb} ${c.bold(r.webhook.id)}. Its signing secret, shown only once:`);
     print(r.secret);
     info(
-      c.dim(`check deliveries with it as docs/operations.md shows; try it: sf webhook test ${r.webhook.id}`),
+      c.dim(
+        `verify deliveries with it using any Standard Webhooks library (docs/api.md); try it: sf webhook test ${r.webhook.id}`,
+      ),
     );
   });
 }
