@@ -1,10 +1,13 @@
-/** The Hono app: bootstrap, authentication, the routes, and the one error mapping. */
+/**
+ * The Hono app: request ids, logs and version headers around everything, the version handshake,
+ * bootstrap, authentication, the routes, and the one error mapping.
+ */
 import { Hono } from "hono";
 import type { ErrorBody } from "../contract/errors.js";
 import { ensureBootstrapped } from "./auth/bootstrap.js";
 import { authenticate, type Env } from "./auth/middleware.js";
 import { AppError } from "./errors.js";
-import { limitBodies } from "./http.js";
+import { limitBodies, refuseOldCli } from "./http.js";
 import { agentsRoutes } from "./routes/agents.routes.js";
 import { auditRoutes } from "./routes/audit.routes.js";
 import { blobsRoutes } from "./routes/blobs.routes.js";
@@ -15,6 +18,7 @@ import { fleetsRoutes } from "./routes/fleets.routes.js";
 import { healthRoutes } from "./routes/health.routes.js";
 import { ingestRoutes } from "./routes/ingest.routes.js";
 import { jobsRoutes } from "./routes/jobs.routes.js";
+import { metricsRoutes } from "./routes/metrics.routes.js";
 import { nodesRoutes } from "./routes/nodes.routes.js";
 import { profilesRoutes } from "./routes/profiles.routes.js";
 import { readbackRoutes } from "./routes/readback.routes.js";
@@ -23,10 +27,15 @@ import { tokensRoutes } from "./routes/tokens.routes.js";
 import { usageRoutes } from "./routes/usage.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
 import { webhooksRoutes } from "./routes/webhooks.routes.js";
+import { errorFields, log, requestIdOf } from "./services/log.js";
+import { observeRequests } from "./services/log-request.js";
 
 export function createApp(): Hono<Env> {
   const app = new Hono<Env>();
 
+  // Outermost, so 404s, refusals and errors of every later step get a request id, headers and a log line.
+  app.use("*", observeRequests);
+  app.use("*", refuseOldCli);
   app.use("/v1/*", async (c, next) => {
     await ensureBootstrapped(c.env);
     return next();
@@ -50,6 +59,7 @@ export function createApp(): Hono<Env> {
   app.route("/v1", readbackRoutes);
   app.route("/v1", webhooksRoutes);
   app.route("/v1", auditRoutes);
+  app.route("/v1", metricsRoutes);
   app.route("/v1/ingest", ingestRoutes);
   // Full paths inside: /v1/auth/device… (under the /v1 middleware) and the /device page.
   app.route("/", deviceRoutes);
@@ -66,7 +76,12 @@ export function createApp(): Hono<Env> {
       return c.json(err.toBody(), err.status as 400);
     }
     // Unknown errors are logged with their stack here and never sent to the client.
-    console.error(`unhandled error on ${c.req.method} ${c.req.path}`, err);
+    log("error", "unhandled error", {
+      request_id: requestIdOf(c),
+      method: c.req.method,
+      path: c.req.path,
+      ...errorFields(err),
+    });
     const body: ErrorBody = {
       error: { code: "INTERNAL", message: "internal error; the server logged the details" },
     };

@@ -1,12 +1,59 @@
 /**
- * Request parsing helpers: every body and query goes through zod and fails with a coded 400, and no body
- * is read past its route's size limit (413 PAYLOAD_TOO_LARGE).
+ * Request helpers: the server's half of the version handshake (headers on every answer, 426 for an sf
+ * too old), every body and query through zod with a coded 400, and no body read past its route's size
+ * limit (413 PAYLOAD_TOO_LARGE).
  */
 import type { MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../contract/json-depth.js";
+import {
+  API_VERSION,
+  compareVersions,
+  MIN_CLI_VERSION,
+  PRODUCT_VERSION,
+  VERSION_HEADERS,
+} from "../contract/version.js";
 import type { Ctx, Env } from "./auth/middleware.js";
 import { AppError } from "./errors.js";
+
+/** The server's half of the version handshake (contract/version.ts), on every answer. */
+export const SERVER_VERSION_HEADERS: Readonly<Record<string, string>> = {
+  [VERSION_HEADERS.api]: String(API_VERSION),
+  [VERSION_HEADERS.minCli]: MIN_CLI_VERSION,
+  [VERSION_HEADERS.server]: PRODUCT_VERSION,
+};
+
+/** A release as sf states it: three numbers, perhaps a pre-release or build suffix (`0.2.0-rc.1`). */
+const CLI_VERSION = /^[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(?:[-+][0-9A-Za-z.+-]{1,64})?$/;
+
+/**
+ * Never refused for an old sf: health, which states the versions, and the routes of agents and running
+ * jobs, which are not sf (nor is anything that sends no version header: browsers, curl, scrapers).
+ */
+function versionExempt(path: string): boolean {
+  return path === "/v1/health" || path.startsWith("/v1/ingest/") || path.startsWith("/v1/agents/");
+}
+
+/** Refuses a request from an sf older than MIN_CLI_VERSION (426 CLI_TOO_OLD) before anything else runs. */
+export const refuseOldCli: MiddlewareHandler = async (c, next) => {
+  const given = c.req.header(VERSION_HEADERS.cli);
+  if (given === undefined || versionExempt(c.req.path)) return next();
+  const version = given.trim();
+  if (!CLI_VERSION.test(version)) {
+    throw new AppError(
+      "BAD_REQUEST",
+      `the ${VERSION_HEADERS.cli} header must be a release like ${PRODUCT_VERSION}; got ${JSON.stringify(version.slice(0, 40))}`,
+    );
+  }
+  if (compareVersions(version, MIN_CLI_VERSION) < 0) {
+    throw new AppError(
+      "CLI_TOO_OLD",
+      `sf ${version} is older than this server accepts (${MIN_CLI_VERSION} or later): upgrade sf to ${PRODUCT_VERSION}`,
+      { min_cli_version: MIN_CLI_VERSION, cli_version: version },
+    );
+  }
+  return next();
+};
 
 const MiB = 1024 * 1024;
 /** Every JSON body but job-side ingest's, a JobSpec's too (it names its files by digest: they are blobs). */

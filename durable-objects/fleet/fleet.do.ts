@@ -45,6 +45,7 @@ import type { CommandRow } from "./rows.js";
 import { launchContext } from "./rules/agents.js";
 import { fleetId } from "./rules/ledger.js";
 import type { NodeAction, NodeAdminReport } from "./rules/nodes.js";
+import { type FleetStats, fleetStats } from "./stats-store.js";
 import { FleetStore } from "./store.js";
 import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, renewTimer, timerTarget } from "./timers.js";
 import { inspect, jobDetail, runView } from "./views.js";
@@ -202,6 +203,13 @@ export class FleetDO extends DurableObject<DoEnv> {
   /** Entries written but not yet in D1 (operations and tests). */
   async outboxSize(): Promise<number> {
     return this.store.outboxSize();
+  }
+
+  /** Read-only figures for GET /v1/admin/metrics: jobs by status, agents, GPUs, the outbox's lag. */
+  async stats(): Promise<FleetStats> {
+    const open = this.ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN);
+    const connected = new Set(open.map((ws) => attachment(ws)?.nodeId).filter((id) => id !== undefined));
+    return fleetStats(this.store.sql, connected.size, Date.now());
   }
 
   // fetch: only the agent socket upgrade, forwarded by the Worker after it checked the credential ---------

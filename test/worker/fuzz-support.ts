@@ -160,7 +160,8 @@ let tableNames: string[] | null = null;
  * Tables whose rows may change while a refused request runs, for reasons of their own: a token's
  * last_used_at (written off the request path), webhook deliveries (their dispatcher's alarm), device
  * codes (a poll that is refused with SLOW_DOWN records the poll), the audit log is append-only (counted).
- * Their row counts are still compared.
+ * Their row counts are still compared. `metric_counters` is left out altogether: counting refused
+ * requests (by code) is its purpose, so a refusal changes it by design.
  */
 const COUNT_ONLY = new Set(["tokens", "webhook_deliveries", "device_codes", "audit_log"]);
 
@@ -168,7 +169,7 @@ const COUNT_ONLY = new Set(["tokens", "webhook_deliveries", "device_codes", "aud
 export async function ledgerSnapshot(): Promise<Record<string, unknown>> {
   tableNames ??= (
     await testEnv.DB.prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' ORDER BY name",
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' AND name != 'metric_counters' ORDER BY name",
     ).all<{ name: string }>()
   ).results.map((r) => r.name);
   const names = tableNames;

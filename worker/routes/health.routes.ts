@@ -1,15 +1,80 @@
+/**
+ * GET /v1/health: public and cheap (one D1 read), for load balancers and for people. Besides `ok` it says
+ * what is running: the release, the API generation, the oldest sf it accepts, the build, and whether the
+ * ledger's schema is the one this bundle was built for.
+ */
+import { desc } from "drizzle-orm";
+import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { Hono } from "hono";
+import { API_VERSION, MIN_CLI_VERSION, PRODUCT_VERSION } from "../../contract/version.js";
+import { db } from "../../durable-objects/ledger/client.js";
 import type { Env } from "../auth/middleware.js";
+import { config } from "../env.js";
 import { AppError } from "../errors.js";
+import { errorFields, log } from "../services/log.js";
 
-export const API_VERSION = "v1";
+export const API_PREFIX = "v1";
+
+/**
+ * The D1 migrations this bundle was written against, oldest first: the files of migrations/, which
+ * wrangler applies in name order. test/worker/health-version.test.ts compares this list with those files,
+ * so adding a migration without naming it here fails the tests.
+ */
+export const KNOWN_MIGRATIONS = [
+  "0000_init.sql",
+  "0001_device_codes.sql",
+  "0002_webhooks.sql",
+  "0003_run_resumed_from.sql",
+  "0004_fleet_network.sql",
+  "0005_admission_counts.sql",
+  "0006_secrets.sql",
+  "0007_fleet_hf_unavailable.sql",
+  "0008_audit_log.sql",
+  "0009_metric_counters.sql",
+  "0010_blob_uploads.sql",
+] as const;
+
+export const EXPECTED_MIGRATION = KNOWN_MIGRATIONS.at(-1)!;
+
+/** The table wrangler (and the test pool) keeps of the migrations it applied, in the order it did. */
+const d1Migrations = sqliteTable("d1_migrations", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name"),
+});
+
+/** The last migration applied to D1; null when D1 has no migration table (it was never migrated). */
+async function appliedMigration(d1: D1Database): Promise<string | null> {
+  try {
+    const row = await db(d1)
+      .select({ name: d1Migrations.name })
+      .from(d1Migrations)
+      .orderBy(desc(d1Migrations.id))
+      .limit(1)
+      .get();
+    return row?.name ?? null;
+  } catch (err) {
+    // A missing table is an unmigrated ledger; anything else means D1 itself did not answer.
+    if (/no such table/i.test(String((err as { cause?: unknown }).cause ?? err))) return null;
+    throw err;
+  }
+}
 
 export const healthRoutes = new Hono<Env>().get("/health", async (c) => {
+  let applied: string | null;
   try {
-    await c.env.DB.prepare("SELECT 1").first();
+    applied = await appliedMigration(c.env.DB);
   } catch (err) {
-    console.error("health: D1 unreachable", err);
+    log("error", "health: D1 unreachable", errorFields(err));
     throw new AppError("UNAVAILABLE", "the ledger database is unreachable");
   }
-  return c.json({ ok: true, api: API_VERSION, time: new Date().toISOString() });
+  return c.json({
+    ok: true,
+    api: API_PREFIX,
+    time: new Date().toISOString(),
+    version: PRODUCT_VERSION,
+    api_version: API_VERSION,
+    min_cli_version: MIN_CLI_VERSION,
+    build: config(c.env).build,
+    migrations: { applied, expected: EXPECTED_MIGRATION, up_to_date: applied === EXPECTED_MIGRATION },
+  });
 });
