@@ -1,45 +1,278 @@
-/** The HTTP client every command uses: JSON in and out, server errors mapped once to CliError. */
+/**
+ * The HTTP client every command uses: JSON in and out, server errors mapped once to CliError. Every
+ * request states sf's version and every answer is checked against the server's (contract/version.ts),
+ * every failure before an answer gets its own code (errors.ts `networkError`), and nothing waits forever:
+ * a JSON exchange has a total deadline, a stream (SSE, downloads) or an upload an inactivity one.
+ */
 import type { z } from "zod";
-import { CliError, EXIT, fromServer } from "./errors.js";
+import {
+  compareVersions,
+  MIN_SERVER_API_VERSION,
+  PRODUCT_VERSION,
+  VERSION_HEADERS,
+  VERSION_RE,
+} from "../contract/version.js";
+import {
+  CliError,
+  cliTooOld,
+  EXIT,
+  fromServer,
+  networkError,
+  notStarforge,
+  serverTooOld,
+  timeoutError,
+} from "./errors.js";
+
+/** sf's own release: sf, forgelet and the Worker ship together. */
+export const CLI_VERSION = PRODUCT_VERSION;
 
 export interface RequestOptions {
   headers?: Record<string, string>;
   /** Raw body (e.g. blob bytes); sent as is instead of JSON. */
   raw?: BodyInit;
   signal?: AbortSignal;
+  /**
+   * "total": the whole exchange, body included, within SF_HTTP_TIMEOUT_SECONDS (what `json()` uses).
+   * "idle" (the default of `fetch()`, whose caller streams the body): no byte either way for
+   * SF_HTTP_IDLE_TIMEOUT_SECONDS, so a long upload, download or log follow is never cut while it moves.
+   */
+  timeout?: "total" | "idle";
+  /** false: return the answer even when the versions do not fit (`sf version` reports them itself). */
+  handshake?: boolean;
+}
+
+export interface Timeouts {
+  totalMs: number;
+  idleMs: number;
+}
+
+const DEFAULT_TIMEOUT_S = 60;
+const DEFAULT_IDLE_S = 60;
+
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback * 1000;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new CliError(`${name} must be a positive number of seconds, got "${raw}"`, {
+      code: "BAD_ENV",
+      exit: EXIT.USAGE,
+    });
+  return n * 1000;
+}
+
+/** SF_HTTP_TIMEOUT_SECONDS (default 60) and SF_HTTP_IDLE_TIMEOUT_SECONDS (default 60). */
+export function timeoutsFromEnv(env: NodeJS.ProcessEnv = process.env): Timeouts {
+  return {
+    totalMs: seconds(env, "SF_HTTP_TIMEOUT_SECONDS", DEFAULT_TIMEOUT_S),
+    idleMs: seconds(env, "SF_HTTP_IDLE_TIMEOUT_SECONDS", DEFAULT_IDLE_S),
+  };
+}
+
+/** What an answer says about its server; null where a header is absent or malformed. */
+export interface ServerVersions {
+  api: number | null;
+  minCli: string | null;
+  server: string | null;
+}
+
+export function serverVersions(headers: Headers): ServerVersions {
+  const api = headers.get(VERSION_HEADERS.api)?.trim() ?? "";
+  const minCli = headers.get(VERSION_HEADERS.minCli)?.trim() ?? "";
+  const server = headers.get(VERSION_HEADERS.server)?.trim() ?? "";
+  return {
+    api: /^[0-9]+$/.test(api) ? Number(api) : null,
+    minCli: VERSION_RE.test(minCli) ? minCli : null,
+    server: server === "" ? null : server,
+  };
+}
+
+/**
+ * Whether this sf and that server fit: CLI_TOO_OLD, SERVER_TOO_OLD or null. A server that states
+ * nothing (one from before the handshake) is given the benefit of the doubt.
+ */
+export function handshakeError(
+  server: string,
+  v: ServerVersions,
+  mine: string = CLI_VERSION,
+): CliError | null {
+  if (v.minCli && compareVersions(mine, v.minCli) < 0) return cliTooOld(server, mine, v.minCli, v.server);
+  if (v.api !== null && v.api < MIN_SERVER_API_VERSION)
+    return serverTooOld(server, v.api, MIN_SERVER_API_VERSION);
+  return null;
+}
+
+/** An answer from a StarForge server states its API version (every answer, since the handshake). */
+function statesVersion(res: Response): boolean {
+  return res.headers.has(VERSION_HEADERS.api);
+}
+
+/** A timer that aborts a request when it fires; `touch()` restarts it (inactivity), `stop()` ends it. */
+class Deadline {
+  private readonly ac = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  fired = false;
+
+  constructor(private readonly ms: number) {
+    this.touch();
+  }
+
+  get signal(): AbortSignal {
+    return this.ac.signal;
+  }
+
+  touch(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.ac.abort();
+    }, this.ms);
+    // A pending socket keeps the process alive by itself; an answer nobody reads must not.
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** Statuses whose answers never have a body (a Response cannot be built around one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** The server's health, read without refusing on its versions: `sf version` and `sf login` look first. */
+export interface Probe {
+  versions: ServerVersions;
+  /** The health body (`{ok, api, time}`), or null when the server answered an error. */
+  health: unknown;
+  /** CLI_TOO_OLD / SERVER_TOO_OLD when the versions do not fit. */
+  incompatible: CliError | null;
 }
 
 export class Api {
+  private readonly timeouts: Timeouts;
+
   constructor(
     readonly server: string,
     private readonly token: string | null,
-  ) {}
+    timeouts?: Timeouts,
+  ) {
+    this.timeouts = timeouts ?? timeoutsFromEnv();
+  }
 
   async fetch(method: string, path: string, body?: unknown, o: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { ...o.headers };
+    const idle = (o.timeout ?? "idle") === "idle";
+    const ms = idle ? this.timeouts.idleMs : this.timeouts.totalMs;
+    const what = `${method} ${path.split("?")[0]}`;
+    const deadline = new Deadline(ms);
+    const timedOut = () => timeoutError(what, this.server, ms / 1000, idle);
+    const headers: Record<string, string> = { ...o.headers, [VERSION_HEADERS.cli]: CLI_VERSION };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     let payload: BodyInit | undefined = o.raw;
     if (body !== undefined && o.raw === undefined) {
       headers["content-type"] = "application/json";
       payload = JSON.stringify(body);
     }
+    // An upload is activity: each chunk handed to the socket restarts the inactivity clock.
+    if (idle && payload instanceof ReadableStream)
+      payload = (payload as ReadableStream<Uint8Array>).pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, ctl) {
+            deadline.touch();
+            ctl.enqueue(chunk);
+          },
+        }),
+      );
+    let res: Response;
     try {
-      return await fetch(`${this.server}${path}`, {
+      res = await fetch(`${this.server}${path}`, {
         method,
         headers,
         body: payload,
-        signal: o.signal,
+        signal: o.signal ? AbortSignal.any([o.signal, deadline.signal]) : deadline.signal,
         duplex: "half",
       } as RequestInit);
     } catch (err) {
+      deadline.stop();
       if (o.signal?.aborted) throw err;
-      const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
-      throw new CliError(`cannot reach ${this.server}: ${cause}`, {
-        code: "UNREACHABLE",
-        exit: EXIT.UNAVAILABLE,
-        hint: "is the control plane running? (`npm start` runs one locally)",
-      });
+      if (deadline.fired) throw timedOut();
+      throw networkError(this.server, err);
     }
+    if (idle) deadline.touch();
+    if (o.handshake !== false) {
+      try {
+        await this.checkHandshake(res);
+      } catch (err) {
+        deadline.stop();
+        await res.body?.cancel().catch(() => undefined);
+        throw deadline.fired ? timedOut() : err;
+      }
+    }
+    return this.guardBody(res, deadline, idle, timedOut, o.signal);
+  }
+
+  /** Refuses an answer from a server this sf does not fit, by its headers or by a 426 CLI_TOO_OLD body. */
+  private async checkHandshake(res: Response): Promise<void> {
+    const v = serverVersions(res.headers);
+    const refused = handshakeError(this.server, v);
+    if (refused) throw refused;
+    if (res.status !== 426) return;
+    const e = errorOf(
+      await res
+        .clone()
+        .json()
+        .catch(() => null),
+    );
+    if (e?.code !== "CLI_TOO_OLD") return;
+    const min = (e.details as { min_cli_version?: unknown } | undefined)?.min_cli_version;
+    throw cliTooOld(
+      this.server,
+      CLI_VERSION,
+      typeof min === "string" ? min : (v.minCli ?? "a newer release"),
+      v.server,
+    );
+  }
+
+  /**
+   * The answer with a body that keeps the deadline: each chunk read restarts an inactivity clock, the end
+   * stops it, and a read cut by it fails as TIMEOUT (a dropped connection as what it is), never a hang.
+   */
+  private guardBody(
+    res: Response,
+    deadline: Deadline,
+    idle: boolean,
+    timedOut: () => CliError,
+    signal: AbortSignal | undefined,
+  ): Response {
+    if (!res.body || NULL_BODY.has(res.status)) {
+      deadline.stop();
+      return res;
+    }
+    const reader = res.body.getReader();
+    const server = this.server;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(ctl) {
+        try {
+          const r = await reader.read();
+          if (r.done) {
+            deadline.stop();
+            ctl.close();
+            return;
+          }
+          if (idle) deadline.touch();
+          ctl.enqueue(r.value);
+        } catch (err) {
+          deadline.stop();
+          ctl.error(signal?.aborted ? err : deadline.fired ? timedOut() : networkError(server, err));
+        }
+      },
+      cancel(reason) {
+        deadline.stop();
+        return reader.cancel(reason);
+      },
+    });
+    const out = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    Object.defineProperty(out, "url", { value: res.url });
+    return out;
   }
 
   /**
@@ -53,7 +286,7 @@ export class Api {
     body?: unknown,
     o: RequestOptions = {},
   ): Promise<z.infer<S>> {
-    const res = await this.fetch(method, path, body, o);
+    const res = await this.fetch(method, path, body, { timeout: "total", ...o });
     return parse(schema, await readJson(res), `${method} ${path.split("?")[0]}`);
   }
 
@@ -81,6 +314,29 @@ export class Api {
   delete<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S>> {
     return this.json("DELETE", path, schema);
   }
+
+  /**
+   * GET /v1/health without credentials, its versions reported rather than refused. A server that states
+   * no version must still look like one of ours (`{api: "v1", …}`), else NOT_STARFORGE: sf never sends a
+   * token to something that is not a control plane.
+   */
+  async probe(): Promise<Probe> {
+    const res = await this.fetch("GET", "/v1/health", undefined, { timeout: "total", handshake: false });
+    const versions = serverVersions(res.headers);
+    let health: unknown = null;
+    try {
+      health = await readJson(res);
+    } catch (err) {
+      // A coded error (the ledger is down: 503 UNAVAILABLE) is still an answer of ours.
+      if (!(err instanceof CliError) || err.code === "NOT_STARFORGE") throw err;
+    }
+    const api = (health as { api?: unknown } | null)?.api;
+    if (versions.api === null && typeof api === "string" && /^v[0-9]+$/.test(api))
+      versions.api = Number(api.slice(1));
+    else if (!statesVersion(res) && health !== null)
+      throw notStarforge(res.url, res.status, res.headers.get("content-type"));
+    return { versions, health, incompatible: handshakeError(this.server, versions) };
+  }
 }
 
 /** Parses a server answer; a shape this client does not understand is a clear error, not a crash later. */
@@ -92,17 +348,32 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown, what: stri
     `unexpected answer to ${what} from the server: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`,
     {
       code: "BAD_RESPONSE",
-      hint: "is sf older than the control plane? check `sf --version` against the server",
+      hint: "is sf older than the control plane? `sf version` shows both versions",
     },
   );
 }
 
+function errorOf(body: unknown): { code?: string; message?: string; details?: unknown } | undefined {
+  if (!body || typeof body !== "object") return undefined;
+  const e = (body as { error?: unknown }).error;
+  return e && typeof e === "object"
+    ? (e as { code?: string; message?: string; details?: unknown })
+    : undefined;
+}
+
+/**
+ * An answer's JSON body, or its error as a CliError. An answer that is neither JSON nor a coded error and
+ * does not state a version (an HTML page, a foreign 404) is NOT_STARFORGE: the URL points elsewhere. A
+ * 5xx stays a server fault (a proxy in front of the control plane may answer those).
+ */
 export async function readJson(res: Response): Promise<unknown> {
   const text = await res.text();
+  const foreign = !statesVersion(res) && res.status < 500;
   let body: unknown = {};
   try {
     body = text ? JSON.parse(text) : {};
   } catch {
+    if (foreign) throw notStarforge(res.url, res.status, res.headers.get("content-type"));
     if (!res.ok)
       throw new CliError(`HTTP ${res.status}: ${text.slice(0, 200)}`, {
         exit: res.status >= 500 ? EXIT.UNAVAILABLE : EXIT.FAILURE,
@@ -110,7 +381,9 @@ export async function readJson(res: Response): Promise<unknown> {
     throw new CliError(`the server answered with something that is not JSON: ${text.slice(0, 200)}`);
   }
   if (!res.ok) {
-    const e = (body as { error?: { code?: string; message?: string; details?: unknown } }).error;
+    const e = errorOf(body);
+    if (typeof e?.code !== "string" && foreign)
+      throw notStarforge(res.url, res.status, res.headers.get("content-type"));
     throw fromServer(
       res.status,
       e?.code ?? `HTTP_${res.status}`,

@@ -26,8 +26,12 @@ export function idempotencyKey(): string {
 const RETRIES = 3;
 
 function retryable(err: unknown): boolean {
-  // UNREACHABLE: the request may or may not have arrived. CONFLICT: the first attempt is still in flight.
-  return err instanceof CliError && (err.code === "UNREACHABLE" || err.code === "CONFLICT");
+  // UNREACHABLE and TIMEOUT: the request may or may not have arrived (a timed-out POST may still be
+  // admitted; the same key replays it). CONFLICT: the first attempt is still in flight.
+  return (
+    err instanceof CliError &&
+    (err.code === "UNREACHABLE" || err.code === "TIMEOUT" || err.code === "CONFLICT")
+  );
 }
 
 export async function postJob(api: Api, spec: JobSpec, key: string): Promise<JobDetail> {
