@@ -3,16 +3,18 @@
  * `run` dials out to the control plane and runs what it is given with the runtime you choose.
  */
 
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { z } from "zod";
 import type { Inventory } from "../contract/agent-frames.schema.js";
 import { writeFileAtomic } from "../contract/node-files.js";
 import { Agent } from "./agent.js";
+import { DOCTOR_HELP, doctorCommand } from "./doctor.js";
 import { clusterInventory, detectInventory } from "./inventory.js";
 import { checkAdvertiseAddr, detectAdvertiseAddr } from "./network.js";
+import { installFetchProxy } from "./proxy.js";
+import { checkProxySettings } from "./proxy-env.js";
 import type { Runtime } from "./runtime.js";
 import { ProcessRuntime } from "./runtimes/process.js";
 import { DEFAULT_NODE_DIR } from "./runtimes/pull.js";
@@ -20,7 +22,8 @@ import { SLURM_API_VERSIONS, slurmApi } from "./runtimes/slurm/adapters.js";
 import { checkEndpoint, SlurmRest } from "./runtimes/slurm/rest.js";
 import { SlurmRuntime } from "./runtimes/slurm/runtime.js";
 import { SlurmToken } from "./runtimes/slurm/token.js";
-import { forgeletSettings } from "./settings.js";
+import { installServiceCommand, SERVICE_HELP } from "./service.js";
+import { CredentialFile, forgeletSettings, readCredential } from "./settings.js";
 
 const VERSION = "0.1.0";
 
@@ -88,8 +91,12 @@ Usage:
         --image-pull-timeout S fail a run whose image cannot be pulled for S seconds (default 300)
         --cluster-refresh S    re-read the cluster's nodes every S seconds (default 30)
 
+${DOCTOR_HELP}
+${SERVICE_HELP}
 Environment:
   FORGELET_HOME                 default state directory
+  HTTPS_PROXY, HTTP_PROXY       proxy for the control plane's https:// (and wss://), http:// (and ws://) URLs
+  NO_PROXY                      hosts reached directly: host, .domain, host:port, or *
   FORGE_LOCAL_GPU_PASSTHROUGH   docker runtime: 0 = launch containers without GPU devices (machines without GPUs)
   FORGE_K8S_GPU_PASSTHROUGH     kuberay runtime: 0 = pods request no GPUs from Kubernetes (Ray still counts them)
 
@@ -101,17 +108,9 @@ Examples:
   forgelet run --runtime slurm --slurmrestd unix:/run/slurmrestd/slurmrestd.socket \
       --shared-dir /shared/starforge --partition gpu --slurm-token-file /etc/forgelet/slurm.jwt
   forgelet run --runtime kuberay --namespace ml-training --default-image rayproject/ray:2.9.0-py310-gpu
+  forgelet doctor --runtime docker
+  sudo forgelet install-service --runtime docker
 `;
-
-const Credential = z.object({
-  server: z.string().url(),
-  node_id: z.string(),
-  fleet_id: z.string(),
-  fleet: z.string(),
-  credential: z.string(),
-  /** When the credential expires (the control plane renews it while the agent is connected). */
-  expires_at: z.string().optional(),
-});
 
 function fail(msg: string): never {
   process.stderr.write(`forgelet: ${msg}\n`);
@@ -146,7 +145,7 @@ async function enroll(argv: string[]): Promise<void> {
     const e = (body.error ?? {}) as { code?: string; message?: string };
     fail(`enrollment refused: ${e.code ?? res.status}: ${e.message ?? "no details"}`);
   }
-  const cred = Credential.parse({ server, ...body });
+  const cred = CredentialFile.parse({ server, ...body });
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   writeFileAtomic(join(stateDir, "credential.json"), JSON.stringify(cred, null, 2), 0o600);
   process.stdout.write(
@@ -338,10 +337,8 @@ async function run(argv: string[]): Promise<void> {
   if (!Number.isFinite(refreshSeconds) || refreshSeconds < 1)
     fail("--cluster-refresh takes seconds, at least 1");
   const stateDir = stateDirOf(values["state-dir"]);
-  const credFile = join(stateDir, "credential.json");
-  if (!existsSync(credFile))
-    fail(`no credential in ${stateDir}; run \`forgelet enroll --server URL --token TOKEN\` first`);
-  const saved = Credential.parse(JSON.parse(readFileSync(credFile, "utf8")));
+  const saved = readCredential(stateDir);
+  if (!saved) fail(`no credential in ${stateDir}; run \`forgelet enroll --server URL --token TOKEN\` first`);
   const cred = values.server ? { ...saved, server: values.server.replace(/\/+$/, "") } : saved;
   const runsDir = resolve(values["shared-dir"] ?? values["work-dir"] ?? join(stateDir, "runs"));
   const labels = Object.fromEntries(
@@ -429,8 +426,15 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
+  // Every request and the socket honour HTTPS_PROXY / HTTP_PROXY / NO_PROXY (forgelet/proxy.ts).
+  const proxy = forgeletSettings().proxy;
+  const badProxy = checkProxySettings(proxy);
+  if (badProxy) fail(badProxy);
+  await installFetchProxy(proxy);
   if (cmd === "enroll") return enroll(rest);
   if (cmd === "run") return run(rest);
+  if (cmd === "doctor") return doctorCommand(rest);
+  if (cmd === "install-service") return installServiceCommand(rest, VERSION);
   fail(`unknown command "${cmd}"; see forgelet --help`);
 }
 

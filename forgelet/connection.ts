@@ -1,11 +1,15 @@
 /**
  * The agent's one outbound connection. It dials, says hello (through `onOpen`), heartbeats with "ping",
  * and on any loss reconnects with full-jitter exponential backoff. The control plane never dials in.
+ * Through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY names the server (forgelet/proxy.ts).
  */
 
 import WebSocket from "ws";
 import { HEARTBEAT_PING } from "../contract/agent-frames.schema.js";
 import { backoffDelay } from "../contract/backoff.js";
+import { type WebSocketProxyOptions, webSocketProxyOptions } from "./proxy.js";
+import { proxyFor, redactProxy } from "./proxy-env.js";
+import { forgeletSettings, type ProxySettings } from "./settings.js";
 
 export interface ConnectionOptions {
   url: string;
@@ -15,6 +19,8 @@ export interface ConnectionOptions {
   log: (msg: string) => void;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** Default: the environment's (forgeletSettings().proxy). */
+  proxy?: ProxySettings;
 }
 
 export class Connection {
@@ -28,9 +34,17 @@ export class Connection {
   private credential: string;
   /** The last refusal logged, so a long outage does not print the same line every reconnect. */
   private lastRefusal = "";
+  /** How the socket tunnels through the proxy (empty: direct); one agent for every dial. */
+  private readonly tunnel: WebSocketProxyOptions;
+  /** That proxy's URL as logs show it, or null. */
+  private readonly proxy: string | null;
 
   constructor(private readonly o: ConnectionOptions) {
     this.credential = o.credential;
+    const proxy = o.proxy ?? forgeletSettings().proxy;
+    this.tunnel = webSocketProxyOptions(o.url, proxy);
+    const p = proxyFor(o.url, proxy);
+    this.proxy = p ? redactProxy(p) : null;
   }
 
   /** A renewed credential (the control plane sent it over this socket): used from the next dial on. */
@@ -75,6 +89,7 @@ export class Connection {
     const ws = new WebSocket(this.o.url, {
       headers: { authorization: `Bearer ${this.credential}` },
       handshakeTimeout: 10_000,
+      ...this.tunnel,
     });
     this.ws = ws;
     let refused = false;
@@ -82,7 +97,7 @@ export class Connection {
       this.attempt = 0;
       this.lastRefusal = "";
       this.lastHeard = Date.now();
-      this.o.log(`connected to ${this.o.url}`);
+      this.o.log(`connected to ${this.o.url}${this.proxy ? ` through the proxy ${this.proxy}` : ""}`);
       this.startHeartbeat();
       this.o.onOpen();
     });
@@ -105,7 +120,12 @@ export class Connection {
         } catch {
           // not JSON: the status says enough
         }
-        const line = `the control plane refused the connection: HTTP ${res.statusCode}${why}`;
+        // No StarForge error behind a proxy: the proxy answered the CONNECT itself (https-proxy-agent
+        // replays its refusal as the response).
+        const line =
+          !why && this.proxy
+            ? `the proxy ${this.proxy} refused the tunnel: HTTP ${res.statusCode}${res.statusCode === 407 ? " (it wants credentials: HTTPS_PROXY=http://USER:PASSWORD@HOST:PORT)" : ""}`
+            : `the control plane refused the connection: HTTP ${res.statusCode}${why}`;
         if (line !== this.lastRefusal) this.o.log(line);
         this.lastRefusal = line;
         // Ends the handshake (error, then close): the usual backoff and reconnect follow.

@@ -3,12 +3,41 @@
 // TypeScript loader, and builds the job capsule (dist/capsule) when its builder is present.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const entries = [{ in: "forgelet/cli.ts", out: "forgelet" }].filter((e) => existsSync(join(root, e.in)));
+
+// dist/forgelet.mjs is one file that runs on plain Node 20 from a directory holding nothing else (a GPU
+// host has no node_modules): every package goes into it. Two need help:
+// - forgelet/runtimes/docker.ts loads dockerode with a run-time require (for the unbundled sources); in
+//   the bundle that require would escape to a node_modules that is not there, so it becomes an import.
+// - dockerode's ssh2 (only for DOCKER_HOST=ssh://, which forgelet refuses: run directories are
+//   bind-mounted from this host) carries optional native addons esbuild cannot bundle; it is replaced by
+//   a stub that says so if it is ever reached.
+const RUNTIME_REQUIRE = 'createRequire(import.meta.url)("dockerode")';
+const singleFile = {
+  name: "forgelet-single-file",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]forgelet[\\/]runtimes[\\/]docker\.ts$/ }, async (args) => {
+      const src = await readFile(args.path, "utf8");
+      if (!src.includes(RUNTIME_REQUIRE)) return undefined; // a static import bundles by itself
+      return {
+        contents: `import __bundledDockerode from "dockerode";\n${src.replace(RUNTIME_REQUIRE, "__bundledDockerode")}`,
+        loader: "ts",
+      };
+    });
+    b.onResolve({ filter: /^ssh2$/ }, () => ({ path: "ssh2", namespace: "forgelet-stub" }));
+    b.onLoad({ filter: /.*/, namespace: "forgelet-stub" }, () => ({
+      contents:
+        "class Client { constructor() { throw new Error('forgelet talks to the docker daemon over its local unix socket only (no ssh://)'); } }\nmodule.exports = { Client };",
+      loader: "js",
+    }));
+  },
+};
 
 await build({
   absWorkingDir: root,
@@ -19,8 +48,9 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  // ws works without its optional native speed-ups.
+  // ws works without its optional native speed-ups (it falls back when they are missing).
   external: ["bufferutil", "utf-8-validate"],
+  plugins: [singleFile],
   // The capsule's pull step (capsule/pull.py) travels inside forgelet as text, to the Slurm jobs it renders.
   loader: { ".py": "text" },
   banner: {
