@@ -101,30 +101,64 @@ export async function withSpinner<T>(label: string, work: () => Promise<T>): Pro
   }
 }
 
-/** A byte progress bar on stderr (TTY only); `done()` prints a final line either way. */
+/** How often a progress line is printed when stderr is not a terminal (a log, CI). */
+const PLAIN_PROGRESS_MS = 5_000;
+
+/**
+ * A byte progress bar on stderr with throughput and time left: redrawn in place on a TTY, a plain line at
+ * most every 5 s otherwise (so a long upload in a log still shows it moves); `done()` prints a final line
+ * either way. `skip(n)` counts bytes that need not be sent (already stored) without making them throughput.
+ */
 export function progress(
   label: string,
   total: number,
-): { add: (n: number) => void; done: (summary: string) => void } {
+  now: () => number = Date.now,
+): { add: (n: number) => void; skip: (n: number) => void; done: (summary: string) => void } {
+  let done = 0;
   let sent = 0;
+  const started = now();
+  let lastPlain = started;
   const tty = Boolean(process.stderr.isTTY) && !opts.json;
+  const line = () => {
+    const secs = Math.max((now() - started) / 1000, 0.001);
+    const rate = sent / secs;
+    const left = rate > 0 ? Math.ceil((total - done) / rate) : null;
+    const pct = total === 0 ? 100 : Math.floor((done / total) * 100);
+    const eta = left === null || done >= total ? "" : `, ${formatSeconds(left)} left`;
+    return { pct, text: `${humanBytes(done)}/${humanBytes(total)} (${pct}%) ${humanBytes(rate)}/s${eta}` };
+  };
   const draw = () => {
-    const width = 24;
-    const filled = total === 0 ? width : Math.round((sent / total) * width);
-    process.stderr.write(
-      `\r${label} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${humanBytes(sent)}/${humanBytes(total)}`,
-    );
+    const { pct, text } = line();
+    if (tty) {
+      const width = 24;
+      const filled = Math.round((pct / 100) * width);
+      process.stderr.write(`\r\x1b[2K${label} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${text}`);
+    } else if (!opts.json && now() - lastPlain >= PLAIN_PROGRESS_MS) {
+      lastPlain = now();
+      process.stderr.write(`${label}: ${text}\n`);
+    }
   };
   return {
     add(n) {
+      done += n;
       sent += n;
-      if (tty) draw();
+      draw();
+    },
+    skip(n) {
+      done += n;
+      draw();
     },
     done(summary) {
       if (tty) process.stderr.write("\r\x1b[2K");
       info(summary);
     },
   };
+}
+
+function formatSeconds(s: number): string {
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
 export function humanBytes(n: number): string {

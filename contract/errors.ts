@@ -66,6 +66,12 @@ export const ERROR_CODES = {
   /** A request body is larger than its route accepts (`details.limit`, bytes); it was never read whole. */
   PAYLOAD_TOO_LARGE: 413,
   LENGTH_REQUIRED: 411,
+  /** A multipart upload id this server does not know (never created, completed, aborted or expired). */
+  UPLOAD_NOT_FOUND: 404,
+  /** A multipart upload was completed with parts missing or not as announced (`details.part`). */
+  UPLOAD_INCOMPLETE: 409,
+  /** This sf is older than the oldest the server supports (`details.min_cli_version`): upgrade sf. */
+  CLI_TOO_OLD: 426,
   ENROLLMENT_TOKEN_INVALID: 401,
   // device login (RFC 8628 §3.5 shapes: every poll answer that is not the token is a 400)
   AUTHORIZATION_PENDING: 400,

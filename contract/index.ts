@@ -16,4 +16,5 @@ export * from "./profile-grammar.js";
 export * from "./readback.schema.js";
 export * from "./recipe-lock.schema.js";
 export * from "./secrets.schema.js";
+export * from "./uploads.schema.js";
 export * from "./workspace-manifest.schema.js";

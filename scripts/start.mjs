@@ -6,7 +6,8 @@
 //   4. creates the default `local` fleet through the API (idempotent), uploads and publishes the job
 //      capsule from dist/capsule (built by `npm run build`, which `prestart` runs)
 //   5. enrolls and starts a local forgelet (process runtime, 8 simulated H200s) in the local fleet
-// Options (flags or env): --port/SF_PORT (8787), --state-dir/SF_STATE_DIR (.sf-local), --no-agent, --quiet.
+// Options (flags or env): --port/SF_PORT (8787), --state-dir/SF_STATE_DIR (.sf-local), --no-agent, --quiet;
+// SF_BOOTSTRAP_ADMIN_TOKEN: the admin token of a new state directory (default: generated).
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
@@ -19,7 +20,6 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -43,7 +43,8 @@ Starts the StarForge control plane on http://<host>:<port> (host 127.0.0.1 unles
 address of this machine that agents and workloads elsewhere reach, e.g. a cluster's pods) with persisted local state in
 <state-dir> (default .sf-local/), with a local forgelet agent (process runtime, 8 simulated H200
 GPUs) in the "local" fleet unless --no-agent. --var overrides a wrangler.toml variable for this
-run (e.g. --var SF_AGENT_LOST_GRACE_SECONDS=30). Stop it with Ctrl-C. Environment: SF_PORT, SF_HOST, SF_STATE_DIR.`);
+run (e.g. --var SF_AGENT_LOST_GRACE_SECONDS=30). Stop it with Ctrl-C. Environment: SF_PORT, SF_HOST, SF_STATE_DIR,
+SF_BOOTSTRAP_ADMIN_TOKEN (the admin token of a new state directory; default: generated).`);
   process.exit(0);
 }
 
@@ -83,10 +84,21 @@ function fail(msg) {
 
 if (!existsSync(wrangler)) fail("dependencies are missing; run `npm ci` first");
 
-// 1. secrets, created once and kept
+// 1. secrets, created once and kept. SF_BOOTSTRAP_ADMIN_TOKEN from the environment becomes the admin token
+// of a new state directory: it is written into dev.vars, which is what the Worker reads, so both agree.
+// The Worker creates the admin once, on its first start; a state directory created with another token
+// keeps that one, so a different token there is refused rather than failing later with 401.
+const envToken = process.env.SF_BOOTSTRAP_ADMIN_TOKEN || "";
+// worker/env.ts requires at least 16 characters; dev.vars is KEY=VALUE lines, so no spaces or newlines.
+if (envToken && !(envToken.length >= 16 && /^[\x21-\x7e]+$/.test(envToken))) {
+  console.error(
+    "sf start: error BOOTSTRAP_TOKEN_INVALID: SF_BOOTSTRAP_ADMIN_TOKEN must be at least 16 printable characters, no spaces",
+  );
+  process.exit(2);
+}
 mkdirSync(stateDir, { recursive: true });
 if (!existsSync(varsFile)) {
-  const token = `sfp_${randomBytes(32).toString("base64url")}`;
+  const token = envToken || `sfp_${randomBytes(32).toString("base64url")}`;
   const jwt = randomBytes(48).toString("base64url");
   writeFileSync(varsFile, `SF_BOOTSTRAP_ADMIN_TOKEN=${token}\nSF_JWT_SECRET=${jwt}\n`, { mode: 0o600 });
 }
@@ -101,7 +113,13 @@ const secrets = Object.fromEntries(
     .filter((l) => l.includes("="))
     .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
 );
-const adminToken = process.env.SF_BOOTSTRAP_ADMIN_TOKEN || secrets.SF_BOOTSTRAP_ADMIN_TOKEN;
+if (envToken && envToken !== secrets.SF_BOOTSTRAP_ADMIN_TOKEN) {
+  console.error(
+    `sf start: error BOOTSTRAP_TOKEN_MISMATCH: SF_BOOTSTRAP_ADMIN_TOKEN differs from the admin token of ${stateDir} (kept in ${varsFile}), which its control plane already uses; unset it to keep that one, or start a new state directory with --state-dir`,
+  );
+  process.exit(2);
+}
+const adminToken = secrets.SF_BOOTSTRAP_ADMIN_TOKEN;
 
 // 2. migrations
 log("applying D1 migrations…");
@@ -112,20 +130,19 @@ const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local
 });
 if (migrate.status !== 0) fail(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
 
-// 3. wrangler dev, in its own process group so workerd never outlives us
+// 3. the Worker in workerd (wrangler dev), in its own process group so workerd never outlives us
 const port = Number(opts.port);
-const inspectorPort = await freePort();
 const publicUrl = `http://${host}:${port}`;
+// scripts/serve-worker.mjs is `wrangler dev` through wrangler's API, without the devtools inspector (which
+// copies every outbound response body: large S3 reads exhaust file descriptors) and without file watching.
 const child = spawn(
-  wrangler,
+  process.execPath,
   [
-    "dev",
+    join(root, "scripts", "serve-worker.mjs"),
     "--ip",
     host,
     "--port",
     String(port),
-    "--inspector-port",
-    String(inspectorPort),
     "--persist-to",
     persist,
     "--env-file",
@@ -133,7 +150,6 @@ const child = spawn(
     "--var",
     `SF_PUBLIC_URL:${publicUrl}`,
     ...extraVars.flatMap((v) => ["--var", v]),
-    "--show-interactive-dev-session=false",
     "--log-level",
     opts.quiet ? "warn" : "info",
   ],
@@ -329,16 +345,4 @@ async function waitForHealth(url, timeoutMs) {
     await new Promise((r) => setTimeout(r, 200));
   }
   fail(`the control plane did not become healthy in ${timeoutMs / 1000}s (${last})`);
-}
-
-function freePort() {
-  return new Promise((ok, ko) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", ko);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port: p } = srv.address();
-      srv.close(() => ok(p));
-    });
-  });
 }

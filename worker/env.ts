@@ -27,6 +27,17 @@ export interface AppEnv extends Omit<DoEnv, "FLEET" | "RUN" | "WEBHOOKS" | "SF_P
   R2_ACCESS_KEY_ID?: string;
   R2_SECRET_ACCESS_KEY?: string;
   R2_BUCKET?: string;
+  /**
+   * Where R2's S3 API answers; default https://<R2_ACCOUNT_ID>.r2.cloudflarestorage.com. Set only to point
+   * at a stand-in (tests and `npm start` use a local S3-compatible server on loopback).
+   */
+  R2_S3_ENDPOINT?: string;
+  /** The largest request body the Worker is sent (Cloudflare: 100 MB on Free and Pro); default 100000000. */
+  SF_MAX_WORKER_BODY_BYTES?: string;
+  /** What this deployment was built from (e.g. a git sha), set at deploy; GET /v1/health says "dev" without it. */
+  SF_BUILD?: string;
+  /** The least level of the per-request log lines: info (default, every request), warn or error. */
+  SF_LOG_LEVEL?: string;
 }
 
 const R2S3Config = z.object({
@@ -34,6 +45,7 @@ const R2S3Config = z.object({
   accessKeyId: z.string().min(1),
   secretAccessKey: z.string().min(1),
   bucket: z.string().min(3).max(63),
+  endpoint: z.string().url("R2_S3_ENDPOINT must be a URL").optional(),
 });
 export type R2S3Config = z.infer<typeof R2S3Config>;
 
@@ -45,7 +57,8 @@ function r2Config(env: AppEnv): unknown {
     secretAccessKey: env.R2_SECRET_ACCESS_KEY || undefined,
     bucket: env.R2_BUCKET || undefined,
   };
-  return Object.values(given).every((v) => v === undefined) ? null : given;
+  if (Object.values(given).every((v) => v === undefined)) return null;
+  return { ...given, endpoint: env.R2_S3_ENDPOINT || undefined };
 }
 
 const Config = z.object({
@@ -60,6 +73,12 @@ const Config = z.object({
     .optional(),
   jwtSecret: z.string().min(32, "SF_JWT_SECRET must be at least 32 characters").optional(),
   r2: R2S3Config.nullable(),
+  maxWorkerBodyBytes: z.coerce.number().int().positive().default(100_000_000),
+  build: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,100}$/, "SF_BUILD must be 1-100 printable ASCII characters without spaces")
+    .default("dev"),
+  logLevel: z.enum(["info", "warn", "error"], "SF_LOG_LEVEL must be info, warn or error").default("info"),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -77,6 +96,9 @@ export function config(env: AppEnv): Config {
       bootstrapAdminToken: env.SF_BOOTSTRAP_ADMIN_TOKEN || undefined,
       jwtSecret: env.SF_JWT_SECRET || undefined,
       r2: r2Config(env),
+      maxWorkerBodyBytes: env.SF_MAX_WORKER_BODY_BYTES || undefined,
+      build: env.SF_BUILD || undefined,
+      logLevel: env.SF_LOG_LEVEL || undefined,
     });
     cache.set(env, c);
   }

@@ -45,7 +45,10 @@ export function register(program: Command): void {
 Checks run before anything is uploaded: lock, hyperparameters (offline), profiles, the catalog handshake,
 secret files by name (.env, *.pem, …) and credentials inside any packed text file up to 5 MiB
 (HuggingFace, AWS and GitHub tokens, private keys, .netrc passwords), a clean git tree. Only blobs the
-server lacks are uploaded.
+server lacks are uploaded, with a progress bar (bytes, throughput, time left). Files of 64 MiB or more go
+straight to object storage in 16 MiB parts where the server offers it; if an upload is interrupted, run
+the same command again: only the parts not yet stored are sent.
+Environment: SF_DIRECT_UPLOAD_THRESHOLD_BYTES (default 67108864) changes that size.
 
 Examples:
   sf submit exp1 --profile h200:1

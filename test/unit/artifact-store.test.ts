@@ -60,7 +60,7 @@ function expectedSignature(url: URL, method: string, headers: Record<string, str
 }
 
 describe("R2 presigned artifact uploads", () => {
-  it("signs a PUT of the run-scoped key on the account's R2 host, path-style", async () => {
+  it("signs a PUT of the run-scoped key's staging key on the account's R2 host, path-style", async () => {
     const target = ArtifactUploadTarget.parse(await new R2PresignedArtifactStore(R2).uploadTarget(INPUT));
     expect(target.method).toBe("PUT");
     expect(target.headers).toEqual({});
@@ -68,8 +68,13 @@ describe("R2 presigned artifact uploads", () => {
     const url = new URL(target.url);
     expect(url.protocol).toBe("https:");
     expect(url.host).toBe(`${R2.accountId}.r2.cloudflarestorage.com`);
-    expect(url.pathname).toBe(`/${R2.bucket}/artifacts/${INPUT.runId}/checkpoints/step%2010/model.pt`);
-    expect(decodeURIComponent(url.pathname)).toBe(`/${R2.bucket}/${artifactKey(INPUT.runId, INPUT.path)}`);
+    // The staging key of the run-scoped key: registering the artifact moves it there, R2 verifying its digest.
+    expect(url.pathname).toBe(
+      `/${R2.bucket}/staging/artifacts/${INPUT.runId}/checkpoints/step%2010/model.pt`,
+    );
+    expect(decodeURIComponent(url.pathname)).toBe(
+      `/${R2.bucket}/staging/${artifactKey(INPUT.runId, INPUT.path)}`,
+    );
     const q = url.searchParams;
     expect(q.get("X-Amz-Algorithm")).toBe("AWS4-HMAC-SHA256");
     expect(q.get("X-Amz-Credential")).toBe(`${R2.accessKeyId}/20261102/auto/s3/aws4_request`);

@@ -6,12 +6,15 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { DIGEST_RE } from "../../contract/digest.js";
+import { PartReport, StartUploadRequest, UPLOAD_ID_RE } from "../../contract/uploads.schema.js";
 import { type Db, db, schema } from "../../durable-objects/ledger/client.js";
 import { type Ctx, currentUser, type Env, isAdmin, requireRole } from "../auth/middleware.js";
 import type { Principal } from "../auth/principal.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
+import { parseJson } from "../http.js";
 import { blobKey } from "../services/admission.js";
+import { abortUpload, completeUpload, reportPart, startUpload } from "../services/blob-uploads.js";
 import { blobResponse } from "../services/runs.service.js";
 import { declaredLength, putVerified } from "../services/verified-put.js";
 
@@ -20,6 +23,13 @@ function digestParam(c: Ctx): string {
   if (!DIGEST_RE.test(d))
     throw new AppError("INVALID_DIGEST", `"${d}" is not a digest; expected sha256:<64 lowercase hex>`);
   return d;
+}
+
+function uploadParam(c: Ctx): string {
+  const id = c.req.param("upload") ?? "";
+  if (!UPLOAD_ID_RE.test(id))
+    throw new AppError("UPLOAD_NOT_FOUND", `"${id.slice(0, 64)}" is not an upload id`);
+  return id;
 }
 
 /** Anyone who may upload may ask whether a digest exists (that is how uploads are deduplicated). */
@@ -72,6 +82,30 @@ export const blobsRoutes = new Hono<Env>()
     await putVerified(c.env.BLOBS, key, c.req.raw.body, length, digest);
     await d.insert(schema.blobs).values({ digest, size: length, createdBy }).onConflictDoNothing().run();
     return c.json({ digest, size: length, created: true }, 201);
+  })
+  // Large blobs: a multipart upload straight to object storage (contract/uploads.schema.ts).
+  .post("/blobs/:digest/uploads", requireRole("operator"), async (c) => {
+    const digest = digestParam(c);
+    const { size } = await parseJson(c, StartUploadRequest);
+    const answer = await startUpload(c.env, config(c.env), currentUser(c).userId, digest, size);
+    return c.json(answer, answer.mode === "multipart" && !answer.resumed ? 201 : 200);
+  })
+  .put("/blobs/:digest/uploads/:upload/parts/:n", requireRole("operator"), async (c) => {
+    const digest = digestParam(c);
+    const id = uploadParam(c);
+    const n = Number(c.req.param("n"));
+    const report = await parseJson(c, PartReport);
+    return c.json(await reportPart(c.env, currentUser(c).userId, digest, id, n, report));
+  })
+  .post("/blobs/:digest/uploads/:upload/complete", requireRole("operator"), async (c) => {
+    const digest = digestParam(c);
+    const id = uploadParam(c);
+    return c.json(await completeUpload(c.env, config(c.env), currentUser(c).userId, digest, id), 201);
+  })
+  .delete("/blobs/:digest/uploads/:upload", requireRole("operator"), async (c) => {
+    const digest = digestParam(c);
+    const id = uploadParam(c);
+    return c.json(await abortUpload(c.env, config(c.env), currentUser(c).userId, digest, id));
   })
   // Hono answers HEAD with the GET route; HEAD is the dedupe probe and needs no read right.
   .get("/blobs/:digest", async (c) => {

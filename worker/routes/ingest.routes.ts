@@ -49,6 +49,7 @@ import { artifactKey, artifactStoreFor, checkArtifactPath } from "../services/ar
 import { fleetStub } from "../services/fleets.service.js";
 import { parsePythonJson } from "../services/python-json.js";
 import { artifactDownload, blobResponse, CheckpointQuery, runStub } from "../services/runs.service.js";
+import { acceptStaged, stagingKey } from "../services/staged-object.js";
 import { declaredLength, putVerified, storedDigest } from "../services/verified-put.js";
 
 /**
@@ -357,7 +358,25 @@ export const ingestRoutes = new Hono<IngestEnv>()
     // With a digest the client says it uploaded the bytes: they must be there, and be those bytes.
     if (body.digest) {
       const key = artifactKey(runId, path);
-      const head = await c.env.BLOBS.head(key);
+      let head = await c.env.BLOBS.head(key);
+      if (!head) {
+        // Uploaded to its presigned URL: accept it from the staging key, R2 verifying its digest.
+        const r2 = config(c.env).r2;
+        if (r2) {
+          const { S3Objects } = await import("../services/s3-objects.js");
+          const moved = await acceptStaged(
+            new S3Objects(r2),
+            c.env.BLOBS,
+            stagingKey(key),
+            key,
+            body.digest,
+            {
+              customMetadata: { run_id: runId, path },
+            },
+          );
+          if (moved !== null) head = await c.env.BLOBS.head(key);
+        }
+      }
       if (!head) {
         throw new AppError(
           "BLOB_MISSING",
@@ -375,7 +394,8 @@ export const ingestRoutes = new Hono<IngestEnv>()
         throw new AppError("BAD_REQUEST", `${path} was uploaded with ${head.size} bytes, not ${size}`);
       }
       r2Key = key;
-      // Presigned uploads carry no checksum R2 could check, so their digest is the client's word.
+      // Every upload path writes through the binding with its sha256, so R2 has verified the digest; an
+      // object without one (written before that was so) is the client's word.
       verified = stored !== null;
       size = head.size;
     }

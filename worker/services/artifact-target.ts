@@ -29,9 +29,24 @@ export interface R2PresignConfig {
   accessKeyId: string;
   secretAccessKey: string;
   bucket: string;
+  /** A stand-in's S3 endpoint (R2_S3_ENDPOINT); R2's own when absent. */
+  endpoint?: string;
+}
+
+/** The S3 endpoint of a configuration: R2's for the account unless a stand-in is named. */
+export function s3Endpoint(cfg: R2PresignConfig): string {
+  return cfg.endpoint ?? `https://${cfg.accountId}.r2.cloudflarestorage.com`;
 }
 
 /** Every artifact's bytes live under its run, so one run's token can never touch another run's files. */
 export function artifactKey(runId: string, path: string): string {
   return `artifacts/${runId}/${path}`;
+}
+
+/**
+ * Where a presigned upload puts its bytes until they are accepted under `key` (staged-object.ts moves
+ * them there through the binding, which verifies their digest).
+ */
+export function stagingKey(key: string): string {
+  return `staging/${key}`;
 }

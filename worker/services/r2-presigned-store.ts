@@ -1,49 +1,33 @@
 /**
- * Artifact uploads straight to R2 through a presigned S3 PUT (see artifact-store.ts). Needs R2 API
- * credentials (R2_ACCOUNT_ID, R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY, R2_BUCKET); signing is local, so
- * asking for a target costs no request to R2.
+ * Artifact uploads straight to object storage through a presigned S3 PUT (see artifact-store.ts). Needs R2
+ * API credentials (R2_ACCOUNT_ID, R2_ACCESS_KEY_ID, R2_SECRET_ACCESS_KEY, R2_BUCKET); signing is local, so
+ * asking for a target costs no request to R2. The bytes land on a staging key: registering the artifact
+ * moves them under the run's key through the binding, where R2 verifies their digest (staged-object.ts).
  */
-import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { ArtifactUploadTarget } from "../../contract/ingest.schema.js";
 import {
   type ArtifactStore,
   artifactKey,
   type R2PresignConfig,
+  stagingKey,
   UPLOAD_TTL_SECONDS,
   type UploadTargetInput,
 } from "./artifact-target.js";
+import { S3Objects } from "./s3-objects.js";
 
 export class R2PresignedArtifactStore implements ArtifactStore {
   readonly kind = "r2-presigned";
-  private readonly client: S3Client;
+  private readonly s3: S3Objects;
 
-  constructor(private readonly cfg: R2PresignConfig) {
-    this.client = new S3Client({
-      region: "auto",
-      endpoint: `https://${cfg.accountId}.r2.cloudflarestorage.com`,
-      // Path style keeps the host the account's, whatever the bucket is called (no wildcard DNS/TLS).
-      forcePathStyle: true,
-      credentials: { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey },
-      // Newer SDKs add a CRC32 of the (empty) body being signed to every PutObject; the real body then
-      // fails that checksum. Only send checksums an operation requires.
-      requestChecksumCalculation: "WHEN_REQUIRED",
-      responseChecksumValidation: "WHEN_REQUIRED",
-    });
+  constructor(cfg: R2PresignConfig) {
+    this.s3 = new S3Objects(cfg);
   }
 
   async uploadTarget(input: UploadTargetInput): Promise<ArtifactUploadTarget> {
     const now = input.now ?? Date.now();
-    const command = new PutObjectCommand({
-      Bucket: this.cfg.bucket,
-      Key: artifactKey(input.runId, input.path),
-      // Signed, so the upload must be exactly the announced size.
-      ContentLength: input.sizeBytes,
-    });
-    const url = await getSignedUrl(this.client, command, {
-      expiresIn: UPLOAD_TTL_SECONDS,
-      signingDate: new Date(now),
-    });
+    const key = stagingKey(artifactKey(input.runId, input.path));
+    // Signed, so the upload must be exactly the announced size.
+    const url = await this.s3.presignPut(key, input.sizeBytes, UPLOAD_TTL_SECONDS, now);
     return {
       method: "PUT",
       url,

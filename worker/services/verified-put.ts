@@ -73,10 +73,16 @@ export async function putVerified(
   await piping;
 }
 
-/** The sha256 R2 recorded for an object written with the `sha256` option, as a digest; null if none. */
+/**
+ * The verified sha256 of a stored object, as a digest; null if none: the one R2 checked on a write with the
+ * `sha256` option, or the one the Worker checked while copying a staged upload (staged-object.ts, whose
+ * multipart writes carry no checksum and record it in custom metadata, which only the Worker writes).
+ */
 export function storedDigest(obj: R2Object): string | null {
   const sum = obj.checksums.sha256;
-  return sum ? `sha256:${hex(sum)}` : null;
+  if (sum) return `sha256:${hex(sum)}`;
+  const copied = obj.customMetadata?.sha256;
+  return copied && /^[0-9a-f]{64}$/.test(copied) ? `sha256:${copied}` : null;
 }
 
 function hex(buf: ArrayBuffer): string {

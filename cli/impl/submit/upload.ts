@@ -1,12 +1,15 @@
 /**
  * Uploads the blobs the server lacks: HEAD every distinct digest, then PUT the missing ones streamed from
- * disk with their Content-Length, a few at a time. An unchanged tree therefore sends 0 bytes.
+ * disk with their Content-Length, a few at a time. An unchanged tree therefore sends 0 bytes. Blobs of
+ * SF_DIRECT_UPLOAD_THRESHOLD_BYTES (64 MiB) or more go straight to object storage in parts where the server
+ * offers it (multipart.ts), which also resumes an interrupted upload.
  */
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { type Api, readJson } from "../../api.js";
 import { CliError, EXIT, fromServer } from "../../errors.js";
 import { humanBytes, progress } from "../../output.js";
+import { directThreshold, uploadLarge } from "./multipart.js";
 import type { Pack } from "./pack.js";
 
 export interface UploadStats {
@@ -16,10 +19,12 @@ export interface UploadStats {
   bytes: number;
   /** Blobs the server already had. */
   skipped: number;
+  /** Bytes of interrupted direct uploads that were stored already and not sent again. */
+  resumed_bytes: number;
 }
 
 /** What this process has uploaded so far; a benchmark reads it (also printed as `upload` with --json). */
-export const uploadCounter: UploadStats = { files: 0, bytes: 0, skipped: 0 };
+export const uploadCounter: UploadStats = { files: 0, bytes: 0, skipped: 0, resumed_bytes: 0 };
 
 interface Blob {
   digest: string;
@@ -103,10 +108,25 @@ export async function uploadPack(api: Api, pack: Pack): Promise<UploadStats> {
   });
   const total = missing.reduce((n, b) => n + b.size, 0);
   const bar = progress("uploading", total);
-  const stats: UploadStats = { files: 0, bytes: 0, skipped: all.length - missing.length };
+  const stats: UploadStats = { files: 0, bytes: 0, skipped: all.length - missing.length, resumed_bytes: 0 };
+  const threshold = directThreshold();
   // The manifest goes last, so a manifest on the server always means its files are there too.
   const manifest = missing.find((b) => b.digest === pack.manifestDigest);
   const send = async (b: Blob) => {
+    if (b.size >= threshold && "path" in b.source) {
+      const r = await uploadLarge(api, { digest: b.digest, size: b.size, path: b.source.path }, bar);
+      if (r.mode === "exists") {
+        stats.skipped++;
+        bar.skip(b.size);
+        return;
+      }
+      if (r.mode === "multipart") {
+        stats.files++;
+        stats.bytes += r.sent;
+        stats.resumed_bytes += r.resumedBytes;
+        return;
+      }
+    }
     await put(api, b, (n) => bar.add(n));
     stats.files++;
     stats.bytes += b.size;
@@ -120,8 +140,11 @@ export async function uploadPack(api: Api, pack: Pack): Promise<UploadStats> {
   uploadCounter.files += stats.files;
   uploadCounter.bytes += stats.bytes;
   uploadCounter.skipped += stats.skipped;
+  uploadCounter.resumed_bytes += stats.resumed_bytes;
+  const resumed =
+    stats.resumed_bytes > 0 ? `; resumed: ${humanBytes(stats.resumed_bytes)} were stored already` : "";
   bar.done(
-    `uploaded ${stats.files} file${stats.files === 1 ? "" : "s"}, ${humanBytes(stats.bytes)} (${stats.skipped} already on the server)`,
+    `uploaded ${stats.files} file${stats.files === 1 ? "" : "s"}, ${humanBytes(stats.bytes)} (${stats.skipped} already on the server${resumed})`,
   );
   return stats;
 }
