@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call, devFetch, startControlPlane } from "../support/control-plane.js";
 import { newSfHome, SF_BIN, sf, sfJson } from "../support/sf.js";
 
 interface Running {
@@ -42,12 +42,11 @@ function startLogin(home: string, server: string): Running {
 }
 
 async function submitForm(server: string, fields: Record<string, string>): Promise<number> {
-  const res = await fetch(`${server}/device`, {
+  const res = await devFetch(`${server}/device`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(fields).toString(),
   });
-  await res.text();
   return res.status;
 }
 

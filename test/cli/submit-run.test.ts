@@ -13,7 +13,7 @@ let p: Project;
 
 interface SubmitJson {
   job: { id: string; name: string; status: string };
-  upload: { files: number; bytes: number; skipped: number };
+  upload: { files: number; bytes: number; skipped: number; resumed_bytes: number };
 }
 
 beforeAll(async () => {
@@ -84,7 +84,12 @@ describe("sf submit on the local fleet", () => {
     const again = await p.sf(["submit", "exp1", "--profile", "h200:1", "--set", "max_steps=5", "--json"]);
     expect(again.code, again.stderr).toBe(0);
     const second = JSON.parse(again.stdout) as SubmitJson;
-    expect(second.upload).toEqual({ files: 0, bytes: 0, skipped: first.upload.files + first.upload.skipped });
+    expect(second.upload).toEqual({
+      files: 0,
+      bytes: 0,
+      skipped: first.upload.files + first.upload.skipped,
+      resumed_bytes: 0,
+    });
     expect(second.job.id).not.toBe(first.job.id);
     await waitForStatus(s.cp, s.token, second.job.id, done, 150_000);
 

@@ -17,7 +17,8 @@ import {
   startControlPlane,
   waitGroupGone,
 } from "../support/control-plane.js";
-import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
+import { waitForStatus } from "../support/jobs.js";
+import { submitCustom } from "../support/lifecycle.js";
 import { uploadWorkspace } from "../support/workspace.js";
 import { docker, ensureDockerAndImage, IMAGE, managedContainers, REPO } from "./docker-helpers.js";
 
@@ -114,35 +115,20 @@ describe("the single-file forgelet on the docker runtime", () => {
     const op = String(
       (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "dock-op", role: "operator" })).body.token,
     );
-    const workspace = await uploadWorkspace(cp.url, op, [
-      {
-        path: "exp/train.sh",
-        content: "#!/usr/bin/env bash\npython3 -c 'print(\"in a container\")'\n",
-        mode: 0o755,
-      },
-    ]);
-    const spec = baseSpec({
+    const id = await submitCustom(cp, op, {
       name: "single-docker",
       fleet: "dock1",
-      recipe: {
-        name: "custom/custom",
-        version: "1.0.0",
-        digest: await recipeDigest(cp, op, "custom/custom"),
-      },
-      framework: { kind: "custom", version: "1", runtime_id: "bash", image: IMAGE },
-      workspace,
-      experimentDir: "exp",
+      image: IMAGE,
+      workspace: await uploadWorkspace(cp.url, op, [
+        {
+          path: "exp/train.sh",
+          content: "#!/usr/bin/env bash\npython3 -c 'print(\"in a container\")'\n",
+          mode: 0o755,
+        },
+      ]),
+      maxRetries: 0,
     });
-    spec.lifecycle = { max_retries: 0, retry_on_user_failure: false };
-    const sub = await call(cp, op, "POST", "/v1/jobs", spec);
-    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
-    const done = await waitForStatus(
-      cp,
-      op,
-      (sub.body.job as { id: string }).id,
-      ["SUCCEEDED", "FAILED"],
-      120_000,
-    );
+    const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 120_000);
     expect(done.job.status, `${JSON.stringify(done.runs)}\n${log}`).toBe("SUCCEEDED");
     const asked = readFileSync(join(root, "require.log"), "utf8").split("\n").filter(Boolean);
     expect(asked.filter((p) => !OPTIONAL.has(p))).toEqual([]);

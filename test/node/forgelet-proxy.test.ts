@@ -17,7 +17,8 @@ import { forgeletSettings } from "../../forgelet/settings.js";
 import { type ConnectProxy, startConnectProxy } from "../support/connect-proxy.js";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
-import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
+import { waitForStatus } from "../support/jobs.js";
+import { submitCustom } from "../support/lifecycle.js";
 import { startTlsFront, type TlsFront } from "../support/tls-front.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
@@ -57,27 +58,15 @@ function envWith(o: { https?: string; http?: string; no?: string; ca?: string })
 const frontHost = () => new URL(front.url).host;
 
 async function runJob(name: string): Promise<void> {
-  const workspace = await uploadWorkspace(cp.url, op, [
-    { path: "exp/train.sh", content: `#!/usr/bin/env bash\necho ${name}\n`, mode: 0o755 },
-  ]);
-  const spec = baseSpec({
+  const id = await submitCustom(cp, op, {
     name,
     fleet: "proxied",
-    recipe: { name: "custom/custom", version: "1.0.0", digest: await recipeDigest(cp, op, "custom/custom") },
-    framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
-    workspace,
-    experimentDir: "exp",
+    workspace: await uploadWorkspace(cp.url, op, [
+      { path: "exp/train.sh", content: `#!/usr/bin/env bash\necho ${name}\n`, mode: 0o755 },
+    ]),
+    maxRetries: 0,
   });
-  spec.lifecycle = { max_retries: 0, retry_on_user_failure: false };
-  const sub = await call(cp, op, "POST", "/v1/jobs", spec);
-  expect(sub.status, JSON.stringify(sub.body)).toBe(201);
-  const done = await waitForStatus(
-    cp,
-    op,
-    (sub.body.job as { id: string }).id,
-    ["SUCCEEDED", "FAILED"],
-    90_000,
-  );
+  const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 90_000);
   expect(done.job.status, JSON.stringify(done.runs)).toBe("SUCCEEDED");
 }
 

@@ -27,7 +27,8 @@ import {
   startControlPlane,
   waitGroupGone,
 } from "../support/control-plane.js";
-import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
+import { waitForStatus } from "../support/jobs.js";
+import { submitCustom } from "../support/lifecycle.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 const BUNDLE = resolve(import.meta.dirname, "../../dist/forgelet.mjs");
@@ -161,35 +162,19 @@ describe("the single-file forgelet", () => {
       (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "single-op", role: "operator" })).body
         .token,
     );
-    const workspace = await uploadWorkspace(cp.url, op, [
-      {
-        path: "exp/train.sh",
-        content: "#!/usr/bin/env bash\necho trained from a single file\n",
-        mode: 0o755,
-      },
-    ]);
-    const spec = baseSpec({
+    const id = await submitCustom(cp, op, {
       name: "single-file",
       fleet: "single",
-      recipe: {
-        name: "custom/custom",
-        version: "1.0.0",
-        digest: await recipeDigest(cp, op, "custom/custom"),
-      },
-      framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
-      workspace,
-      experimentDir: "exp",
+      workspace: await uploadWorkspace(cp.url, op, [
+        {
+          path: "exp/train.sh",
+          content: "#!/usr/bin/env bash\necho trained from a single file\n",
+          mode: 0o755,
+        },
+      ]),
+      maxRetries: 0,
     });
-    spec.lifecycle = { max_retries: 0, retry_on_user_failure: false };
-    const sub = await call(cp, op, "POST", "/v1/jobs", spec);
-    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
-    const done = await waitForStatus(
-      cp,
-      op,
-      (sub.body.job as { id: string }).id,
-      ["SUCCEEDED", "FAILED"],
-      90_000,
-    );
+    const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 90_000);
     expect(done.job.status, `${JSON.stringify(done.runs)}\n${agentLog}`).toBe("SUCCEEDED");
     expect(done.runs[0]?.exit_code).toBe(0);
     expect(escaped(agentLog), agentLog).toBe(false);

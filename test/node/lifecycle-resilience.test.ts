@@ -234,7 +234,14 @@ describe("lifecycle under repeated failures (process runtime)", () => {
       v?.nodes.find((n) => n.id === node)?.gpus.find((g) => g.index === idx)?.run_id ?? null;
     const sampler = (async () => {
       while (sampling) {
-        const read = () => fleetView(cp, "lc-cp").catch(() => null);
+        // Unreadable while the control plane restarts (no connection, or an answer that is not the fleet):
+        // such a sample has no ledger side; anything but a refused connection is printed.
+        const read = () =>
+          fleetView(cp, "lc-cp").catch((e: unknown) => {
+            if (!/fetch failed/.test(String(e)))
+              console.log(`[sampler] unreadable fleet: ${String(e).slice(0, 300)}`);
+            return null;
+          });
         const before = await read();
         const procs = workloadProcesses(jobIds);
         const ended = markCounts(marker, "END");

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
-import { baseSpec, jobState, recipeDigest } from "../support/jobs.js";
+import { jobState } from "../support/jobs.js";
+import { submitCustom } from "../support/lifecycle.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 let cp: ControlPlane;
@@ -39,25 +40,14 @@ async function until(what: string, cond: () => Promise<boolean> | boolean, timeo
 
 describe("the start-up sweep", () => {
   it("stops a workload no journal record claims, reports it on the node, and the run fails as infrastructure", async () => {
-    const workspace = await uploadWorkspace(cp.url, op, [
-      { path: "exp/train.sh", content: "#!/usr/bin/env bash\necho started\nsleep 600\n", mode: 0o755 },
-    ]);
-    const spec = baseSpec({
+    const id = await submitCustom(cp, op, {
       name: "orphan",
       fleet: "orphans",
-      recipe: {
-        name: "custom/custom",
-        version: "1.0.0",
-        digest: await recipeDigest(cp, op, "custom/custom"),
-      },
-      framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
-      workspace,
-      experimentDir: "exp",
+      workspace: await uploadWorkspace(cp.url, op, [
+        { path: "exp/train.sh", content: "#!/usr/bin/env bash\necho started\nsleep 600\n", mode: 0o755 },
+      ]),
+      maxRetries: 0,
     });
-    spec.lifecycle = { max_retries: 0, retry_on_user_failure: false };
-    const sub = await call(cp, op, "POST", "/v1/jobs", spec);
-    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
-    const id = (sub.body.job as { id: string }).id;
     await until("RUNNING", async () => (await jobState(cp, op, id)).job.status === "RUNNING");
     await until("a live workload", () => agent.liveWorkloads().length === 1);
     const [pgid] = agent.liveWorkloads();

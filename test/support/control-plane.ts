@@ -135,6 +135,29 @@ export async function waitGroupGone(pgid: number, timeoutMs: number): Promise<vo
   }
 }
 
+/**
+ * The local dev server (wrangler's proxy in front of workerd) answers a request that was in flight while
+ * it swapped its runtime with this 503, and retries only GETs itself. It is local tooling, not the control
+ * plane: tier-3 helpers send such a request again.
+ */
+export const DEV_SERVER_RESTARTED = "Your worker restarted mid-request";
+
+/** fetch, sending the request again (at most twice) when the local dev server restarted under it. */
+export async function devFetch(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(url, init);
+    const text = await res.text();
+    if (res.status === 503 && text.startsWith(DEV_SERVER_RESTARTED) && attempt < 3) {
+      console.log(
+        `[dev server] ${init.method ?? "GET"} ${new URL(url).pathname}: ${text.slice(0, 60)}; sent again`,
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    return { status: res.status, text };
+  }
+}
+
 /** A minimal JSON client for tier-3 tests. */
 export async function call(
   cp: Pick<ControlPlane, "url">,
@@ -143,7 +166,7 @@ export async function call(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${cp.url}${path}`, {
+  const { status, text } = await devFetch(`${cp.url}${path}`, {
     method,
     headers: {
       ...(token ? { authorization: `Bearer ${token}` } : {}),
@@ -151,6 +174,5 @@ export async function call(
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return { status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }

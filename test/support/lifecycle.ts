@@ -87,7 +87,9 @@ export async function smallNodeProfile(cp: ControlPlane, name: string, gpusPerNo
 
 export async function fleetView(cp: ControlPlane, fleet: string): Promise<FleetView> {
   const r = await call(cp, cp.adminToken, "GET", `/v1/fleets/${fleet}`);
-  if (r.status !== 200) throw new Error(`GET /v1/fleets/${fleet}: ${r.status} ${JSON.stringify(r.body)}`);
+  if (r.status !== 200 || !Array.isArray(r.body.nodes) || typeof r.body.totals !== "object") {
+    throw new Error(`GET /v1/fleets/${fleet}: ${r.status} ${JSON.stringify(r.body).slice(0, 500)}`);
+  }
   return r.body as unknown as FleetView;
 }
 
@@ -144,6 +146,8 @@ export async function submitCustom(
     profile?: string;
     /** `lifecycle.max_runtime_seconds` (a cluster's time limit). */
     maxRuntimeSeconds?: number;
+    /** The job's image, for docker fleets. */
+    image?: string | null;
   },
 ): Promise<string> {
   const spec = baseSpec({
@@ -154,7 +158,7 @@ export async function submitCustom(
       version: "1.0.0",
       digest: await recipeDigest(cp, token, "custom/custom"),
     },
-    framework: { kind: "custom", version: "1", runtime_id: "bash", image: null },
+    framework: { kind: "custom", version: "1", runtime_id: "bash", image: o.image ?? null },
     workspace: o.workspace,
     experimentDir: "exp",
     gpus: o.gpusPerNode ?? 1,

@@ -199,11 +199,21 @@ export async function uploadLarge(api: Api, blob: LargeBlob, bar: Progress): Pro
       } catch (err) {
         bar.skip(-moved);
         if (!(err instanceof PartError) || !err.retryable || attempt >= PART_ATTEMPTS) {
-          if (err instanceof PartError) {
+          if (err instanceof PartError && err.retryable) {
             throw new CliError(`uploading ${blob.path}: part ${n}: ${err.message}`, {
               code: "UPLOAD_INTERRUPTED",
               exit: EXIT.UNAVAILABLE,
               hint: "run the same command again: the upload resumes with the parts already stored",
+            });
+          }
+          if (err instanceof PartError) {
+            // Object storage refused the part itself: resuming would meet the same refusal. Give the
+            // upload up, so no part of it lingers, and say what was refused.
+            await api.fetch("DELETE", `${base}/${id}`).catch(() => undefined);
+            throw new CliError(`uploading ${blob.path}: part ${n}: ${err.message}`, {
+              code: "UPLOAD_REFUSED",
+              exit: EXIT.UNAVAILABLE,
+              hint: "the upload was abandoned; check the control plane's R2 settings (docs/deploy.md) and submit again",
             });
           }
           throw err;
