@@ -22,6 +22,7 @@ import { newId } from "../contract/ids.js";
 import { writeFileAtomic } from "../contract/node-files.js";
 import { BlobCache, BlobFetchError, DigestMismatchError } from "./blob-cache.js";
 import { Connection } from "./connection.js";
+import { gpusOf, gpusReleased } from "./gpu-release.js";
 import { Journal, type JournalRecord } from "./journal.js";
 import { materialize } from "./materialize.js";
 import { sweepOrphans } from "./orphans.js";
@@ -36,9 +37,6 @@ function withoutSecrets(f: Launch): Launch {
   return { ...f, request: { ...f.request, secrets } };
 }
 type Stop = Extract<ServerFrame, { type: "stop" }>;
-
-/** How long a launch waits for a workload being stopped to release its GPUs (stop grace + margin). */
-const GPU_RELEASE_WAIT_MS = 45_000;
 
 export interface AgentOptions {
   server: string;
@@ -330,7 +328,16 @@ export class Agent {
     if (this.journal.get(rec.run_id, rec.rank)?.stop_requested) {
       return this.finish(rec, "stopped", null, "stopped before it started", false);
     }
-    await this.gpusReleased(rec, spec.gpuIndices);
+    // A cluster runs every node's GPUs itself (and its indices are per node, not this host's).
+    if (!this.o.runtime.cluster) {
+      await gpusReleased(
+        this.journal,
+        rec,
+        spec.gpuIndices,
+        (o) => gpusOf(o, this.specs.get(keyOf(o))?.gpuIndices),
+        this.o.log,
+      );
+    }
     if (this.journal.get(rec.run_id, rec.rank)?.stop_requested) {
       return this.finish(rec, "stopped", null, "stopped before it started", false);
     }
@@ -378,55 +385,6 @@ export class Agent {
     const nodeId = req.placement.find((p) => p.rank === rank)?.node_id;
     const node = this.inventory.nodes?.find((n) => nodeId?.endsWith(`:${n.name}`));
     return node?.advertise_addr ?? this.inventory.advertise_addr;
-  }
-
-  /**
-   * Never two workloads on one GPU: waits (bounded) while another workload of this agent still runs on
-   * any of these GPU indices — typically one the control plane gave up on (lost past its grace) that is
-   * being stopped now, whose GPUs were already given to the retry.
-   */
-  private async gpusReleased(rec: JournalRecord, gpus: readonly number[]): Promise<void> {
-    // A cluster runs every node's GPUs itself (and its indices are per node, not this host's).
-    if (gpus.length === 0 || this.o.runtime.cluster) return;
-    const deadline = Date.now() + GPU_RELEASE_WAIT_MS;
-    let said = false;
-    for (;;) {
-      const busy = this.journal
-        .all()
-        .filter(
-          (o) =>
-            (o.run_id !== rec.run_id || o.rank !== rec.rank) &&
-            o.state === "launched" &&
-            this.gpusOf(o).some((g) => gpus.includes(g)),
-        );
-      if (busy.length === 0) return;
-      const who = busy.map((o) => `${o.run_id} rank ${o.rank}`).join(", ");
-      if (Date.now() > deadline) {
-        this.o.log(
-          `run ${rec.run_id} rank ${rec.rank}: GPUs ${gpus.join(",")} still used by ${who}; starting anyway`,
-        );
-        return;
-      }
-      if (!said) {
-        this.o.log(
-          `run ${rec.run_id} rank ${rec.rank}: waiting for ${who} to release GPUs ${gpus.join(",")}`,
-        );
-        said = true;
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
-  /** The GPU indices a journaled rank was given (from its saved launch request if this process did not launch it). */
-  private gpusOf(rec: JournalRecord): number[] {
-    const known = this.specs.get(keyOf(rec));
-    if (known) return known.gpuIndices;
-    try {
-      const f = JSON.parse(readFileSync(join(rec.run_dir, ".starforge", "launch.json"), "utf8")) as Launch;
-      return f.request.placement.find((p) => p.rank === rec.rank)?.gpu_indices ?? [];
-    } catch {
-      return [];
-    }
   }
 
   /** Waits for a workload to end (also one started before this agent process) and reports it. */

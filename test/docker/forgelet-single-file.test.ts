@@ -17,6 +17,7 @@ import {
   startControlPlane,
   waitGroupGone,
 } from "../support/control-plane.js";
+import { waitConnected } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
 import { submitCustom } from "../support/lifecycle.js";
 import { uploadWorkspace } from "../support/workspace.js";
@@ -99,18 +100,13 @@ describe("the single-file forgelet on the docker runtime", () => {
       ),
       { cwd: bin, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
-    agent.stdout?.on("data", (d: Buffer) => {
-      log += d.toString();
-    });
-    agent.stderr?.on("data", (d: Buffer) => {
-      log += d.toString();
-    });
-    const deadline = Date.now() + 30_000;
-    while (!log.includes("connected to")) {
-      if (agent.exitCode !== null) throw new Error(`forgelet exited with ${agent.exitCode}:\n${log}`);
-      if (Date.now() > deadline) throw new Error(`forgelet did not connect in 30 s:\n${log}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitConnected(
+      agent,
+      (text) => {
+        log += text;
+      },
+      30_000,
+    );
 
     const op = String(
       (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "dock-op", role: "operator" })).body.token,

@@ -27,6 +27,7 @@ import {
   startControlPlane,
   waitGroupGone,
 } from "../support/control-plane.js";
+import { waitConnected } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
 import { submitCustom } from "../support/lifecycle.js";
 import { uploadWorkspace } from "../support/workspace.js";
@@ -145,18 +146,13 @@ describe("the single-file forgelet", () => {
       ),
       { cwd: bin, env: env(), detached: true, stdio: ["ignore", "pipe", "pipe"] },
     );
-    agent.stdout?.on("data", (d: Buffer) => {
-      agentLog += d.toString();
-    });
-    agent.stderr?.on("data", (d: Buffer) => {
-      agentLog += d.toString();
-    });
-    const deadline = Date.now() + 20_000;
-    while (!agentLog.includes("connected to")) {
-      if (agent.exitCode !== null) throw new Error(`forgelet exited with ${agent.exitCode}:\n${agentLog}`);
-      if (Date.now() > deadline) throw new Error(`forgelet did not connect in 20 s:\n${agentLog}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitConnected(
+      agent,
+      (text) => {
+        agentLog += text;
+      },
+      20_000,
+    );
 
     const op = String(
       (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "single-op", role: "operator" })).body

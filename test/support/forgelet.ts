@@ -77,18 +77,9 @@ export async function enrollForgelet(
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, FORGELET_BACKOFF_MAX_MS: "1000", ...o.env },
       });
-      child.stdout?.on("data", (d: Buffer) => {
-        out += d.toString();
+      await waitConnected(child, (text) => {
+        out += text;
       });
-      child.stderr?.on("data", (d: Buffer) => {
-        out += d.toString();
-      });
-      const deadline = Date.now() + 20_000;
-      while (!out.includes("connected to")) {
-        if (child.exitCode !== null) throw new Error(`forgelet exited with ${child.exitCode}:\n${out}`);
-        if (Date.now() > deadline) throw new Error(`forgelet did not connect in 20 s:\n${out}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
     },
     async kill() {
       const pid = child?.pid;
@@ -122,4 +113,28 @@ export async function enrollForgelet(
   };
   await proc.start();
   return proc;
+}
+
+/**
+ * Hands everything a forgelet process writes (stdout and stderr) to `onText`, and waits until it says it
+ * connected; throws with its output when it exits first or `timeoutMs` passes.
+ */
+export async function waitConnected(
+  child: ChildProcess,
+  onText: (text: string) => void,
+  timeoutMs = 20_000,
+): Promise<void> {
+  let seen = "";
+  const take = (d: Buffer) => {
+    seen += d.toString();
+    onText(d.toString());
+  };
+  child.stdout?.on("data", take);
+  child.stderr?.on("data", take);
+  const deadline = Date.now() + timeoutMs;
+  while (!seen.includes("connected to")) {
+    if (child.exitCode !== null) throw new Error(`forgelet exited with ${child.exitCode}:\n${seen}`);
+    if (Date.now() > deadline) throw new Error(`forgelet did not connect in ${timeoutMs / 1000} s:\n${seen}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
