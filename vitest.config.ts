@@ -141,6 +141,17 @@ export default defineConfig(async () => {
         },
         {
           test: {
+            // The web console in headless chromium against the real local stack (npm run test:ui).
+            name: "ui",
+            include: ["test/ui/**/*.test.ts"],
+            environment: "node",
+            testTimeout: 240_000,
+            hookTimeout: 180_000,
+            fileParallelism: false,
+          },
+        },
+        {
+          test: {
             name: "capsule",
             include: ["test/capsule/**/*.test.ts"],
             environment: "node",

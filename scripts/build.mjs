@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+// The web console's browser assets, built into the Worker (scripts/build-console.mjs).
+await import("./build-console.mjs");
 const entries = [{ in: "forgelet/cli.ts", out: "forgelet" }].filter((e) => existsSync(join(root, e.in)));
 
 // dist/forgelet.mjs is one file that runs on plain Node 20 from a directory holding nothing else (a GPU

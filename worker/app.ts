@@ -6,6 +6,7 @@ import { Hono } from "hono";
 import type { ErrorBody } from "../contract/errors.js";
 import { ensureBootstrapped } from "./auth/bootstrap.js";
 import { authenticate, type Env } from "./auth/middleware.js";
+import { consoleApp } from "./console/index.js";
 import { AppError } from "./errors.js";
 import { limitBodies, refuseOldCli } from "./http.js";
 import { agentsRoutes } from "./routes/agents.routes.js";
@@ -29,6 +30,15 @@ import { usersRoutes } from "./routes/users.routes.js";
 import { webhooksRoutes } from "./routes/webhooks.routes.js";
 import { errorFields, log, requestIdOf } from "./services/log.js";
 import { observeRequests } from "./services/log-request.js";
+
+/** The request's execution context, when it has one (app.request in tests has none). */
+function executionCtxOf(c: { executionCtx: ExecutionContext }): ExecutionContext | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}
 
 export function createApp(): Hono<Env> {
   const app = new Hono<Env>();
@@ -63,6 +73,12 @@ export function createApp(): Hono<Env> {
   app.route("/v1/ingest", ingestRoutes);
   // Full paths inside: /v1/auth/device… (under the /v1 middleware) and the /device page.
   app.route("/", deviceRoutes);
+  // The web console (worker/console): pages that call the routes above in-process as the signed-in user.
+  app.route(
+    "/console",
+    consoleApp(async (req, c) => app.fetch(req, c.env, executionCtxOf(c))),
+  );
+  app.get("/", (c) => c.redirect("/console/jobs", 302));
 
   app.notFound((c) => {
     const body: ErrorBody = {

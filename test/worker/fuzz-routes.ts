@@ -32,6 +32,7 @@ const GROUPS = {
   fleets: (p: string) => p.startsWith("/v1/fleets"),
   jobs: (p: string) => /^\/v1\/(jobs|blobs|capsule|agents|usage)(\/|$)/.test(p),
   webhooks: (p: string) => p.startsWith("/v1/webhooks"),
+  console: (p: string) => p === "/" || p === "/console" || p.startsWith("/console/"),
 };
 export type RouteGroup = keyof typeof GROUPS | "rest";
 

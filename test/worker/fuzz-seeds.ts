@@ -366,5 +366,7 @@ export function seedFor(f: Fixture, route: string): Seed {
   return {
     as: path.startsWith("/v1/ingest/") ? "ingest" : path.startsWith("/v1/") ? "admin" : "none",
     params,
+    // The web console's pages (and / that leads to them) answer a person: HTML, not coded JSON.
+    html: path === "/" || path === "/console" || path.startsWith("/console/"),
   };
 }

@@ -10,6 +10,7 @@ import { db, schema } from "../../durable-objects/ledger/client.js";
 import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 import { verifyAgentCredential } from "./agent-credential.js";
+import { delegatedPrincipal } from "./delegation.js";
 import { countFailedLogin, isFailedLogin, refuseIfLockedOut } from "./login-limiter.js";
 import type { AppVars, Principal } from "./principal.js";
 import { rememberedUser, rememberUser } from "./principal-cache.js";
@@ -53,6 +54,12 @@ const UNLIMITED_ROUTES = new Set(["GET /v1/health", "HEAD /v1/health"]);
 export const authenticate: MiddlewareHandler<Env> = async (c, next) => {
   const route = `${c.req.method} ${c.req.path}`;
   if (UNLIMITED_ROUTES.has(route) || c.req.path.startsWith(INGEST_PREFIX)) return next();
+  // The web console calling in-process for a signed-in session (auth/delegation.ts).
+  const onBehalfOf = delegatedPrincipal(c.req.raw);
+  if (onBehalfOf) {
+    c.set("principal", onBehalfOf);
+    return next();
+  }
   const presented = c.req.header("authorization") || null;
   // Before any token is looked up: a locked-out address or token is refused, a valid token too.
   await refuseIfLockedOut(c, presented);

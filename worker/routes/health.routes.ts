@@ -32,6 +32,7 @@ export const KNOWN_MIGRATIONS = [
   "0008_audit_log.sql",
   "0009_metric_counters.sql",
   "0010_blob_uploads.sql",
+  "0011_console_sessions.sql",
 ] as const;
 
 export const EXPECTED_MIGRATION = KNOWN_MIGRATIONS.at(-1)!;
