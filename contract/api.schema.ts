@@ -1,7 +1,8 @@
 /** Request bodies and response views of the HTTP API (docs/api.md documents each route). */
 import { z } from "zod";
+import { RECIPE_NAME_RE } from "./catalog.schema.js";
 import { Digest } from "./digest.js";
-import { JobState } from "./job-states.js";
+import { JOB_STATES, JobState } from "./job-states.js";
 import { PendingReason } from "./pending-reasons.schema.js";
 
 export const ROLES = ["viewer", "operator", "admin"] as const;
@@ -153,7 +154,45 @@ export const JobView = z.object({
   current_run_id: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** GET /v1/jobs only (absent elsewhere): the owner's user name. */
+  user: z.string().optional(),
+  /** GET /v1/jobs only: the spec's profile name(s), comma-separated when its pools use several. */
+  profile: z.string().nullable().optional(),
+  /** GET /v1/jobs only: when its first run took its GPUs; null before any run. */
+  started_at: z.string().nullable().optional(),
+  /** GET /v1/jobs only: when its last run ended, if the job is at rest (SUCCEEDED/FAILED/STOPPED/PAUSED). */
+  ended_at: z.string().nullable().optional(),
 });
 export type JobView = z.infer<typeof JobView>;
+
+/** A method filter: a recipe name (`python/charlm`, any version) or `name@version`. */
+const MethodFilter = z
+  .string()
+  .max(120)
+  .refine((s) => {
+    const at = s.indexOf("@");
+    return RECIPE_NAME_RE.test(at < 0 ? s : s.slice(0, at)) && (at < 0 || at < s.length - 1);
+  }, "a recipe name like python/charlm, or name@version");
+
+/** GET /v1/jobs query parameters (docs/api.md). */
+export const JobListQuery = z.object({
+  all: z.enum(["0", "1", "true", "false"]).optional(),
+  user: z.string().optional(),
+  status: z
+    .string()
+    .transform((s) => s.split(",").map((x) => x.trim().toUpperCase()))
+    .pipe(z.array(z.enum(JOB_STATES)))
+    .optional(),
+  fleet: z.string().optional(),
+  method: MethodFilter.optional(),
+  /** Case-insensitive substring of the job's name. */
+  q: z.string().max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z
+    .string()
+    .regex(/^job_[0-9a-z]{26}$/)
+    .optional(),
+});
+export type JobListQuery = z.infer<typeof JobListQuery>;
 
 export const BlobRef = z.object({ digest: Digest, size: z.number().int() });

@@ -5,6 +5,7 @@
  * not break an older client.
  */
 import { z } from "zod";
+import type { LogStream } from "./ingest.schema.js";
 
 /** Any JSON value (what clients attach freely: hparams, probes, samples). */
 export const Json = z.json();
@@ -137,3 +138,65 @@ export const ValidationSamplesView = z.looseObject({
   next_after: z.number().nullable(),
 });
 export type ValidationSamplesView = z.infer<typeof ValidationSamplesView>;
+
+// Run data as the read routes answer it (the Run DO builds these; the console renders them) ----------
+
+export interface LogLineView {
+  cursor: number;
+  rank: number;
+  stream: LogStream;
+  seq: number;
+  ts: string;
+  line: string;
+}
+
+export interface LogStreamView {
+  rank: number;
+  stream: LogStream;
+  released_to: number;
+  held: number;
+  /** One past the last line, once the client said eof; null before. */
+  eof_seq: number | null;
+}
+
+export interface LogsPage {
+  lines: LogLineView[];
+  next_offset: number;
+  /** The run is over: no line will be held back any more. */
+  ended: boolean;
+  streams: LogStreamView[];
+}
+
+export interface MetricPointView {
+  step: number;
+  value: number;
+  ts: string;
+}
+
+export interface MetricSeries {
+  key: string;
+  points: MetricPointView[];
+  /** Pass as `after` for the next page; null on the last page. */
+  next_after: number | null;
+}
+
+export interface MetricKeyView {
+  key: string;
+  count: number;
+  last: MetricPointView;
+}
+
+export interface ArtifactView {
+  path: string;
+  kind: string;
+  step: number | null;
+  size_bytes: number | null;
+  digest: string | null;
+  /** The server checked the stored bytes against `digest` (true for uploads through the Worker). */
+  verified: boolean;
+  /** Bytes are stored and downloadable (false for an artifact registered by path only). */
+  stored: boolean;
+  /** Whatever JSON the client attached (evaluation scores, …). */
+  metrics: Record<string, Json> | null;
+  registered_at: string;
+}

@@ -211,6 +211,8 @@ export const Usage = z.looseObject({
     daily_gpu_hours: z.number(),
     priority: z.number(),
   }),
+  /** Only with `?days=N`: GPU-hours per UTC day, oldest first, every day of the window present. */
+  daily: z.array(z.looseObject({ date: z.string(), gpu_hours: z.number() })).optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 

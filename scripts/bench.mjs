@@ -5,7 +5,7 @@
 //
 //   --quick        a subset for before/after checks during development (< 2 minutes); writes to a
 //                  temporary directory unless --out is given, so the committed report stays a full run
-//   --only LIST    comma-separated: admissions, scheduling, pipeline, running, cli
+//   --only LIST    comma-separated: admissions, scheduling, pipeline, running, cli, console
 //   --out DIR      where the report goes (default: docs/ for a full run)
 //   --json         also print the results as JSON on stdout
 //   --skip-upload  leave out the re-submit benchmark (it starts a control plane and uploads 100 MB)
@@ -20,11 +20,15 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { benchAdmissions } from "./bench/admissions.mjs";
 import { benchHelp, benchResubmit, HELP_TARGET_MS, sfBuilt } from "./bench/cli.mjs";
+import { jsonClient } from "./bench/latency.mjs";
+import { closedLoop } from "./bench/load.mjs";
 import { benchPipeline } from "./bench/pipeline.mjs";
 import { admissionTargets, markdown, pipelineTargets, writePlots } from "./bench/report.mjs";
 import { benchRunning } from "./bench/running.mjs";
 import { benchScheduling } from "./bench/scheduling.mjs";
+import { benchUser, charlmSpec } from "./bench/setup.mjs";
 import { slurmVersion } from "./bench/slurm.mjs";
+import { startWorkerd } from "./bench/workerd.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({
@@ -37,7 +41,7 @@ const { values: opts } = parseArgs({
   },
 });
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
-const SECTIONS = ["admissions", "scheduling", "pipeline", "running", "cli"];
+const SECTIONS = ["admissions", "scheduling", "pipeline", "running", "cli", "console"];
 const only = new Set((opts.only ?? SECTIONS.join(",")).split(",").map((s) => s.trim()));
 for (const o of only) {
   if (!SECTIONS.includes(o)) {
@@ -140,6 +144,11 @@ if (only.has("cli")) {
         : await benchResubmit().catch((err) => ({ error: String(err?.message ?? err), pass: false })),
   }));
 }
+if (only.has("console")) {
+  results.console = await timed("console", () =>
+    benchConsole(quick ? { jobs: 1000, requests: 100 } : { jobs: 1000, requests: 300 }),
+  );
+}
 results.finished_at = new Date().toISOString();
 
 writeFileSync(join(out, "bench-results.json"), `${JSON.stringify(results, null, 2)}\n`);
@@ -170,6 +179,12 @@ for (const t of pipelineTargets(results))
   lines.push(
     `${t.target}: ${t.measured} (${t.holds === null ? "not measured" : t.holds ? "holds" : "missed"})`,
   );
+if (results.console) {
+  const k = results.console;
+  lines.push(
+    `console jobs page, ${k.jobs} jobs: p50 ${k.page.p50_ms} ms, p99 ${k.page.p99_ms} ms (target ≤ ${k.target_ms} ms: ${k.holds ? "holds" : "missed"}); GET /v1/jobs p50 ${k.api.p50_ms} ms, no-op p50 ${k.noop.p50_ms} ms`,
+  );
+}
 if (results.cli?.help)
   lines.push(`sf --help: ${results.cli.help.sf_median_ms} ms (target ≤ ${HELP_TARGET_MS} ms)`);
 if (results.cli?.resubmit)
@@ -177,3 +192,82 @@ if (results.cli?.resubmit)
     `unchanged re-submit: ${results.cli.resubmit.error ?? `${results.cli.resubmit.bytes} B`} (target 0 B)`,
   );
 if (!opts.json) for (const l of lines) console.log(l);
+
+/**
+ * "console jobs page, 1,000 jobs": GET /console/jobs as a signed-in user who has `jobs` jobs (16 running on
+ * two 8-GPU nodes, the rest queued), one client, after a warm-up. Measured next to, in the same run and
+ * on the same workerd: GET /v1/jobs?limit=50 (the read the page makes, as a bearer-token call) and the
+ * no-op route. Also the page with filters (state, method and a name search: the LIKE scans).
+ */
+async function benchConsole({ jobs, requests }) {
+  const w = await startWorkerd();
+  const api = jsonClient(w.url);
+  try {
+    const user = await benchUser(api, w.adminToken, {
+      max_gpus: 16,
+      max_jobs: 100_000,
+      daily_gpu_hours: 1_000_000,
+    });
+    await api(w.adminToken, "POST", "/v1/fleets", { name: "bench-console", kind: "process" });
+    for (const n of ["n1", "n2"]) {
+      await api(w.adminToken, "POST", "/v1/fleets/bench-console/nodes", {
+        name: `console-${n}`,
+        series: "h200",
+        gpus: 8,
+      });
+    }
+    const spec = charlmSpec(user.charlmDigest, "bench-console");
+    await closedLoop({
+      url: `${w.url}/v1/jobs`,
+      concurrency: 8,
+      total: jobs,
+      expect: 201,
+      make: (i) => ({
+        method: "POST",
+        headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ ...spec, metadata: { name: `bench-${i}`, labels: {} } }),
+      }),
+    });
+    // Sign in as a browser does; the session cookie is what the page needs.
+    const signIn = await fetch(`${w.url}/console/sign-in`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: w.url },
+      body: new URLSearchParams({ token: user.token, next: "/console/jobs" }).toString(),
+    });
+    const cookie = signIn.headers.get("set-cookie")?.split(";")[0];
+    if (signIn.status !== 303 || !cookie) throw new Error(`console sign-in: ${signIn.status}`);
+    const page = () => ({ method: "GET", headers: { cookie } });
+    const measure = async (url, make, n = requests) => {
+      await closedLoop({ url, concurrency: 1, total: Math.min(50, n), make });
+      return closedLoop({ url, concurrency: 1, total: n, make });
+    };
+    const rows = await fetch(`${w.url}/console/jobs`, { headers: { cookie } }).then((r) => r.text());
+    const shown = (rows.match(/<tr data-job-id=/g) ?? []).length;
+    if (shown !== 50) throw new Error(`the console jobs page showed ${shown} rows, not 50`);
+    const consolePage = await measure(`${w.url}/console/jobs`, () => page());
+    const filtered = await measure(
+      `${w.url}/console/jobs?state=QUEUED&state=RUNNING&method=python%2Fcharlm&q=bench-9`,
+      () => page(),
+    );
+    const apiList = await measure(`${w.url}/v1/jobs?limit=50`, () => ({
+      method: "GET",
+      headers: { authorization: `Bearer ${user.token}` },
+    }));
+    const noop = await measure(`${w.noopUrl}/noop`, () => ({ method: "GET" }));
+    const TARGET_MS = 100;
+    return {
+      jobs,
+      rows_per_page: shown,
+      requests,
+      page: consolePage,
+      filtered,
+      api: apiList,
+      noop,
+      target_ms: TARGET_MS,
+      holds: consolePage.p99_ms <= TARGET_MS,
+    };
+  } finally {
+    await w.stop();
+  }
+}

@@ -1,6 +1,27 @@
 /** Types the Run DO's RPC surface shares with the Worker (views are what the API returns). */
 import type { ArtifactRegistration } from "../../contract/ingest.schema.js";
-import type { Json } from "../../contract/readback.schema.js";
+import type {
+  ArtifactView,
+  Json,
+  LogLineView,
+  LogStreamView,
+  LogsPage,
+  MetricKeyView,
+  MetricPointView,
+  MetricSeries,
+} from "../../contract/readback.schema.js";
+
+/** The views are the API's answers, declared in the contract; re-exported for the object's code. */
+export type {
+  ArtifactView,
+  LogLineView,
+  LogStreamView,
+  LogsPage,
+  MetricKeyView,
+  MetricPointView,
+  MetricSeries,
+};
+
 import type { LogStreamName } from "./store.js";
 
 export interface LogsAccepted {
@@ -16,71 +37,11 @@ export interface LogsAccepted {
   held: number;
 }
 
-export interface LogLineView {
-  cursor: number;
-  rank: number;
-  stream: LogStreamName;
-  seq: number;
-  ts: string;
-  line: string;
-}
-
-export interface LogStreamView {
-  rank: number;
-  stream: LogStreamName;
-  released_to: number;
-  held: number;
-  /** One past the last line, once the client said eof; null before. */
-  eof_seq: number | null;
-}
-
-export interface LogsPage {
-  lines: LogLineView[];
-  next_offset: number;
-  /** The run is over: no line will be held back any more. */
-  ended: boolean;
-  streams: LogStreamView[];
-}
-
 export interface LogsQuery {
   offset: number;
   limit: number;
   rank?: number;
   stream?: LogStreamName;
-}
-
-export interface MetricPointView {
-  step: number;
-  value: number;
-  ts: string;
-}
-
-export interface MetricSeries {
-  key: string;
-  points: MetricPointView[];
-  /** Pass as `after` for the next page; null on the last page. */
-  next_after: number | null;
-}
-
-export interface MetricKeyView {
-  key: string;
-  count: number;
-  last: MetricPointView;
-}
-
-export interface ArtifactView {
-  path: string;
-  kind: string;
-  step: number | null;
-  size_bytes: number | null;
-  digest: string | null;
-  /** The server checked the stored bytes against `digest` (true for uploads through the Worker). */
-  verified: boolean;
-  /** Bytes are stored and downloadable (false for an artifact registered by path only). */
-  stored: boolean;
-  /** Whatever JSON the client attached (evaluation scores, …). */
-  metrics: Record<string, Json> | null;
-  registered_at: string;
 }
 
 /** What the Worker learned about an artifact's bytes before registering it. */

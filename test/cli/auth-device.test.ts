@@ -1,12 +1,18 @@
 /**
  * Tier 3: `sf login --server URL` without a token runs the device flow against a real control plane; the
- * test plays the person in the browser by posting the /device page's form.
+ * test plays the person in the browser: signs in to the console with a token, keeps the session cookie,
+ * and sends the /device page's form with its CSRF token.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, devFetch, startControlPlane } from "../support/control-plane.js";
+import {
+  type ControlPlane,
+  call,
+  DEV_SERVER_RESTARTED,
+  startControlPlane,
+} from "../support/control-plane.js";
 import { newSfHome, SF_BIN, sf, sfJson } from "../support/sf.js";
 
 interface Running {
@@ -41,13 +47,60 @@ function startLogin(home: string, server: string): Running {
   return { child, code, exit };
 }
 
-async function submitForm(server: string, fields: Record<string, string>): Promise<number> {
-  const res = await devFetch(`${server}/device`, {
+/** One request as a browser sends it: no redirects followed, the dev server's mid-swap 503 sent again. */
+async function browserFetch(url: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(url, { ...init, redirect: "manual" });
+    if (res.status === 503 && attempt < 3) {
+      const text = await res.text();
+      if (text.startsWith(DEV_SERVER_RESTARTED)) {
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      return new Response(text, { status: res.status, headers: res.headers });
+    }
+    return res;
+  }
+}
+
+/**
+ * Plays the person in the browser: signs in to the console with `token` (keeping the session cookie),
+ * opens the /device page the CLI printed and presses Approve or Deny. Returns the form's answer status.
+ */
+async function decideInBrowser(
+  server: string,
+  token: string,
+  userCode: string,
+  action: string,
+): Promise<number> {
+  const origin = new URL(server).origin;
+  const form = { "content-type": "application/x-www-form-urlencoded", origin };
+  const next = `/device?user_code=${userCode}`;
+  const signIn = await browserFetch(`${server}/console/sign-in`, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
+    headers: form,
+    body: new URLSearchParams({ token, next }).toString(),
   });
-  return res.status;
+  expect(signIn.status, await signIn.text()).toBe(303);
+  expect(signIn.headers.get("location")).toBe(next);
+  const cookie = signIn.headers.getSetCookie()[0]!.split(";")[0]!;
+  expect(cookie).toMatch(/^sf_session=/);
+
+  const page = await browserFetch(`${server}${next}`, { headers: { cookie } });
+  const html = await page.text();
+  expect(page.status).toBe(200);
+  expect(html).toContain(`value="${userCode}"`);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+  expect(csrf).toBeDefined();
+
+  const sent = await browserFetch(`${server}/device`, {
+    method: "POST",
+    headers: { ...form, cookie },
+    body: new URLSearchParams({ user_code: userCode, action, _csrf: csrf! }).toString(),
+  });
+  const answer = await sent.text();
+  expect(answer).toContain(action === "approve" ? "<h1>Approved</h1>" : "<h1>Denied</h1>");
+  return sent.status;
 }
 
 let cp: ControlPlane;
@@ -69,7 +122,7 @@ describe("sf login (device flow)", () => {
     const login = startLogin(home, cp.url);
     const userCode = await login.code;
 
-    expect(await submitForm(cp.url, { user_code: userCode, token: graceToken, action: "approve" })).toBe(200);
+    expect(await decideInBrowser(cp.url, graceToken, userCode, "approve")).toBe(200);
     const done = await login.exit;
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toContain(`${cp.url}/device`);
@@ -94,9 +147,7 @@ describe("sf login (device flow)", () => {
   it("exits 3 when the login is denied, saving nothing", async () => {
     const home = newSfHome();
     const login = startLogin(home, cp.url);
-    expect(await submitForm(cp.url, { user_code: await login.code, token: graceToken, action: "deny" })).toBe(
-      200,
-    );
+    expect(await decideInBrowser(cp.url, graceToken, await login.code, "deny")).toBe(200);
     const done = await login.exit;
     expect(done.code).toBe(3);
     expect(done.stderr).toContain("login denied");

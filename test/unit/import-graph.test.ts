@@ -5,7 +5,7 @@
  * imports a route; Node-only helpers never reach workerd code; and no file imports itself in a cycle.
  * Read from the sources with the TypeScript scanner's rules approximated by one regex per form.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
     const rel = join(dir, name);
     if (statSync(join(ROOT, rel)).isDirectory()) return sources(rel);
-    return /\.(ts|mts)$/.test(name) && !name.endsWith(".d.ts") ? [rel] : [];
+    return /\.(ts|mts|tsx)$/.test(name) && !name.endsWith(".d.ts") ? [rel] : [];
   });
 }
 
@@ -36,7 +36,9 @@ function edges(file: string): Edge[] {
   for (const m of text.matchAll(IMPORT)) {
     const spec = m[2] ?? m[3];
     if (!spec?.startsWith(".")) continue;
-    const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.js$/, ".ts");
+    const ts = relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\.js$/, ".ts");
+    // A `.js` specifier names a .ts or a .tsx source (the console's pages are JSX).
+    const target = !existsSync(join(ROOT, ts)) && existsSync(join(ROOT, `${ts}x`)) ? `${ts}x` : ts;
     out.push({ from: file, to: target, typeOnly: Boolean(m[1]) });
   }
   return out;
@@ -53,6 +55,9 @@ function allowed(from: string, to: string): boolean {
   // The agent carries the capsule's pull step to the jobs it renders (as text, never run by Node).
   if (a === "forgelet" && /^capsule\/[a-z_]+\.py$/.test(to)) return true;
   if (!a || !b) return false;
+  // The console's browser code (bundled for the browser, not the Worker) and the Worker never mix.
+  const client = (f: string) => f.startsWith("worker/console/client/");
+  if (client(from) || client(to)) return client(to) || (client(from) && b === "contract");
   if (to === "contract/node-files.ts" && (a === "worker" || a === "durable-objects")) return false;
   switch (a) {
     case "contract":

@@ -180,35 +180,6 @@ describe("failed logins", { timeout: 60_000 }, () => {
     ).toBe(201);
   });
 
-  it("limits the /device page's typed-in tokens like any other login", async () => {
-    const started = await api(null, "POST", "/v1/auth/device");
-    await freshWindow();
-    const ip = "203.0.113.60";
-    const statuses: number[] = [];
-    for (let i = 0; i <= PER_ADDRESS; i++) {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(
-        new Request("http://sf.test/device", {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": ip },
-          body: new URLSearchParams({
-            user_code: started.body.user_code,
-            token: `sfp_wrong-${i}`,
-            action: "approve",
-          }).toString(),
-        }) as Request<unknown, IncomingRequestCfProperties>,
-        strictEnv,
-        ctx,
-      );
-      await waitOnExecutionContext(ctx);
-      statuses.push(res.status);
-      await res.text();
-    }
-    expect(statuses).toEqual([...Array(PER_ADDRESS).fill(401), 429]);
-    // And the JSON routes refuse that address too, for the rest of the lockout.
-    expectLockedOut(await call(ip, bearer(ADMIN)));
-  });
-
   it("keys an IPv6 client by its /64, and uses X-Forwarded-For without CF-Connecting-IP", async () => {
     const valid = await createUser("abuse-v6");
     await freshWindow();

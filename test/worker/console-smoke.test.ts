@@ -4,6 +4,12 @@ import { ConsoleBrowser, signIn } from "./console-support.js";
 import { ADMIN } from "./helpers.js";
 
 describe("console frame", () => {
+  it("opens at the server's root: / leads to the console", async () => {
+    const r = await new ConsoleBrowser().get("/");
+    expect(r.status).toBe(302);
+    expect(r.location).toBe("/console/jobs");
+  });
+
   it("sends a browser without a session to sign in and back", async () => {
     const b = new ConsoleBrowser();
     const r = await b.get("/console/jobs?state=RUNNING");

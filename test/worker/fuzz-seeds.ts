@@ -231,11 +231,9 @@ export function routeSeeds(f: Fixture): Record<string, Seed> {
       as: "none",
       html: true,
       raw: {
-        text: new URLSearchParams({
-          user_code: f.device.userCode,
-          token: f.ids.viewer,
-          action: "deny",
-        }).toString(),
+        // The page needs a console session (and its CSRF token): without one it sends the browser to
+        // sign in, whatever the form says.
+        text: new URLSearchParams({ user_code: f.device.userCode, action: "deny" }).toString(),
         type: "application/x-www-form-urlencoded",
       },
     },

@@ -40,7 +40,8 @@ describe("version headers", () => {
     ["an unknown /v1 route", "admin", "GET", "/v1/nothing-here", 404],
     ["an unknown route outside /v1", null, "GET", "/nothing-here", 404],
     ["a bad body", "admin", "POST", "/v1/users", 400],
-    ["the device page", null, "GET", "/device", 200],
+    ["the device page, sending a browser without a session to sign in", null, "GET", "/device", 303],
+    ["the console's sign-in page", null, "GET", "/console/sign-in", 200],
   ])("are on every answer: %s", async (label, who, method, path, status) => {
     const token = who === "admin" ? ADMIN : who === "viewer" ? viewer : null;
     const res = await SELF.fetch(`http://sf.test${path}`, {
@@ -50,6 +51,7 @@ describe("version headers", () => {
         ...(method === "POST" ? { "content-type": "application/json" } : {}),
       },
       body: method === "POST" ? "{}" : undefined,
+      redirect: "manual",
     });
     await res.body?.cancel();
     expect(res.status, label).toBe(status);

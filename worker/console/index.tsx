@@ -18,7 +18,7 @@ import { jobPages } from "./pages/job.js";
 import { jobsPages } from "./pages/jobs.js";
 import { signInRoutes } from "./pages/sign-in.js";
 import { usagePages } from "./pages/usage.js";
-import { readSession, sameSecret } from "./session.js";
+import { clearSessionCookie, hasSessionCookie, readSession, sameSecret } from "./session.js";
 
 export const CONSOLE_CSP = [
   "default-src 'none'",
@@ -31,8 +31,11 @@ export const CONSOLE_CSP = [
   "base-uri 'none'",
 ].join("; ");
 
-/** Headers on every console answer, pages, assets and errors alike. */
-const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+/**
+ * Headers on every console answer (and the /device page's): pages, assets, redirects and errors alike.
+ * Set after the handler ran, so an answer that failed or redirected gets them too.
+ */
+export const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   await next();
   c.header("content-security-policy", CONSOLE_CSP);
   c.header("x-frame-options", "DENY");
@@ -49,17 +52,27 @@ function isPublic(path: string): boolean {
 
 /**
  * A request without a valid session: a page is sent to sign in (and back after), a script's read gets a
- * 401 it can act on.
+ * 401 it can act on. Only the session cookie counts: an `Authorization: Bearer` header is ignored here
+ * (the console is for browsers; /v1 is for bearer tokens). A cookie that names no valid session any more
+ * is cleared, and the sign-in page says the session ended.
  */
-const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+export const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   if (isPublic(c.req.path)) return next();
   const session = await readSession(c);
   if (!session) {
+    const hadCookie = hasSessionCookie(c);
+    if (hadCookie) clearSessionCookie(c);
     if (c.req.path.startsWith("/console/api/")) {
       return c.json({ error: { code: "UNAUTHENTICATED", message: "sign in to the console again" } }, 401);
     }
-    const next = c.req.method === "GET" ? c.req.path + new URL(c.req.url).search : "/console/jobs";
-    const hadCookie = /(?:^|;\s*)(?:__Host-)?sf_session=/.test(c.req.header("cookie") ?? "");
+    // Back to the page asked for; a form sent without a session goes back to its page (the device page)
+    // or to the jobs list, never replayed.
+    const next =
+      c.req.method === "GET" || c.req.method === "HEAD"
+        ? c.req.path + new URL(c.req.url).search
+        : c.req.path === "/device"
+          ? "/device"
+          : "/console/jobs";
     const to = `/console/sign-in?next=${encodeURIComponent(next)}${hadCookie ? "&expired=1" : ""}`;
     return c.redirect(to, 303);
   }
@@ -71,9 +84,11 @@ const requireSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
 /**
  * Every request that may change state (anything but GET/HEAD) must come from a console page: its Origin
  * (or, without one, Sec-Fetch-Site) says same origin, and, once signed in, it carries the session's
- * CSRF token as the `_csrf` form field or the X-CSRF-Token header.
+ * CSRF token as the `_csrf` form field or the X-CSRF-Token header. The token is derived from the session
+ * cookie (session.ts csrfOf), so it is per session and unknowable without the cookie; no state is kept.
+ * A refusal changes nothing: the session stays valid.
  */
-const requireCsrf: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+export const requireCsrf: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   if (c.req.method === "GET" || c.req.method === "HEAD") return next();
   const origin = c.req.header("origin");
   const site = c.req.header("sec-fetch-site");
@@ -98,7 +113,8 @@ const requireCsrf: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   return next();
 };
 
-function forbidden(c: ConsoleCtx, message: string): Response | Promise<Response> {
+/** The 403 page of a refused form (CSRF_REJECTED): what happened and what to do, nothing changed. */
+export function forbidden(c: ConsoleCtx, message: string): Response | Promise<Response> {
   return c.html(
     <Layout title="Refused" session={c.get("session")}>
       <Notice kind="error" title="Refused (CSRF_REJECTED)">

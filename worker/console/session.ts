@@ -17,7 +17,6 @@ import { db, schema } from "../../durable-objects/ledger/client.js";
 import type { Principal } from "../auth/principal.js";
 import { hashSecret, randomBase64Url } from "../auth/secrets.js";
 import type { AppEnv } from "../env.js";
-import type { ConsoleCtx } from "./api.js";
 
 /** Declared here, not in the ledger's schema: only this module reads or writes it (migrations/0011). */
 export const consoleSessions = sqliteTable(
@@ -50,6 +49,14 @@ const TOUCH_EVERY_MS = 60_000;
 
 type SessionEnv = Pick<AppEnv, "DB"> & { SF_CONSOLE_IDLE_SECONDS?: string; SF_CONSOLE_MAX_SECONDS?: string };
 
+/**
+ * The bindings of a request's context, any of the console's (a page's, the /device page's): taken as a
+ * plain Context, not api.ts's ConsoleCtx, so this module and api.ts do not import each other.
+ */
+function envOf(c: Context): SessionEnv {
+  return c.env as SessionEnv;
+}
+
 function lifetimes(env: SessionEnv): { idleMs: number; maxMs: number } {
   const seconds = (v: string | undefined, d: number) => {
     const n = Number(v);
@@ -61,13 +68,39 @@ function lifetimes(env: SessionEnv): { idleMs: number; maxMs: number } {
   };
 }
 
-/** Plain `sf_session` on http (localhost); `__Host-sf_session` (Secure, host-only, Path=/) on https. */
-function cookieName(c: Context): string {
-  return isHttps(c) ? "__Host-sf_session" : "sf_session";
+const COOKIE = "sf_session";
+
+/**
+ * Plain `sf_session` on http (localhost); `__Host-sf_session` (Secure, host-only, Path=/) on https. Hono's
+ * cookie helpers add the `__Host-` prefix themselves when given `prefix: "host"`.
+ */
+function prefixOf(c: Context): "host" | undefined {
+  return isHttps(c) ? "host" : undefined;
 }
 
 function isHttps(c: Context): boolean {
   return new URL(c.req.url).protocol === "https:";
+}
+
+/** The session cookie's value as the browser sent it (under the name this scheme uses), if any. */
+function cookieValue(c: Context): string | undefined {
+  return getCookie(c, COOKIE, prefixOf(c));
+}
+
+/** Whether the request carries a session cookie at all (valid or not): a stale one means "expired". */
+export function hasSessionCookie(c: Context): boolean {
+  return cookieValue(c) !== undefined;
+}
+
+/** Tells the browser to forget its session cookie (after sign-out, or once the session is over). */
+export function clearSessionCookie(c: Context): void {
+  deleteCookie(c, COOKIE, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: isHttps(c),
+    prefix: prefixOf(c),
+  });
 }
 
 export function csrfOf(cookieValue: string): Promise<string> {
@@ -75,11 +108,11 @@ export function csrfOf(cookieValue: string): Promise<string> {
 }
 
 /** Starts a session for the token with id `tokenId` and sets its cookie. */
-export async function startSession(c: ConsoleCtx, tokenId: string): Promise<void> {
+export async function startSession(c: Context, tokenId: string): Promise<void> {
   const value = randomBase64Url(32);
   const now = Date.now();
-  const { idleMs, maxMs } = lifetimes(c.env as SessionEnv);
-  await db(c.env.DB)
+  const { idleMs, maxMs } = lifetimes(envOf(c));
+  await db(envOf(c).DB)
     .insert(consoleSessions)
     .values({
       id: await hashSecret(value),
@@ -90,12 +123,12 @@ export async function startSession(c: ConsoleCtx, tokenId: string): Promise<void
       userAgent: c.req.header("user-agent")?.slice(0, 200) ?? null,
     })
     .run();
-  setCookie(c, cookieName(c), value, {
+  setCookie(c, COOKIE, value, {
     path: "/",
     httpOnly: true,
     sameSite: "Lax",
     secure: isHttps(c),
-    ...(isHttps(c) ? { prefix: "host" as const } : {}),
+    prefix: prefixOf(c),
     maxAge: Math.floor(maxMs / 1000),
   });
 }
@@ -104,13 +137,13 @@ export async function startSession(c: ConsoleCtx, tokenId: string): Promise<void
  * The session the request's cookie names, still valid with its token and user; null otherwise (no
  * cookie, unknown, expired, token revoked or expired, user disabled). Pushes the idle expiry forward.
  */
-export async function readSession(c: ConsoleCtx): Promise<Session | null> {
-  const value = getCookie(c, cookieName(c));
+export async function readSession(c: Context): Promise<Session | null> {
+  const value = cookieValue(c);
   if (!value || value.length > 100) return null;
   const id = await hashSecret(value);
   const now = Date.now();
   const nowText = nowIso(now);
-  const row = await db(c.env.DB)
+  const row = await db(envOf(c).DB)
     .select({ session: consoleSessions, token: schema.tokens, user: schema.users })
     .from(consoleSessions)
     .innerJoin(schema.tokens, eq(schema.tokens.id, consoleSessions.tokenId))
@@ -125,13 +158,13 @@ export async function readSession(c: ConsoleCtx): Promise<Session | null> {
     (row.token.expiresAt !== null && row.token.expiresAt <= nowText) ||
     row.user.disabled;
   if (over) {
-    await db(c.env.DB).delete(consoleSessions).where(eq(consoleSessions.id, id)).run();
+    await db(envOf(c).DB).delete(consoleSessions).where(eq(consoleSessions.id, id)).run();
     return null;
   }
-  const { idleMs } = lifetimes(c.env as SessionEnv);
+  const { idleMs } = lifetimes(envOf(c));
   const idleUntil = nowIso(Math.min(now + idleMs, Date.parse(row.session.expiresAt)));
   if (Date.parse(idleUntil) - Date.parse(row.session.idleExpiresAt) >= TOUCH_EVERY_MS) {
-    await db(c.env.DB)
+    await db(envOf(c).DB)
       .update(consoleSessions)
       .set({ idleExpiresAt: idleUntil })
       .where(eq(consoleSessions.id, id))
@@ -151,19 +184,15 @@ export async function readSession(c: ConsoleCtx): Promise<Session | null> {
 }
 
 /** Signs the browser out: the row is deleted (the cookie alone is worth nothing after) and the cookie cleared. */
-export async function endSession(c: ConsoleCtx): Promise<void> {
-  const value = getCookie(c, cookieName(c));
+export async function endSession(c: Context): Promise<void> {
+  const value = cookieValue(c);
   if (value) {
-    await db(c.env.DB)
+    await db(envOf(c).DB)
       .delete(consoleSessions)
       .where(eq(consoleSessions.id, await hashSecret(value)))
       .run();
   }
-  deleteCookie(c, cookieName(c), {
-    path: "/",
-    secure: isHttps(c),
-    ...(isHttps(c) ? { prefix: "host" as const } : {}),
-  });
+  clearSessionCookie(c);
 }
 
 /** Deletes sessions past their absolute expiry (run now and then; expired ones are refused anyway). */

@@ -1,11 +1,11 @@
-import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { JobActionBody } from "../../contract/api.schema.js";
+import { JobActionBody, JobListQuery } from "../../contract/api.schema.js";
 import { canonicalJson, sha256Hex } from "../../contract/digest.js";
 import type { JobAction, JobDetail } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
-import { ACTION_TARGETS, JOB_STATES, type JobState } from "../../contract/job-states.js";
+import { ACTION_TARGETS, type JobState, RESTING_STATES } from "../../contract/job-states.js";
 import {
   type AdmissionRow,
   admissionOf,
@@ -43,27 +43,25 @@ import { quotaOf, userByName } from "../services/users.service.js";
 /** How long a retry waits for the in-flight request that holds its Idempotency-Key. */
 const KEYED_WAIT_MS = 5_000;
 
-const ListQuery = z.object({
-  all: z.enum(["0", "1", "true", "false"]).optional(),
-  user: z.string().optional(),
-  status: z
-    .string()
-    .transform((s) => s.split(",").map((x) => x.trim().toUpperCase()))
-    .pipe(z.array(z.enum(JOB_STATES)))
-    .optional(),
-  fleet: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z
-    .string()
-    .regex(/^job_[0-9a-z]{26}$/)
-    .optional(),
-});
-
 const IdempotencyKey = z
   .string()
   .min(1)
   .max(200)
   .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces");
+
+/** `s` for a LIKE pattern with `\` as the escape: its own %, _ and \ match only themselves. */
+function likeEscape(s: string): string {
+  return s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+/** Whether an If-None-Match header names `etag` (weak or strong, or `*`). */
+function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((t) => {
+    const tag = t.trim().replace(/^W\//, "");
+    return tag === "*" || tag === etag;
+  });
+}
 
 async function readBody(c: Ctx, code: "INVALID_SPEC" | "BAD_REQUEST"): Promise<unknown> {
   try {
@@ -289,28 +287,67 @@ export const jobsRoutes = new Hono<Env>()
   })
   .get("/jobs", requireRole("viewer"), async (c) => {
     const me = currentUser(c);
-    const q = parseValue(ListQuery, c.req.query());
+    const q = parseValue(JobListQuery, c.req.query());
     const d = db(c.env.DB);
     const wantAll = q.all === "1" || q.all === "true" || (q.user !== undefined && q.user !== me.name);
     if (wantAll && me.role !== "admin") throw new AppError("FORBIDDEN", "only admins list other users' jobs");
+    const [owner, fleet] = await Promise.all([
+      q.user ? userByName(d, q.user) : null,
+      q.fleet ? fleetByRef(d, q.fleet) : null,
+    ]);
+    const jobs = schema.jobs;
     const where: SQL[] = [];
-    if (q.user) where.push(eq(schema.jobs.userId, (await userByName(d, q.user)).id));
-    else if (!wantAll) where.push(eq(schema.jobs.userId, me.userId));
-    if (q.status) where.push(inArray(schema.jobs.status, q.status));
-    if (q.fleet) where.push(eq(schema.jobs.fleetId, (await fleetByRef(d, q.fleet)).id));
-    if (q.cursor) where.push(lt(schema.jobs.id, q.cursor));
+    if (owner) where.push(eq(jobs.userId, owner.id));
+    else if (!wantAll) where.push(eq(jobs.userId, me.userId));
+    if (q.status) where.push(inArray(jobs.status, q.status));
+    if (fleet) where.push(eq(jobs.fleetId, fleet.id));
+    if (q.method) {
+      // jobs.recipe is `name@version`: a bare name matches every version of it.
+      where.push(
+        q.method.includes("@")
+          ? eq(jobs.recipe, q.method)
+          : sql`${jobs.recipe} LIKE ${`${likeEscape(q.method)}@%`} ESCAPE '\\'`,
+      );
+    }
+    if (q.q) where.push(sql`${jobs.name} LIKE ${`%${likeEscape(q.q)}%`} ESCAPE '\\'`);
+    if (q.cursor) where.push(lt(jobs.id, q.cursor));
+    // One query: the owner's name by join, profile from the spec, run timings by correlated aggregates
+    // (runs_job index), so a page costs the same whatever it shows. The spec itself is not read out.
+    const { spec: _spec, ...columns } = getTableColumns(jobs);
+    const resting = [...RESTING_STATES];
     const rows = await d
-      .select()
-      .from(schema.jobs)
+      .select({
+        ...columns,
+        userName: schema.users.name,
+        profile: sql<
+          string | null
+        >`(SELECT group_concat(p, ',') FROM (SELECT DISTINCT json_extract(value, '$.profile') AS p FROM json_each(${jobs.spec}, '$.resources.pools')))`,
+        startedAt: sql<
+          string | null
+        >`(SELECT MIN(${schema.runs.allocatedAt}) FROM ${schema.runs} WHERE ${schema.runs.jobId} = ${jobs.id})`,
+        endedAt: sql<
+          string | null
+        >`CASE WHEN ${inArray(jobs.status, resting)} THEN (SELECT MAX(${schema.runs.endedAt}) FROM ${schema.runs} WHERE ${schema.runs.jobId} = ${jobs.id}) END`,
+      })
+      .from(jobs)
+      .leftJoin(schema.users, eq(schema.users.id, jobs.userId))
       .where(and(...where))
-      .orderBy(desc(schema.jobs.id))
+      .orderBy(desc(jobs.id))
       .limit(q.limit + 1)
       .all();
     const page = rows.slice(0, q.limit);
-    return c.json({
-      jobs: page.map(jobView),
+    const body = JSON.stringify({
+      jobs: page.map(({ userName, profile, startedAt, endedAt, ...row }) =>
+        jobView(row, { user: userName, profile, started_at: startedAt, ended_at: endedAt }),
+      ),
       next_cursor: rows.length > q.limit ? page[page.length - 1]!.id : null,
     });
+    // A poller (the console's jobs page) sends the ETag back and gets 304 while nothing it shows changed.
+    const etag = `"${(await sha256Hex(body)).slice(0, 32)}"`;
+    c.header("ETag", etag);
+    c.header("Cache-Control", "private, no-cache");
+    if (ifNoneMatch(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+    return c.body(body, 200, { "content-type": "application/json; charset=UTF-8" });
   })
   .get("/jobs/:id", requireRole("viewer"), async (c) => {
     const d = db(c.env.DB);

@@ -1,22 +1,67 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
+import { z } from "zod";
 import { ACTIVE_STATES } from "../../contract/job-states.js";
+import { DAY_MS, splitByUtcDay, utcDay } from "../../contract/time.js";
 import { db, schema } from "../../durable-objects/ledger/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
+import { parseValue } from "../http.js";
 import { gpuHoursToday } from "../services/admission.js";
 import { quotaOf, userByName } from "../services/users.service.js";
+
+/** GET /v1/usage query parameters: `days` (1–366) adds the per-day series. */
+const UsageQuery = z.object({
+  user: z.string().optional(),
+  days: z.coerce.number().int().min(1).max(366).optional(),
+});
+
+export interface UsageDay {
+  /** The UTC day, `YYYY-MM-DD`. */
+  date: string;
+  gpu_hours: number;
+}
+
+/**
+ * GPU-hours per UTC day for the `days` days up to and including today (oldest first, every day present):
+ * finished allocations as the ledger split them per day (run_usage), plus each open run split at UTC
+ * midnights from its start (or the window's first day) up to `now`.
+ */
+export function dailyGpuHours(
+  done: ReadonlyArray<{ day: string; gpuSeconds: number }>,
+  open: ReadonlyArray<{ gpus: number; at: string }>,
+  now: number,
+  days: number,
+): UsageDay[] {
+  const todayStart = Math.floor(now / DAY_MS) * DAY_MS;
+  const from = todayStart - (days - 1) * DAY_MS;
+  const seconds = new Map<string, number>();
+  for (let t = from; t <= todayStart; t += DAY_MS) seconds.set(utcDay(t), 0);
+  const add = (day: string, s: number) => {
+    const v = seconds.get(day);
+    if (v !== undefined) seconds.set(day, v + s);
+  };
+  for (const d of done) add(d.day, d.gpuSeconds);
+  for (const r of open) {
+    const start = Date.parse(r.at);
+    if (Number.isNaN(start)) continue;
+    for (const part of splitByUtcDay(Math.max(start, from), now, r.gpus)) add(part.day, part.gpuSeconds);
+  }
+  return [...seconds].map(([date, s]) => ({ date, gpu_hours: s / 3600 }));
+}
 
 export const usageRoutes = new Hono<Env>().get("/usage", requireRole("viewer"), async (c) => {
   const me = currentUser(c);
   const d = db(c.env.DB);
-  const who = c.req.query("user");
+  const q = parseValue(UsageQuery, c.req.query());
+  const who = q.user;
   if (who && who !== me.name && me.role !== "admin")
     throw new AppError("FORBIDDEN", "only admins read other users' usage");
   const user = who ? await userByName(d, who) : await userByName(d, me.name);
   const now = Date.now();
+  const firstDay = q.days ? utcDay(Math.floor(now / DAY_MS) * DAY_MS - (q.days - 1) * DAY_MS) : null;
 
-  const [open, activeJobs, total, fleets] = await Promise.all([
+  const [open, activeJobs, total, fleets, perDay] = await Promise.all([
     d
       .select({ gpus: schema.runs.gpus, at: schema.runs.allocatedAt })
       .from(schema.runs)
@@ -42,6 +87,17 @@ export const usageRoutes = new Hono<Env>().get("/usage", requireRole("viewer"), 
       .from(schema.nodes)
       .groupBy(schema.nodes.fleetId)
       .all(),
+    firstDay
+      ? d
+          .select({
+            day: schema.runUsage.day,
+            gpuSeconds: sql<number>`coalesce(sum(${schema.runUsage.gpuSeconds}), 0)`,
+          })
+          .from(schema.runUsage)
+          .where(and(eq(schema.runUsage.userId, user.id), gte(schema.runUsage.day, firstDay)))
+          .groupBy(schema.runUsage.day)
+          .all()
+      : Promise.resolve(null),
   ]);
   const liveSeconds = open.reduce((s, r) => s + (Math.max(0, now - Date.parse(r.at)) / 1000) * r.gpus, 0);
   return c.json({
@@ -52,5 +108,6 @@ export const usageRoutes = new Hono<Env>().get("/usage", requireRole("viewer"), 
     gpu_hours_total: ((total?.s ?? 0) + liveSeconds) / 3600,
     quota: await quotaOf(d, user.id),
     fleets,
+    ...(perDay && q.days ? { daily: dailyGpuHours(perDay, open, now, q.days) } : {}),
   });
 });

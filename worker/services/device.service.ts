@@ -1,7 +1,7 @@
 /**
  * The device login (RFC 8628 shapes): `sf login` without a token asks for a code pair, a person approves
- * the short user code on the `/device` page with one of their existing personal access tokens, and the
- * CLI's next poll receives a brand-new token for that person, exactly once.
+ * the short user code on the `/device` page from a browser signed in to the console, and the CLI's next
+ * poll receives a brand-new token for that person, exactly once.
  *
  * Trade-off (docs/api.md): the token is minted by the successful poll, not by the approval, so no usable
  * secret is ever at rest in D1 — not even for the minutes between approval and pickup. The insert of the
@@ -229,41 +229,26 @@ async function mintForApproved(env: AppEnv, row: DeviceRow, now: number) {
 /** Why an approval on the page failed; `status` is the HTTP status the page answers with. */
 export class DeviceApprovalError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409,
+    readonly status: 400 | 404 | 409,
     message: string,
   ) {
     super(message);
   }
 }
 
-/**
- * The approver proves who they are with an existing personal access token: the same checks as the API's
- * authentication (unknown, revoked, expired, disabled owner), with messages for a person.
- */
-async function approverFor(env: AppEnv, token: string, now: number) {
-  const row = await db(env.DB)
-    .select({ token: schema.tokens, user: schema.users })
-    .from(schema.tokens)
-    .innerJoin(schema.users, eq(schema.users.id, schema.tokens.userId))
-    .where(eq(schema.tokens.hash, await hashSecret(token)))
-    .get();
-  if (!row) throw new DeviceApprovalError(401, "That token is not valid on this server.");
-  if (row.token.revokedAt || (row.token.expiresAt && row.token.expiresAt <= nowIso(now))) {
-    throw new DeviceApprovalError(401, "That token was revoked or has expired.");
-  }
-  if (row.user.disabled) throw new DeviceApprovalError(403, `User ${row.user.name} is disabled.`);
-  return row.user;
+/** Who approves: the signed-in console session's user (its token, user and enabled state already checked). */
+export interface Approver {
+  userId: string;
+  name: string;
 }
 
-/** The `/device` form: approve or deny a user code. Checks the token first, so codes cannot be probed. */
+/** The `/device` form: approve or deny a user code, for the signed-in person. */
 export async function decideDeviceLogin(
   env: AppEnv,
-  input: { userCode: string; token: string; approve: boolean },
+  input: { userCode: string; approver: Approver; approve: boolean },
   now = Date.now(),
 ): Promise<{ user: string; userCode: string }> {
-  const token = input.token.trim();
-  if (!token) throw new DeviceApprovalError(400, "Paste one of your personal access tokens.");
-  const user = await approverFor(env, token, now);
+  const user = { id: input.approver.userId, name: input.approver.name };
   const code = normalizeUserCode(input.userCode);
   if (!code) throw new DeviceApprovalError(400, "A code is 8 letters, like BCDF-GHJK.");
   const d = db(env.DB);

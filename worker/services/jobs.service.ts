@@ -8,7 +8,16 @@ import { AppError } from "../errors.js";
 
 export type JobRow = typeof schema.jobs.$inferSelect;
 
-export function jobView(j: JobRow): JobView {
+/** What GET /v1/jobs adds to each job (read with the job in the same query). */
+export interface JobListExtras {
+  user: string | null;
+  profile: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+}
+
+/** The D1 job view; `extra` (GET /v1/jobs) adds the owner's name, profile and run timings. */
+export function jobView(j: Omit<JobRow, "spec">, extra?: JobListExtras): JobView {
   return {
     id: j.id,
     name: j.name,
@@ -22,6 +31,14 @@ export function jobView(j: JobRow): JobView {
     current_run_id: j.currentRunId,
     created_at: j.createdAt,
     updated_at: j.updatedAt,
+    ...(extra
+      ? {
+          user: extra.user ?? "",
+          profile: extra.profile,
+          started_at: extra.started_at,
+          ended_at: extra.ended_at,
+        }
+      : {}),
   };
 }
 

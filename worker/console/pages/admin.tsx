@@ -1,6 +1,713 @@
 /** @jsxImportSource hono/jsx */
-/** STUB (issue 16, in progress): replaced by the admin page. */
-import { Hono } from "hono";
-import type { ConsoleEnv } from "../api.js";
+/**
+ * Admin pages (admins only; anyone else gets the "not found" page): users (create, disable/enable, their
+ * tokens and quota), fleets with their nodes, webhooks of every user with their delivery log and
+ * "Redeliver". Every form posts here with the CSRF field and calls the matching /v1 route as the admin
+ * (apiSend); a refusal re-renders the form with the API's code and message and what was typed.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import type { Child, FC } from "hono/jsx";
+import { FLEET_KINDS, ROLES } from "../../../contract/api.schema.js";
+import type { DeliveryView, FleetView, WebhookView } from "../../../contract/responses.schema.js";
+import { ApiFailure, apiGet, apiSend, type ConsoleCtx, type ConsoleEnv } from "../api.js";
+import { CsrfField, Layout, Notice, Time } from "../layout.js";
+import type { Session } from "../session.js";
 
-export const adminPages = new Hono<ConsoleEnv>();
+interface UserView {
+  id: string;
+  name: string;
+  email: string | null;
+  role: string;
+  disabled: boolean;
+  created_at: string;
+}
+interface TokenView {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+interface QuotaView {
+  max_gpus: number;
+  max_jobs: number;
+  daily_gpu_hours: number;
+  allowed_profiles: string[];
+  priority: number;
+}
+interface NodeRow {
+  id: string;
+  name: string;
+  series: string;
+  status: string;
+  agent: boolean;
+  cordoned: boolean;
+  revoked: boolean;
+  gpus: Array<{ job_id: string | null }>;
+}
+
+/** A refusal to show on a re-rendered form. */
+type Refusal = { code: string; message: string } | null;
+
+/** Only admins see these pages; to anyone else they do not exist (the same 404 page as a missing one). */
+const adminOnly: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  if (c.get("session")?.principal.role !== "admin") throw new ApiFailure(404, "NOT_FOUND", "no such page");
+  return next();
+};
+
+/** Runs an API call for a form; an ApiFailure other than 403/404 comes back as the refusal to show. */
+async function attempt<T>(
+  fn: () => Promise<T>,
+): Promise<{ ok: T; refused: null } | { ok: null; refused: NonNullable<Refusal> }> {
+  try {
+    return { ok: await fn(), refused: null };
+  } catch (err) {
+    if (err instanceof ApiFailure && err.status !== 403 && err.status !== 404)
+      return { ok: null, refused: { code: err.code, message: err.message } };
+    throw err;
+  }
+}
+
+async function form(c: ConsoleCtx): Promise<Record<string, string>> {
+  const body = await c.req.parseBody();
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
+/** A number field as typed: a number when it reads as one, else the text (so the API names the mistake). */
+function num(v: string | undefined): number | string {
+  const t = (v ?? "").trim();
+  return t !== "" && Number.isFinite(Number(t)) ? Number(t) : t;
+}
+
+const enc = encodeURIComponent;
+
+const AdminNav: FC<{ at: "users" | "fleets" | "webhooks" }> = ({ at }) => (
+  <nav aria-label="Admin" class="subnav">
+    <ul>
+      {(
+        [
+          ["users", "/console/admin", "Users"],
+          ["fleets", "/console/admin/fleets", "Fleets and nodes"],
+          ["webhooks", "/console/admin/webhooks", "Webhooks"],
+        ] as const
+      ).map(([k, href, label]) => (
+        <li>
+          <a href={href} aria-current={k === at ? "page" : undefined}>
+            {label}
+          </a>
+        </li>
+      ))}
+    </ul>
+  </nav>
+);
+
+const Refused: FC<{ refused: Refusal }> = ({ refused }) =>
+  refused ? (
+    <div class="error form-error" role="alert">
+      <strong>{`Refused (${refused.code})`}</strong>
+      {`: ${refused.message}`}
+    </div>
+  ) : null;
+
+function page(c: ConsoleCtx, title: string, at: "users" | "fleets" | "webhooks", body: Child, status = 200) {
+  return c.html(
+    <Layout title={title} session={c.get("session")} section="admin">
+      <AdminNav at={at} />
+      {body}
+    </Layout>,
+    status as 200,
+  );
+}
+
+// users ------------------------------------------------------------------------------------------
+
+const UsersTable: FC<{ users: UserView[] }> = ({ users }) => (
+  <div class="table-wrap">
+    <table class="users">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Role</th>
+          <th scope="col">Email</th>
+          <th scope="col">Status</th>
+          <th scope="col">Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        {users.map((u) => (
+          <tr data-user={u.name}>
+            <th scope="row">
+              <a href={`/console/admin/users/${enc(u.name)}`}>{u.name}</a>
+            </th>
+            <td>{u.role}</td>
+            <td>{u.email ?? "—"}</td>
+            <td>{u.disabled ? "disabled" : "active"}</td>
+            <td>
+              <Time iso={u.created_at} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </div>
+);
+
+const CreateUserForm: FC<{ session: Session; values: Record<string, string>; refused: Refusal }> = ({
+  session,
+  values,
+  refused,
+}) => (
+  <form method="post" action="/console/admin/users" class="card admin-form">
+    <h2>Create a user</h2>
+    <Refused refused={refused} />
+    <CsrfField session={session} />
+    <label for="new-user-name">Name</label>
+    <input
+      id="new-user-name"
+      name="name"
+      type="text"
+      required
+      autocomplete="off"
+      value={values.name ?? ""}
+      aria-describedby="new-user-name-hint"
+    />
+    <p class="note" id="new-user-name-hint">
+      Lowercase letters, digits, <code>.</code> <code>_</code> <code>-</code>; 2–39 characters, starting with
+      a letter.
+    </p>
+    <label for="new-user-role">Role</label>
+    <select id="new-user-role" name="role">
+      {ROLES.map((r) => (
+        <option value={r} selected={(values.role ?? "operator") === r}>
+          {r}
+        </option>
+      ))}
+    </select>
+    <label for="new-user-email">Email (optional)</label>
+    <input id="new-user-email" name="email" type="email" autocomplete="off" value={values.email ?? ""} />
+    <p>
+      <button type="submit" class="primary">
+        Create user
+      </button>
+    </p>
+  </form>
+);
+
+async function usersPage(
+  c: ConsoleCtx,
+  o: { values?: Record<string, string>; refused?: Refusal; created?: { name: string; token?: string } } = {},
+) {
+  const { users } = await apiGet<{ users: UserView[] }>(c, "/v1/users");
+  const session = c.get("session");
+  return page(
+    c,
+    o.created ? "User created" : "Admin",
+    "users",
+    <>
+      <h1>{o.created ? `User ${o.created.name} created` : "Admin: users"}</h1>
+      {o.created?.token ? (
+        <Notice kind="info" title="Their token, shown once">
+          <p>
+            <strong>Copy it now:</strong> this token is shown only this once and cannot be read again. Give it
+            to {o.created.name} through a safe channel.
+          </p>
+          <p>
+            {`Token of ${o.created.name}: `}
+            <code id="new-token" class="secret">
+              {o.created.token}
+            </code>
+          </p>
+        </Notice>
+      ) : null}
+      <section aria-labelledby="users-h">
+        <h2 id="users-h">Users</h2>
+        <UsersTable users={users} />
+      </section>
+      <CreateUserForm
+        session={session}
+        values={o.created ? {} : (o.values ?? {})}
+        refused={o.refused ?? null}
+      />
+    </>,
+    o.refused ? 400 : 200,
+  );
+}
+
+async function userPage(
+  c: ConsoleCtx,
+  name: string,
+  o: { flash?: string; refused?: Refusal; quotaValues?: Record<string, string> } = {},
+) {
+  const session = c.get("session");
+  const [{ users }, { tokens }, { quota }] = await Promise.all([
+    apiGet<{ users: UserView[] }>(c, "/v1/users"),
+    apiGet<{ tokens: TokenView[] }>(c, `/v1/tokens?user=${enc(name)}`),
+    apiGet<{ quota: QuotaView }>(c, `/v1/users/${enc(name)}/quota`),
+  ]);
+  const u = users.find((x) => x.name === name);
+  if (!u) throw new ApiFailure(404, "USER_NOT_FOUND", `no user named ${name}`);
+  const base = `/console/admin/users/${enc(u.name)}`;
+  const qv = o.quotaValues ?? {
+    max_gpus: String(quota.max_gpus),
+    max_jobs: String(quota.max_jobs),
+    daily_gpu_hours: String(quota.daily_gpu_hours),
+    priority: String(quota.priority),
+    allowed_profiles: quota.allowed_profiles.join(", "),
+  };
+  return page(
+    c,
+    `User ${u.name}`,
+    "users",
+    <>
+      <p class="crumbs">
+        <a href="/console/admin">Users</a>
+      </p>
+      <h1>{`User ${u.name}`}</h1>
+      {o.flash ? (
+        <Notice kind="info" title="Done">
+          <p>{o.flash}</p>
+        </Notice>
+      ) : null}
+      <Refused refused={o.quotaValues ? null : (o.refused ?? null)} />
+      <dl class="admin-facts">
+        <dt>Role</dt>
+        <dd>{u.role}</dd>
+        <dt>Email</dt>
+        <dd>{u.email ?? "—"}</dd>
+        <dt>Status</dt>
+        <dd>{u.disabled ? "disabled" : "active"}</dd>
+        <dt>Created</dt>
+        <dd>
+          <Time iso={u.created_at} />
+        </dd>
+      </dl>
+      <form method="post" action={`${base}/${u.disabled ? "enable" : "disable"}`}>
+        <CsrfField session={session} />
+        <button type="submit" class={u.disabled ? "" : "danger"}>
+          {u.disabled ? "Enable user" : "Disable user"}
+        </button>
+      </form>
+
+      <section aria-labelledby="tokens-h">
+        <h2 id="tokens-h">Tokens</h2>
+        {tokens.length === 0 ? (
+          <p class="note">No tokens.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="tokens">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Status</th>
+                </tr>
+              </thead>
+              <tbody>
+                {tokens.map((t) => (
+                  <tr data-token={t.id}>
+                    <th scope="row">{t.name}</th>
+                    <td>
+                      <code>{t.prefix}</code>
+                    </td>
+                    <td>
+                      <Time iso={t.created_at} />
+                    </td>
+                    <td>
+                      <Time iso={t.last_used_at} fallback="never" />
+                    </td>
+                    <td>
+                      <Time iso={t.expires_at} fallback="never" />
+                    </td>
+                    <td>
+                      {t.revoked_at ? (
+                        <span>
+                          {"revoked "}
+                          <Time iso={t.revoked_at} />
+                        </span>
+                      ) : (
+                        <form method="post" action={`${base}/tokens/${enc(t.id)}/revoke`}>
+                          <CsrfField session={session} />
+                          <button type="submit" class="danger">
+                            Revoke<span class="visually-hidden">{` token ${t.name}`}</span>
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="quota-h">
+        <h2 id="quota-h">Quota</h2>
+        <form method="post" action={`${base}/quota`} class="card admin-form">
+          <Refused refused={o.quotaValues ? (o.refused ?? null) : null} />
+          <CsrfField session={session} />
+          <div class="form-grid">
+            {(
+              [
+                ["max_gpus", "GPUs at once"],
+                ["max_jobs", "Active jobs"],
+                ["daily_gpu_hours", "GPU-hours per UTC day"],
+                ["priority", "Priority (0–100)"],
+              ] as const
+            ).map(([k, label]) => (
+              <div>
+                <label for={`quota-${k}`}>{label}</label>
+                <input
+                  id={`quota-${k}`}
+                  name={k}
+                  type="text"
+                  inputmode="decimal"
+                  required
+                  value={qv[k] ?? ""}
+                />
+              </div>
+            ))}
+          </div>
+          <label for="quota-allowed_profiles">Allowed profiles (comma-separated; empty: all)</label>
+          <input
+            id="quota-allowed_profiles"
+            name="allowed_profiles"
+            type="text"
+            value={qv.allowed_profiles ?? ""}
+          />
+          <p>
+            <button type="submit" class="primary">
+              Set quota
+            </button>
+          </p>
+        </form>
+      </section>
+      <p>
+        <a href={`/console/admin/webhooks?user=${enc(u.name)}`}>{`Webhooks of ${u.name}`}</a>
+        {" · "}
+        <a href={`/console/usage?user=${enc(u.name)}`}>{`Usage of ${u.name}`}</a>
+      </p>
+    </>,
+    o.refused ? 400 : 200,
+  );
+}
+
+// fleets -----------------------------------------------------------------------------------------
+
+async function fleetsPage(
+  c: ConsoleCtx,
+  o: { values?: Record<string, string>; refused?: Refusal; flash?: string } = {},
+) {
+  const session = c.get("session");
+  const { fleets } = await apiGet<{ fleets: FleetView[] }>(c, "/v1/fleets");
+  const nodes = await Promise.all(
+    fleets.map((f) => apiGet<{ nodes: NodeRow[] }>(c, `/v1/fleets/${enc(f.name)}/nodes`)),
+  );
+  const v = o.values ?? {};
+  return page(
+    c,
+    "Admin: fleets",
+    "fleets",
+    <>
+      <h1>Admin: fleets and nodes</h1>
+      {o.flash ? (
+        <Notice kind="info" title="Done">
+          <p>{o.flash}</p>
+        </Notice>
+      ) : null}
+      {fleets.length === 0 ? <p class="note">No fleets yet.</p> : null}
+      {fleets.map((f, i) => (
+        <section aria-labelledby={`fleet-${f.id}`}>
+          <h2 id={`fleet-${f.id}`}>
+            <a href={`/console/fleets/${enc(f.name)}`}>{f.name}</a> <span class="note">{`(${f.kind})`}</span>
+          </h2>
+          {f.description ? <p>{f.description}</p> : null}
+          {nodes[i]!.nodes.length === 0 ? (
+            <p class="note">No nodes.</p>
+          ) : (
+            <div class="table-wrap">
+              <table class="nodes">
+                <thead>
+                  <tr>
+                    <th scope="col">Node</th>
+                    <th scope="col">Series</th>
+                    <th scope="col">GPUs in use</th>
+                    <th scope="col">State</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {nodes[i]!.nodes.map((n) => (
+                    <tr>
+                      <th scope="row">{n.name}</th>
+                      <td>{n.series}</td>
+                      <td>{`${n.gpus.filter((g) => g.job_id).length} / ${n.gpus.length}`}</td>
+                      <td>
+                        {[
+                          n.status,
+                          n.agent ? "agent" : "admin-registered",
+                          n.cordoned ? "cordoned" : "",
+                          n.revoked ? "revoked" : "",
+                        ]
+                          .filter(Boolean)
+                          .join(", ")}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </section>
+      ))}
+      <form method="post" action="/console/admin/fleets" class="card admin-form">
+        <h2>Create a fleet</h2>
+        <Refused refused={o.refused ?? null} />
+        <CsrfField session={session} />
+        <label for="new-fleet-name">Fleet name</label>
+        <input id="new-fleet-name" name="name" type="text" required autocomplete="off" value={v.name ?? ""} />
+        <label for="new-fleet-kind">Kind</label>
+        <select id="new-fleet-kind" name="kind">
+          {FLEET_KINDS.map((k) => (
+            <option value={k} selected={(v.kind ?? "process") === k}>
+              {k}
+            </option>
+          ))}
+        </select>
+        <label for="new-fleet-description">Description (optional)</label>
+        <input id="new-fleet-description" name="description" type="text" value={v.description ?? ""} />
+        <p>
+          <button type="submit" class="primary">
+            Create fleet
+          </button>
+        </p>
+      </form>
+    </>,
+    o.refused ? 400 : 200,
+  );
+}
+
+// webhooks ---------------------------------------------------------------------------------------
+
+async function webhooksPage(c: ConsoleCtx) {
+  const only = c.req.query("user");
+  const { users } = await apiGet<{ users: UserView[] }>(c, "/v1/users");
+  const shown = (only ? users.filter((u) => u.name === only) : users).slice(0, 200);
+  const lists = await Promise.all(
+    shown.map((u) => apiGet<{ webhooks: WebhookView[] }>(c, `/v1/webhooks?user=${enc(u.name)}`)),
+  );
+  const rows = shown.flatMap((u, i) => lists[i]!.webhooks.map((w) => ({ owner: u.name, w })));
+  return page(
+    c,
+    "Admin: webhooks",
+    "webhooks",
+    <>
+      <h1>{only ? `Admin: webhooks of ${only}` : "Admin: webhooks"}</h1>
+      {only ? (
+        <p>
+          <a href="/console/admin/webhooks">Every user's webhooks</a>
+        </p>
+      ) : null}
+      {rows.length === 0 ? (
+        <p class="note">No webhooks.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="webhooks">
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Owner</th>
+                <th scope="col">Events</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map(({ owner, w }) => (
+                <tr>
+                  <th scope="row">
+                    <a href={`/console/admin/webhooks/${enc(w.id)}`}>{w.url}</a>
+                  </th>
+                  <td>{owner}</td>
+                  <td>{w.events.join(", ")}</td>
+                  <td>
+                    <Time iso={w.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>,
+  );
+}
+
+async function webhookPage(c: ConsoleCtx, id: string, o: { flash?: string; refused?: Refusal } = {}) {
+  const session = c.get("session");
+  const [{ webhook }, page1] = await Promise.all([
+    apiGet<{ webhook: WebhookView }>(c, `/v1/webhooks/${enc(id)}`),
+    apiGet<{ deliveries: DeliveryView[]; next_cursor: string | number | null }>(
+      c,
+      `/v1/webhooks/${enc(id)}/deliveries?limit=100`,
+    ),
+  ]);
+  const base = `/console/admin/webhooks/${enc(webhook.id)}`;
+  return page(
+    c,
+    "Webhook",
+    "webhooks",
+    <>
+      <p class="crumbs">
+        <a href="/console/admin/webhooks">Webhooks</a>
+      </p>
+      <h1>Webhook</h1>
+      {o.flash ? (
+        <Notice kind="info" title="Done">
+          <p>{o.flash}</p>
+        </Notice>
+      ) : null}
+      <Refused refused={o.refused ?? null} />
+      <dl class="admin-facts">
+        <dt>Endpoint</dt>
+        <dd>
+          <code>{webhook.url}</code>
+        </dd>
+        <dt>Events</dt>
+        <dd>{webhook.events.join(", ")}</dd>
+        <dt>Description</dt>
+        <dd>{webhook.description || "—"}</dd>
+        <dt>Secret</dt>
+        <dd>
+          <code>{`${webhook.secret_prefix}…`}</code>
+        </dd>
+      </dl>
+      <section aria-labelledby="deliveries-h">
+        <h2 id="deliveries-h">Delivery log</h2>
+        {page1.deliveries.length === 0 ? (
+          <p class="note">No deliveries yet.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="deliveries">
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Last answer</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Next attempt</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page1.deliveries.map((d) => (
+                  <tr data-delivery={d.id}>
+                    <th scope="row">
+                      <code>{d.id}</code>
+                    </th>
+                    <td>{d.type}</td>
+                    <td>{d.state}</td>
+                    <td>{String(d.attempts)}</td>
+                    <td>
+                      {d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? "—")}
+                    </td>
+                    <td>
+                      <Time iso={d.created_at} />
+                    </td>
+                    <td>
+                      <Time iso={d.next_attempt_at} />
+                    </td>
+                    <td>
+                      <form method="post" action={`${base}/deliveries/${enc(d.id)}/redeliver`}>
+                        <CsrfField session={session} />
+                        <button type="submit">
+                          Redeliver<span class="visually-hidden">{` ${d.id}`}</span>
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>,
+    o.refused ? 400 : 200,
+  );
+}
+
+// routes -----------------------------------------------------------------------------------------
+
+export const adminPages = new Hono<ConsoleEnv>()
+  .use("/admin", adminOnly)
+  .use("/admin/*", adminOnly)
+  .get("/admin", (c) => usersPage(c))
+  .post("/admin/users", async (c) => {
+    const v = await form(c);
+    const body: Record<string, unknown> = { name: (v.name ?? "").trim(), role: v.role ?? "operator" };
+    if (v.email?.trim()) body.email = v.email.trim();
+    const r = await attempt(() => apiSend<{ user: UserView; token?: string }>(c, "POST", "/v1/users", body));
+    if (r.refused) return usersPage(c, { values: v, refused: r.refused });
+    return usersPage(c, { created: { name: r.ok.user.name, ...(r.ok.token ? { token: r.ok.token } : {}) } });
+  })
+  .get("/admin/users/:name", (c) => userPage(c, c.req.param("name")))
+  .post("/admin/users/:name/disable", (c) => setDisabled(c, true))
+  .post("/admin/users/:name/enable", (c) => setDisabled(c, false))
+  .post("/admin/users/:name/quota", async (c) => {
+    const name = c.req.param("name");
+    const v = await form(c);
+    const body = {
+      max_gpus: num(v.max_gpus),
+      max_jobs: num(v.max_jobs),
+      daily_gpu_hours: num(v.daily_gpu_hours),
+      priority: num(v.priority),
+      allowed_profiles: (v.allowed_profiles ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    };
+    const r = await attempt(() => apiSend(c, "PUT", `/v1/users/${enc(name)}/quota`, body));
+    if (r.refused) return userPage(c, name, { refused: r.refused, quotaValues: v });
+    return userPage(c, name, { flash: `The quota of ${name} is set.` });
+  })
+  .post("/admin/users/:name/tokens/:id/revoke", async (c) => {
+    const name = c.req.param("name");
+    const id = c.req.param("id");
+    const r = await attempt(() => apiSend(c, "DELETE", `/v1/tokens/${enc(id)}`));
+    if (r.refused) return userPage(c, name, { refused: r.refused });
+    return userPage(c, name, { flash: "The token is revoked: sessions signed in with it have ended." });
+  })
+  .get("/admin/fleets", (c) => fleetsPage(c))
+  .post("/admin/fleets", async (c) => {
+    const v = await form(c);
+    const body = { name: (v.name ?? "").trim(), kind: v.kind ?? "process", description: v.description ?? "" };
+    const r = await attempt(() => apiSend<{ fleet: FleetView }>(c, "POST", "/v1/fleets", body));
+    if (r.refused) return fleetsPage(c, { values: v, refused: r.refused });
+    return fleetsPage(c, { flash: `Fleet ${r.ok.fleet.name} created.` });
+  })
+  .get("/admin/webhooks", (c) => webhooksPage(c))
+  .get("/admin/webhooks/:id", (c) => webhookPage(c, c.req.param("id")))
+  .post("/admin/webhooks/:id/deliveries/:delivery/redeliver", async (c) => {
+    const id = c.req.param("id");
+    const delivery = c.req.param("delivery");
+    const r = await attempt(() =>
+      apiSend(c, "POST", `/v1/webhooks/${enc(id)}/deliveries/${enc(delivery)}/redeliver`),
+    );
+    if (r.refused) return webhookPage(c, id, { refused: r.refused });
+    return webhookPage(c, id, { flash: `Delivery ${delivery} is queued to be sent again.` });
+  });
+
+async function setDisabled(c: ConsoleCtx, disabled: boolean) {
+  const name = c.req.param("name")!;
+  const r = await attempt(() => apiSend(c, "PATCH", `/v1/users/${enc(name)}`, { disabled }));
+  if (r.refused) return userPage(c, name, { refused: r.refused });
+  return userPage(c, name, { flash: `${name} is ${disabled ? "disabled" : "enabled"}.` });
+}

@@ -10,14 +10,42 @@ import { db, schema } from "../../../durable-objects/ledger/client.js";
 import { hashSecret } from "../../auth/secrets.js";
 import type { ConsoleCtx, ConsoleEnv } from "../api.js";
 import { Layout, Notice } from "../layout.js";
-import { endSession, startSession } from "../session.js";
+import { endSession, readSession, startSession } from "../session.js";
 
-/** Where to go after signing in: a console path only (never another site, never `//host`). */
+const HOME = "/console/jobs";
+const BASE = "http://console.invalid";
+
+/**
+ * Where to go after signing in, or HOME. Only this console's own pages (never another site, never
+ * `//host`, never a path that leaves /console once `..` and `%2e%2e` are resolved, never the sign-in page
+ * itself) and exactly the device page, `/device` with at most its `user_code`. The answer is the
+ * normalised path, so what is checked is what the browser is sent to.
+ */
 export function safeNext(next: string | undefined): string {
-  if (!next?.startsWith("/console/") || next.startsWith("//") || /[\\\r\n]/.test(next)) {
-    return "/console/jobs";
+  if (!next || next.length > 2000 || !next.startsWith("/") || next.startsWith("//")) return HOME;
+  // Backslashes, control characters and spaces: browsers "repair" them in ways a check cannot follow.
+  for (const ch of next) {
+    const n = ch.charCodeAt(0);
+    if (n <= 0x20 || n === 0x7f || ch === "\\") return HOME;
   }
-  return next;
+  let url: URL;
+  try {
+    url = new URL(next, BASE);
+  } catch {
+    return HOME;
+  }
+  if (url.origin !== BASE || url.username || url.password) return HOME;
+  const path = url.pathname;
+  if (path === "/device") {
+    const code = url.searchParams.get("user_code");
+    if (!url.search) return "/device";
+    if ([...url.searchParams.keys()].length === 1 && code !== null && /^[A-Za-z-]{1,20}$/.test(code)) {
+      return `/device?user_code=${code}`;
+    }
+    return "/device";
+  }
+  if (!path.startsWith("/console/") || path.startsWith("/console/sign-in")) return HOME;
+  return path + url.search;
 }
 
 const SignInPage = ({ next, error, expired }: { next: string; error?: string; expired?: boolean }) => (
@@ -25,6 +53,9 @@ const SignInPage = ({ next, error, expired }: { next: string; error?: string; ex
     <section class="narrow card">
       <h1>Sign in to StarForge</h1>
       {expired ? <p class="note">Your session ended; sign in again to continue.</p> : null}
+      {next.startsWith("/device") ? (
+        <p class="note">Sign in to approve or deny the code your terminal showed.</p>
+      ) : null}
       {error ? (
         <p class="error" role="alert" id="sign-in-error">
           {error}
@@ -43,8 +74,9 @@ const SignInPage = ({ next, error, expired }: { next: string; error?: string; ex
           aria-describedby={error ? "sign-in-error token-help" : "token-help"}
         />
         <p class="note" id="token-help">
-          Use a token from your admin or <code>sf token create</code>. It is checked and not kept: the session
-          ends when you sign out, when it expires, or when the token is revoked.
+          The token your admin gave you, or one made with <code>POST /v1/tokens</code>. It is checked and not
+          kept. The session ends when you sign out, when the token is revoked, and after 8 hours unused or 7
+          days in all (the defaults).
         </p>
         <button type="submit" class="primary">
           Sign in
@@ -63,9 +95,12 @@ function signInPage(c: ConsoleCtx, status: 200 | 400 | 401 | 403 | 429, o: Param
 }
 
 export const signInRoutes = new Hono<ConsoleEnv>()
-  .get("/sign-in", (c) =>
-    signInPage(c, 200, { next: safeNext(c.req.query("next")), expired: c.req.query("expired") === "1" }),
-  )
+  .get("/sign-in", async (c) => {
+    const next = safeNext(c.req.query("next"));
+    // Already signed in: nothing to do here.
+    if (await readSession(c)) return c.redirect(next, 303);
+    return signInPage(c, 200, { next, expired: c.req.query("expired") === "1" });
+  })
   .post("/sign-in", async (c) => {
     let form: Record<string, unknown>;
     try {
@@ -89,6 +124,8 @@ export const signInRoutes = new Hono<ConsoleEnv>()
     if (!res.ok) {
       const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
       const status = res.status === 429 ? 429 : res.status === 403 ? 403 : 401;
+      const retryAfter = res.headers.get("retry-after");
+      if (status === 429 && retryAfter) c.header("retry-after", retryAfter);
       const message = body?.error?.message ?? "that token was not accepted";
       return signInPage(c, status, { next, error: `Not signed in: ${message}.` });
     }

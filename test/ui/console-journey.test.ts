@@ -1,0 +1,464 @@
+/**
+ * The web console in a real browser (Debian's chromium, headless, through playwright-core) against the
+ * real local stack: the control plane as `npm start` runs it, a local forgelet with simulated GPUs, and
+ * real training runs of the stdlib char-LM. One user journey, in order: an admin creates a user on the
+ * admin page; she signs in with her token, finds her running job, watches the loss chart grow and log
+ * lines arrive, pauses and resumes it from the job page while the fleet's GPU grid shows the GPU held,
+ * released and held again; then the bad cases (another user's job, no metrics, XSS through a log line, a
+ * metric key and an hparam, a revoked session), keyboard-only actions and an accessibility scan. Every
+ * page is saved as a screenshot, light and dark, under test-results/ui/.
+ */
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { submitCharlm } from "../support/checkpoints.js";
+import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { waitForStatus } from "../support/jobs.js";
+import { submitCustom } from "../support/lifecycle.js";
+import { uploadWorkspace } from "../support/workspace.js";
+import { axeScan, serious } from "./a11y.js";
+import { launch, shot, signIn, type UiBrowser } from "./browser.js";
+
+const FLEET = "local";
+const XSS = `<script>alert("sf-xss")</script>"><img src=x onerror=alert("sf-xss")>`;
+
+let cp: ControlPlane;
+let ui: UiBrowser;
+let admin: BrowserContext;
+let adminPage: Page;
+let adaToken = "";
+let ada: BrowserContext;
+let page: Page;
+let jobId = "";
+/** Every dialog any page opened: an executed XSS payload would open one. */
+const dialogs: string[] = [];
+/** Errors the pages logged (a CSP violation is one). */
+const pageErrors: string[] = [];
+
+function watch(p: Page): Page {
+  p.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  p.on("console", (m) => {
+    if (m.type() === "error") pageErrors.push(`${p.url()}: ${m.text()}`);
+  });
+  p.on("pageerror", (e) => pageErrors.push(`${p.url()}: ${e.message}`));
+  return p;
+}
+
+async function newPage(ctx: BrowserContext): Promise<Page> {
+  return watch(await ctx.newPage());
+}
+
+/** Polls `read` until `ok` holds for its value; fails with the last value after `timeoutMs`. */
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await read();
+    if (ok(last)) return last;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`);
+}
+
+/** Every point of `key` the API has for `run` (paged as the API pages). */
+async function apiPointCount(token: string, id: string, run: string, key: string): Promise<number> {
+  let after = -1;
+  let n = 0;
+  for (;;) {
+    const r = await call(
+      cp,
+      token,
+      "GET",
+      `/v1/jobs/${id}/metrics?run=${run}&key=${encodeURIComponent(key)}&after=${after}`,
+    );
+    const points = (r.body.points as Array<{ step: number }> | undefined) ?? [];
+    n += points.length;
+    if (points.length === 0) return n;
+    after = points.at(-1)!.step;
+  }
+}
+
+async function latestRun(token: string, id: string): Promise<string> {
+  const r = await call(cp, token, "GET", `/v1/jobs/${id}`);
+  const runs = r.body.runs as Array<{ id: string }>;
+  return runs.at(-1)!.id;
+}
+
+const chartPoints = (p: Page, key = "train/loss") =>
+  p
+    .locator(`figure[data-chart-key="${key}"]`)
+    .getAttribute("data-points")
+    .then((v) => Number(v ?? "0"));
+const jobState = (p: Page) =>
+  p
+    .locator("[data-job-state]")
+    .first()
+    .textContent()
+    .then((t) => (t ?? "").trim());
+const heldBy = (p: Page, id: string) => p.locator(`[data-gpu][data-job-id="${id}"]`).count();
+
+/** Saves the page in light and dark. */
+async function shots(p: Page, name: string): Promise<void> {
+  await p.emulateMedia({ colorScheme: "light" });
+  await shot(p, `${name}-light`);
+  await p.emulateMedia({ colorScheme: "dark" });
+  await shot(p, `${name}-dark`);
+  await p.emulateMedia({ colorScheme: "light" });
+}
+
+beforeAll(async () => {
+  [cp, ui] = await Promise.all([startControlPlane(), launch()]);
+  admin = await ui.context();
+  adminPage = await newPage(admin);
+});
+
+afterAll(async () => {
+  if (jobId && adaToken) await call(cp, adaToken, "POST", `/v1/jobs/${jobId}/stop`).catch(() => undefined);
+  await ui?.close();
+  await cp?.stop();
+});
+
+describe("the console, in chromium, against the real stack", () => {
+  it("an admin signs in with a token and creates a user on the admin page", async () => {
+    await signIn(adminPage, cp.url, cp.adminToken);
+    await adminPage.goto(`${cp.url}/console/admin`);
+    await adminPage.getByLabel("Name", { exact: true }).fill("ada");
+    await adminPage.getByLabel("Role", { exact: true }).selectOption("operator");
+    await adminPage.getByRole("button", { name: "Create user" }).click();
+    const shown = await adminPage.locator("main code", { hasText: /^sfp_/ }).first().textContent();
+    adaToken = (shown ?? "").trim();
+    expect(adaToken).toMatch(/^sfp_[A-Za-z0-9_-]{20,}$/);
+    await shots(adminPage, "admin-user-created");
+    const me = await call(cp, adaToken, "GET", "/v1/me");
+    expect((me.body.user as { name: string; role: string }).role).toBe("operator");
+  });
+
+  it("she finds her running job; the loss chart grows and live log lines arrive", async () => {
+    jobId = await submitCharlm(cp, adaToken, { fleet: FLEET, name: "ui-charlm", maxSteps: 200_000 });
+    await waitForStatus(cp, adaToken, jobId, ["RUNNING"], 90_000);
+    ada = await ui.context();
+    page = await newPage(ada);
+    await signIn(page, cp.url, adaToken);
+    const row = page.locator(`tr[data-job-id="${jobId}"]`);
+    await row.waitFor();
+    expect(await row.textContent().then((t) => (t ?? "").trim())).toContain("ui-charlm");
+    await shots(page, "jobs");
+    await row.getByRole("link", { name: "ui-charlm" }).click();
+    await page.waitForURL(new RegExp(`/console/jobs/${jobId}`));
+    expect(
+      await until(
+        "state",
+        () => jobState(page),
+        (s) => s === "RUNNING",
+      ),
+    ).toBe("RUNNING");
+
+    const first = await until(
+      "chart points",
+      () => chartPoints(page),
+      (n) => n >= 2,
+    );
+    const later = await until(
+      "chart growing",
+      () => chartPoints(page),
+      (n) => n > first,
+      30_000,
+    );
+    expect(later).toBeGreaterThan(first);
+    await shots(page, "job-charts");
+
+    await page.getByRole("link", { name: "Logs", exact: true }).click();
+    const lines = page.locator("ol#log-lines > li");
+    const before = await until(
+      "log lines",
+      () => lines.count(),
+      (n) => n > 0,
+    );
+    const after = await until(
+      "live log lines",
+      () => lines.count(),
+      (n) => n > before,
+      30_000,
+    );
+    expect(after).toBeGreaterThan(before);
+    await shots(page, "job-logs");
+  });
+
+  it("the GPU grid shows the GPU held; pause releases it, the chart holds every point; resume holds it again", async () => {
+    const grid = await newPage(ada);
+    await grid.goto(`${cp.url}/console/fleets/${FLEET}`);
+    expect(
+      await until(
+        "GPU held",
+        () => heldBy(grid, jobId),
+        (n) => n === 1,
+      ),
+    ).toBe(1);
+    await shots(grid, "fleet-gpu-grid");
+
+    await page.goto(`${cp.url}/console/jobs/${jobId}`);
+    await page.getByRole("button", { name: "Pause", exact: true }).click();
+    await page.getByRole("button", { name: "Confirm pause" }).click();
+    expect(
+      await until(
+        "paused",
+        () => jobState(page),
+        (s) => s === "PAUSED",
+        90_000,
+      ),
+    ).toBe("PAUSED");
+    expect(
+      await until(
+        "GPU released",
+        () => heldBy(grid, jobId),
+        (n) => n === 0,
+        30_000,
+      ),
+    ).toBe(0);
+
+    // Paused: the series is final, so the chart must show exactly the points the API has.
+    const run = await latestRun(adaToken, jobId);
+    await page.goto(`${cp.url}/console/jobs/${jobId}/charts?run=${run}`);
+    const want = await apiPointCount(adaToken, jobId, run, "train/loss");
+    expect(want).toBeGreaterThan(1);
+    expect(
+      await until(
+        "all points drawn",
+        () => chartPoints(page),
+        (n) => n === want,
+        20_000,
+      ),
+    ).toBe(want);
+
+    // Resume with the keyboard only: focus moves through the page to the button, Enter presses it.
+    await page.goto(`${cp.url}/console/jobs/${jobId}`);
+    await tabTo(page, "Resume");
+    await page.keyboard.press("Enter");
+    await page.getByRole("button", { name: "Confirm resume" }).waitFor();
+    await tabTo(page, "Confirm resume");
+    await page.keyboard.press("Enter");
+    expect(
+      await until(
+        "running again",
+        () => jobState(page),
+        (s) => s === "RUNNING",
+        90_000,
+      ),
+    ).toBe("RUNNING");
+    expect(
+      await until(
+        "GPU held again",
+        () => heldBy(grid, jobId),
+        (n) => n === 1,
+        30_000,
+      ),
+    ).toBe(1);
+    await grid.close();
+  });
+
+  it("keyboard-only navigation reaches every action the job allows, and the pages pass an accessibility scan", async () => {
+    await page.goto(`${cp.url}/console/jobs/${jobId}`);
+    const reached = await focusOrder(page, 80);
+    for (const action of ["Stop", "Pause"]) expect(reached, reached.join(" | ")).toContain(action);
+    for (const tab of ["Charts", "Logs", "Events", "Hardware", "Artifacts", "Config", "Samples"]) {
+      expect(reached, reached.join(" | ")).toContain(tab);
+    }
+
+    const pages = [
+      "/console/jobs",
+      `/console/jobs/${jobId}/charts`,
+      `/console/jobs/${jobId}/logs`,
+      `/console/jobs/${jobId}/events`,
+      `/console/jobs/${jobId}/hardware`,
+      `/console/jobs/${jobId}/artifacts`,
+      `/console/jobs/${jobId}/config`,
+      `/console/jobs/${jobId}/samples`,
+      `/console/fleets`,
+      `/console/fleets/${FLEET}`,
+      "/console/usage",
+    ];
+    for (const path of pages) {
+      await page.goto(`${cp.url}${path}`);
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        const found = serious(await axeScan(page));
+        expect(found, `${path} (${scheme}): ${JSON.stringify(found, null, 2)}`).toEqual([]);
+      }
+      await page.emulateMedia({ colorScheme: "light" });
+      const name = path
+        .replace(/^\/console\//, "")
+        .replace(jobId, "job")
+        .replaceAll("/", "-");
+      if (!["jobs", "job-charts", "job-logs"].includes(name)) await shots(page, name);
+    }
+    await adminPage.goto(`${cp.url}/console/admin`);
+    expect(serious(await axeScan(adminPage))).toEqual([]);
+    await shots(adminPage, "admin");
+
+    // Down to a phone: the jobs list and the job page fit the width (no sideways scroll of the page).
+    const phone = await ui.context({ phone: true });
+    const small = await newPage(phone);
+    await signIn(small, cp.url, adaToken);
+    for (const [path, name] of [
+      ["/console/jobs", "phone-jobs"],
+      [`/console/jobs/${jobId}`, "phone-job"],
+    ] as const) {
+      await small.goto(`${cp.url}${path}`);
+      const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, path).toBeLessThanOrEqual(1);
+      await shot(small, name);
+    }
+    await phone.close();
+  });
+
+  it("stop from the job page ends the job and frees the GPU", async () => {
+    await page.goto(`${cp.url}/console/jobs/${jobId}`);
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
+    await page.getByRole("button", { name: "Confirm stop" }).click();
+    expect(
+      await until(
+        "stopped",
+        () => jobState(page),
+        (s) => s === "STOPPED",
+        90_000,
+      ),
+    ).toBe("STOPPED");
+    // Stopped: pause and stop are shown but not usable; retry (a new job) and resume (the stopped run's
+    // checkpoint) are.
+    await page.reload();
+    expect(await page.getByRole("button", { name: "Pause", exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Stop", exact: true }).isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Retry", exact: true }).isEnabled()).toBe(true);
+  });
+
+  it("another user's job is a 404 page that shows nothing of it", async () => {
+    const bob = String(
+      (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "bob", role: "operator" })).body.token,
+    );
+    const ctx = await ui.context();
+    // Not watched for errors: the browser logs the 404 answer this test asks for.
+    const p = await ctx.newPage();
+    await signIn(p, cp.url, bob);
+    const res = await p.goto(`${cp.url}/console/jobs/${jobId}`);
+    expect(res?.status()).toBe(404);
+    const text = await p
+      .locator("body")
+      .textContent()
+      .then((t) => (t ?? "").trim());
+    expect(text).toContain("Not found");
+    expect(text).not.toContain("ui-charlm");
+    await shots(p, "not-found");
+    await ctx.close();
+  });
+
+  it("a job with no metrics says so; XSS through a log line, a metric key and an hparam value stays inert text", async () => {
+    const workspace = await uploadWorkspace(cp.url, adaToken, [
+      {
+        path: "exp/train.sh",
+        mode: 0o755,
+        content: `#!/usr/bin/env bash
+set -e
+python3 - <<'PY'
+from starforge.report import init, log, log_hparams, finish
+x = ${JSON.stringify(XSS)}
+init()
+log_hparams({"note": x})
+log({x: 1.0}, step=1)
+log({x: 0.5}, step=2)
+print("log line " + x, flush=True)
+finish()
+PY
+`,
+      },
+    ]);
+    const quiet = await uploadWorkspace(cp.url, adaToken, [
+      { path: "exp/train.sh", mode: 0o755, content: "#!/usr/bin/env bash\necho no metrics from me\n" },
+    ]);
+    const xssJob = await submitCustom(cp, adaToken, {
+      name: "ui-xss",
+      fleet: FLEET,
+      workspace,
+      maxRetries: 0,
+    });
+    const quietJob = await submitCustom(cp, adaToken, {
+      name: "ui-quiet",
+      fleet: FLEET,
+      workspace: quiet,
+      maxRetries: 0,
+    });
+    for (const id of [xssJob, quietJob]) {
+      const done = await waitForStatus(cp, adaToken, id, ["SUCCEEDED", "FAILED"], 120_000);
+      expect(done.job.status, JSON.stringify(done.runs)).toBe("SUCCEEDED");
+    }
+
+    await page.goto(`${cp.url}/console/jobs/${quietJob}/charts`);
+    expect(await page.getByRole("heading", { name: "No metrics yet" }).isVisible()).toBe(true);
+    await shots(page, "job-no-metrics");
+
+    for (const tab of ["charts", "logs", "config"]) {
+      await page.goto(`${cp.url}/console/jobs/${xssJob}/${tab}`);
+      await page.waitForTimeout(500);
+      expect(await page.locator("img[src=x]").count(), tab).toBe(0);
+      expect(await page.locator("main script").count(), tab).toBe(0);
+      expect(
+        await page
+          .locator("main")
+          .textContent()
+          .then((t) => (t ?? "").trim()),
+        tab,
+      ).toContain('<script>alert("sf-xss")</script>');
+    }
+    expect(dialogs).toEqual([]);
+  });
+
+  it("a session whose token is revoked ends: the next page is the sign-in page", async () => {
+    const tokens = await call(cp, adaToken, "GET", "/v1/tokens");
+    const list = tokens.body.tokens as Array<{ id: string }>;
+    // Ada's only token is the one she signed in with.
+    expect(list).toHaveLength(1);
+    await call(cp, adaToken, "DELETE", `/v1/tokens/${list[0]!.id}`);
+    await page.goto(`${cp.url}/console/jobs`);
+    expect(page.url()).toContain("/console/sign-in");
+    expect(
+      await page
+        .locator("main")
+        .textContent()
+        .then((t) => (t ?? "").trim()),
+    ).toContain("session ended");
+    await shots(page, "sign-in");
+  });
+
+  it("no page logged an error or violated its CSP", () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+/** Presses Tab until the focused element's accessible name is `name` (fails after 100 presses). */
+async function tabTo(p: Page, name: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    await p.keyboard.press("Tab");
+    if ((await focusedName(p)) === name) return;
+  }
+  throw new Error(`Tab never reached "${name}"`);
+}
+
+/** The accessible names focus visits, pressing Tab `presses` times from the top of the page. */
+async function focusOrder(p: Page, presses: number): Promise<string[]> {
+  const names: string[] = [];
+  for (let i = 0; i < presses; i++) {
+    await p.keyboard.press("Tab");
+    names.push(await focusedName(p));
+  }
+  return names;
+}
+
+function focusedName(p: Page): Promise<string> {
+  return p.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    if (!el) return "";
+    const label = el.getAttribute("aria-label");
+    return (label ?? el.textContent ?? "").trim();
+  });
+}
