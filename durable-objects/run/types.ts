@@ -1,15 +1,5 @@
 /** Types the Run DO's RPC surface shares with the Worker (views are what the API returns). */
 import type { ArtifactRegistration } from "../../contract/ingest.schema.js";
-import type {
-  ArtifactView,
-  Json,
-  LogLineView,
-  LogStreamView,
-  LogsPage,
-  MetricKeyView,
-  MetricPointView,
-  MetricSeries,
-} from "../../contract/readback.schema.js";
 
 /** The views are the API's answers, declared in the contract; re-exported for the object's code. */
 export type {
@@ -20,7 +10,7 @@ export type {
   MetricKeyView,
   MetricPointView,
   MetricSeries,
-};
+} from "../../contract/readback.schema.js";
 
 import type { LogStreamName } from "./store.js";
 

@@ -71,12 +71,8 @@ export const usagePages = new Hono<ConsoleEnv>().get("/usage", async (c) => {
           role="img"
           aria-label={`Bar chart of GPU-hours per day; the table below has the same numbers.`}
         />
-        <div
-          class="table-wrap usage-table"
-          tabindex={0}
-          role="region"
-          aria-label="GPU-hours per day (table, scrolls)"
-        >
+        {/* A scrolling box: focusable, so a keyboard can scroll it. */}
+        <section class="table-wrap usage-table" tabindex={0} aria-label="GPU-hours per day (table, scrolls)">
           <table>
             <caption class="visually-hidden">GPU-hours per UTC day</caption>
             <thead>
@@ -94,7 +90,7 @@ export const usagePages = new Hono<ConsoleEnv>().get("/usage", async (c) => {
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       </section>
 
       <section aria-labelledby="active-h">
