@@ -34,6 +34,18 @@ export const CreatedUser = z.looseObject({ user: UserView, token: z.string() });
 export const OneUser = z.looseObject({ user: UserView });
 export const UserList = z.looseObject({ users: z.array(UserView) });
 
+/** A personal access token as listed (the secret itself is shown once, at creation). */
+export const TokenView = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  last_used_at: z.string().nullable(),
+});
+export type TokenView = z.infer<typeof TokenView>;
+
 export const QuotaView = QuotaBody.loose();
 export type QuotaView = z.infer<typeof QuotaView>;
 

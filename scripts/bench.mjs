@@ -9,26 +9,25 @@
 //   --out DIR      where the report goes (default: docs/ for a full run)
 //   --json         also print the results as JSON on stdout
 //   --skip-upload  leave out the re-submit benchmark (it starts a control plane and uploads 100 MB)
+//   --merge        with --only: keep the sections of the existing report (in the output directory) that
+//                  this run does not measure, so one section can be re-measured without the others
 //
 // Needs `npm run build` (dist/sf.mjs). The Slurm baseline needs the cluster of scripts/start-slurm.sh
 // (as CI starts it); without it, the report says the Slurm targets were not measured.
 import { execSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { benchAdmissions } from "./bench/admissions.mjs";
 import { benchHelp, benchResubmit, HELP_TARGET_MS, sfBuilt } from "./bench/cli.mjs";
-import { jsonClient } from "./bench/latency.mjs";
-import { closedLoop } from "./bench/load.mjs";
+import { benchConsole } from "./bench/console.mjs";
 import { benchPipeline } from "./bench/pipeline.mjs";
 import { admissionTargets, markdown, pipelineTargets, writePlots } from "./bench/report.mjs";
 import { benchRunning } from "./bench/running.mjs";
 import { benchScheduling } from "./bench/scheduling.mjs";
-import { benchUser, charlmSpec } from "./bench/setup.mjs";
 import { slurmVersion } from "./bench/slurm.mjs";
-import { startWorkerd } from "./bench/workerd.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({
@@ -38,6 +37,7 @@ const { values: opts } = parseArgs({
     out: { type: "string" },
     json: { type: "boolean", default: false },
     "skip-upload": { type: "boolean", default: false },
+    merge: { type: "boolean", default: false },
   },
 });
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
@@ -150,6 +150,12 @@ if (only.has("console")) {
   );
 }
 results.finished_at = new Date().toISOString();
+if (opts.merge) {
+  const previous = JSON.parse(readFileSync(join(out, "bench-results.json"), "utf8"));
+  for (const section of SECTIONS)
+    if (!only.has(section) && previous[section]) results[section] = previous[section];
+  results.merged = { from: previous.environment?.commit ?? null, sections: [...only] };
+}
 
 writeFileSync(join(out, "bench-results.json"), `${JSON.stringify(results, null, 2)}\n`);
 await writePlots(results, join(out, "bench"));
@@ -192,82 +198,3 @@ if (results.cli?.resubmit)
     `unchanged re-submit: ${results.cli.resubmit.error ?? `${results.cli.resubmit.bytes} B`} (target 0 B)`,
   );
 if (!opts.json) for (const l of lines) console.log(l);
-
-/**
- * "console jobs page, 1,000 jobs": GET /console/jobs as a signed-in user who has `jobs` jobs (16 running on
- * two 8-GPU nodes, the rest queued), one client, after a warm-up. Measured next to, in the same run and
- * on the same workerd: GET /v1/jobs?limit=50 (the read the page makes, as a bearer-token call) and the
- * no-op route. Also the page with filters (state, method and a name search: the LIKE scans).
- */
-async function benchConsole({ jobs, requests }) {
-  const w = await startWorkerd();
-  const api = jsonClient(w.url);
-  try {
-    const user = await benchUser(api, w.adminToken, {
-      max_gpus: 16,
-      max_jobs: 100_000,
-      daily_gpu_hours: 1_000_000,
-    });
-    await api(w.adminToken, "POST", "/v1/fleets", { name: "bench-console", kind: "process" });
-    for (const n of ["n1", "n2"]) {
-      await api(w.adminToken, "POST", "/v1/fleets/bench-console/nodes", {
-        name: `console-${n}`,
-        series: "h200",
-        gpus: 8,
-      });
-    }
-    const spec = charlmSpec(user.charlmDigest, "bench-console");
-    await closedLoop({
-      url: `${w.url}/v1/jobs`,
-      concurrency: 8,
-      total: jobs,
-      expect: 201,
-      make: (i) => ({
-        method: "POST",
-        headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json" },
-        body: JSON.stringify({ ...spec, metadata: { name: `bench-${i}`, labels: {} } }),
-      }),
-    });
-    // Sign in as a browser does; the session cookie is what the page needs.
-    const signIn = await fetch(`${w.url}/console/sign-in`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: w.url },
-      body: new URLSearchParams({ token: user.token, next: "/console/jobs" }).toString(),
-    });
-    const cookie = signIn.headers.get("set-cookie")?.split(";")[0];
-    if (signIn.status !== 303 || !cookie) throw new Error(`console sign-in: ${signIn.status}`);
-    const page = () => ({ method: "GET", headers: { cookie } });
-    const measure = async (url, make, n = requests) => {
-      await closedLoop({ url, concurrency: 1, total: Math.min(50, n), make });
-      return closedLoop({ url, concurrency: 1, total: n, make });
-    };
-    const rows = await fetch(`${w.url}/console/jobs`, { headers: { cookie } }).then((r) => r.text());
-    const shown = (rows.match(/<tr data-job-id=/g) ?? []).length;
-    if (shown !== 50) throw new Error(`the console jobs page showed ${shown} rows, not 50`);
-    const consolePage = await measure(`${w.url}/console/jobs`, () => page());
-    const filtered = await measure(
-      `${w.url}/console/jobs?state=QUEUED&state=RUNNING&method=python%2Fcharlm&q=bench-9`,
-      () => page(),
-    );
-    const apiList = await measure(`${w.url}/v1/jobs?limit=50`, () => ({
-      method: "GET",
-      headers: { authorization: `Bearer ${user.token}` },
-    }));
-    const noop = await measure(`${w.noopUrl}/noop`, () => ({ method: "GET" }));
-    const TARGET_MS = 100;
-    return {
-      jobs,
-      rows_per_page: shown,
-      requests,
-      page: consolePage,
-      filtered,
-      api: apiList,
-      noop,
-      target_ms: TARGET_MS,
-      holds: consolePage.p99_ms <= TARGET_MS,
-    };
-  } finally {
-    await w.stop();
-  }
-}

@@ -155,7 +155,9 @@ export function markdown(r) {
   L.push("# Benchmarks");
   L.push("");
   L.push(
-    `Written by \`npm run bench\`${r.quick ? " --quick" : ""} on ${r.finished_at} at commit \`${env.commit}\`; every number below is from that one run (raw: [bench-results.json](bench-results.json)). Each figure sits next to a baseline measured in the same run, on the same machine, at the same concurrency: the machine is shared and noisy, so ratios are what carry over.`,
+    r.merged
+      ? `Written by \`npm run bench -- --only ${r.merged.sections.join(",")} --merge\` on ${r.finished_at} at commit \`${env.commit}\`: those sections were measured then; the others are kept from the full run at commit \`${r.merged.from}\` (raw: [bench-results.json](bench-results.json)). Within each section every figure sits next to a baseline measured in the same run, on the same machine, at the same concurrency: the machine is shared and noisy, so ratios are what carry over.`
+      : `Written by \`npm run bench\`${r.quick ? " --quick" : ""} on ${r.finished_at} at commit \`${env.commit}\`; every number below is from that one run (raw: [bench-results.json](bench-results.json)). Each figure sits next to a baseline measured in the same run, on the same machine, at the same concurrency: the machine is shared and noisy, so ratios are what carry over.`,
   );
   L.push("");
   L.push(
@@ -206,6 +208,12 @@ export function markdown(r) {
       c.resubmit.error
         ? `| unchanged re-submit uploads 0 bytes | error: ${c.resubmit.error} | **missed** |`
         : `| unchanged re-submit of a ${c.resubmit.workspace_mb} MB workspace uploads 0 bytes | ${c.resubmit.bytes} B (first submit: ${c.resubmit.first_upload.bytes} B) | ${yes(c.resubmit.pass)} |`,
+    );
+  }
+  const k = r.console;
+  if (k) {
+    L.push(
+      `| console jobs page for ${k.jobs.toLocaleString("en")} jobs ≤ ${k.target_ms} ms | p99 ${k.page.p99_ms} ms (p50 ${k.page.p50_ms} ms; ${k.page_vs_api}× the API read it renders) | ${yes(k.holds)} |`,
     );
   }
   for (const m of NOT_YET) L.push(`| ${m} | not measured yet | — |`);
@@ -305,14 +313,35 @@ export function markdown(r) {
       );
     L.push("");
   }
-  L.push("## Not measured yet");
-  L.push("");
-  L.push(`This report claims nothing about: ${NOT_YET.map((m) => m.replace(/\|/g, "/")).join("; ")}.`);
-  L.push("");
+  if (k) {
+    L.push("## The web console's jobs page");
+    L.push("");
+    L.push(
+      `GET /console/jobs as a signed-in user who has ${k.jobs.toLocaleString("en")} jobs (16 running, the rest queued; the page shows ${k.rows_per_page}), one client, ${k.requests} requests after a warm-up, on the same workerd as its baselines.`,
+    );
+    L.push("");
+    L.push("| request | p50 | p90 | p99 |");
+    L.push("| --- | --- | --- | --- |");
+    for (const [label, m] of [
+      ["console jobs page", k.page],
+      ["the page with filters (states, method, name search)", k.filtered],
+      ["GET /v1/jobs?limit=50 (the read the page renders)", k.api],
+      ["no-op route (baseline)", k.noop],
+    ])
+      L.push(`| ${label} | ${m.p50_ms} ms | ${m.p90_ms} ms | ${m.p99_ms} ms |`);
+    L.push("");
+  }
+  if (NOT_YET.length) {
+    L.push("## Not measured yet");
+    L.push("");
+    L.push(`This report claims nothing about: ${NOT_YET.map((m) => m.replace(/\|/g, "/")).join("; ")}.`);
+    L.push("");
+  }
   return `${L.join("\n")}\n`;
 }
 
-const NOT_YET = ["console jobs page for 1,000 jobs ≤ 100 ms (there is no web console yet: issue 16)"];
+/** Targets with no measurement yet (none at present); each becomes a "not measured yet" row. */
+const NOT_YET = [];
 
 function ADMISSION_NOTES(targets, a) {
   const c1 = a.concurrencies[0];

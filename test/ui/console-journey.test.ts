@@ -288,8 +288,8 @@ describe("the console, in chromium, against the real stack", () => {
       }
       await page.emulateMedia({ colorScheme: "light" });
       const name = path
+        .replace(`/console/jobs/${jobId}`, "job")
         .replace(/^\/console\//, "")
-        .replace(jobId, "job")
         .replaceAll("/", "-");
       if (!["jobs", "job-charts", "job-logs"].includes(name)) await shots(page, name);
     }

@@ -32,7 +32,10 @@ const GROUPS = {
   fleets: (p: string) => p.startsWith("/v1/fleets"),
   jobs: (p: string) => /^\/v1\/(jobs|blobs|capsule|agents|usage)(\/|$)/.test(p),
   webhooks: (p: string) => p.startsWith("/v1/webhooks"),
-  console: (p: string) => p === "/" || p === "/console" || p.startsWith("/console/"),
+  // The console in two files (each file's requests slow its Worker down): admin pages, and the rest.
+  console: (p: string) =>
+    p === "/" || p === "/console" || (p.startsWith("/console/") && !p.startsWith("/console/admin")),
+  "console-admin": (p: string) => p.startsWith("/console/admin"),
 };
 export type RouteGroup = keyof typeof GROUPS | "rest";
 

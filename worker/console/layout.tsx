@@ -102,3 +102,25 @@ export const Notice: FC<{ kind: "error" | "empty" | "info"; title: string; child
     {children}
   </section>
 );
+
+/**
+ * A data table: column headings, the rows given as children, in a box that scrolls sideways on a narrow
+ * screen instead of the page.
+ */
+export const DataTable: FC<{ class?: string; columns: string[]; caption?: string; children?: Child }> = (
+  p,
+) => (
+  <div class="table-wrap">
+    <table class={p.class}>
+      {p.caption ? <caption class="visually-hidden">{p.caption}</caption> : null}
+      <thead>
+        <tr>
+          {p.columns.map((c) => (
+            <th scope="col">{c}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{p.children}</tbody>
+    </table>
+  </div>
+);

@@ -1,17 +1,10 @@
 import { and, desc, eq } from "drizzle-orm";
 import { newId, nowIso } from "../../contract/ids.js";
+import type { TokenView } from "../../contract/responses.schema.js";
 import { type Db, schema } from "../../durable-objects/ledger/client.js";
 import { mintSecret } from "../auth/secrets.js";
 
-export interface TokenView {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
+export type { TokenView };
 
 function view(t: typeof schema.tokens.$inferSelect): TokenView {
   return {

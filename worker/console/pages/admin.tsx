@@ -8,35 +8,18 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import type { Child, FC } from "hono/jsx";
 import { FLEET_KINDS, ROLES } from "../../../contract/api.schema.js";
-import type { DeliveryView, FleetView, WebhookView } from "../../../contract/responses.schema.js";
+import type {
+  DeliveryView,
+  FleetView,
+  QuotaView,
+  TokenView,
+  UserView,
+  WebhookView,
+} from "../../../contract/responses.schema.js";
 import { ApiFailure, apiGet, apiSend, type ConsoleCtx, type ConsoleEnv } from "../api.js";
-import { CsrfField, Layout, Notice, Time } from "../layout.js";
+import { CsrfField, DataTable, Layout, Notice, Time } from "../layout.js";
 import type { Session } from "../session.js";
 
-interface UserView {
-  id: string;
-  name: string;
-  email: string | null;
-  role: string;
-  disabled: boolean;
-  created_at: string;
-}
-interface TokenView {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-interface QuotaView {
-  max_gpus: number;
-  max_jobs: number;
-  daily_gpu_hours: number;
-  allowed_profiles: string[];
-  priority: number;
-}
 interface NodeRow {
   id: string;
   name: string;
@@ -126,34 +109,21 @@ function page(c: ConsoleCtx, title: string, at: "users" | "fleets" | "webhooks",
 // users ------------------------------------------------------------------------------------------
 
 const UsersTable: FC<{ users: UserView[] }> = ({ users }) => (
-  <div class="table-wrap">
-    <table class="users">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Role</th>
-          <th scope="col">Email</th>
-          <th scope="col">Status</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
-      <tbody>
-        {users.map((u) => (
-          <tr data-user={u.name}>
-            <th scope="row">
-              <a href={`/console/admin/users/${enc(u.name)}`}>{u.name}</a>
-            </th>
-            <td>{u.role}</td>
-            <td>{u.email ?? "—"}</td>
-            <td>{u.disabled ? "disabled" : "active"}</td>
-            <td>
-              <Time iso={u.created_at} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  </div>
+  <DataTable class="users" columns={["Name", "Role", "Email", "Status", "Created"]}>
+    {users.map((u) => (
+      <tr data-user={u.name}>
+        <th scope="row">
+          <a href={`/console/admin/users/${enc(u.name)}`}>{u.name}</a>
+        </th>
+        <td>{u.role}</td>
+        <td>{u.email ?? "—"}</td>
+        <td>{u.disabled ? "disabled" : "active"}</td>
+        <td>
+          <Time iso={u.created_at} />
+        </td>
+      </tr>
+    ))}
+  </DataTable>
 );
 
 const CreateUserForm: FC<{ session: Session; values: Record<string, string>; refused: Refusal }> = ({
@@ -297,54 +267,40 @@ async function userPage(
         {tokens.length === 0 ? (
           <p class="note">No tokens.</p>
         ) : (
-          <div class="table-wrap">
-            <table class="tokens">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Prefix</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {tokens.map((t) => (
-                  <tr data-token={t.id}>
-                    <th scope="row">{t.name}</th>
-                    <td>
-                      <code>{t.prefix}</code>
-                    </td>
-                    <td>
-                      <Time iso={t.created_at} />
-                    </td>
-                    <td>
-                      <Time iso={t.last_used_at} fallback="never" />
-                    </td>
-                    <td>
-                      <Time iso={t.expires_at} fallback="never" />
-                    </td>
-                    <td>
-                      {t.revoked_at ? (
-                        <span>
-                          {"revoked "}
-                          <Time iso={t.revoked_at} />
-                        </span>
-                      ) : (
-                        <form method="post" action={`${base}/tokens/${enc(t.id)}/revoke`}>
-                          <CsrfField session={session} />
-                          <button type="submit" class="danger">
-                            Revoke<span class="visually-hidden">{` token ${t.name}`}</span>
-                          </button>
-                        </form>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable class="tokens" columns={["Name", "Prefix", "Created", "Last used", "Expires", "Status"]}>
+            {tokens.map((t) => (
+              <tr data-token={t.id}>
+                <th scope="row">{t.name}</th>
+                <td>
+                  <code>{t.prefix}</code>
+                </td>
+                <td>
+                  <Time iso={t.created_at} />
+                </td>
+                <td>
+                  <Time iso={t.last_used_at} fallback="never" />
+                </td>
+                <td>
+                  <Time iso={t.expires_at} fallback="never" />
+                </td>
+                <td>
+                  {t.revoked_at ? (
+                    <span>
+                      {"revoked "}
+                      <Time iso={t.revoked_at} />
+                    </span>
+                  ) : (
+                    <form method="post" action={`${base}/tokens/${enc(t.id)}/revoke`}>
+                      <CsrfField session={session} />
+                      <button type="submit" class="danger">
+                        Revoke<span class="visually-hidden">{` token ${t.name}`}</span>
+                      </button>
+                    </form>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
 
@@ -432,37 +388,25 @@ async function fleetsPage(
           {nodes[i]!.nodes.length === 0 ? (
             <p class="note">No nodes.</p>
           ) : (
-            <div class="table-wrap">
-              <table class="nodes">
-                <thead>
-                  <tr>
-                    <th scope="col">Node</th>
-                    <th scope="col">Series</th>
-                    <th scope="col">GPUs in use</th>
-                    <th scope="col">State</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {nodes[i]!.nodes.map((n) => (
-                    <tr>
-                      <th scope="row">{n.name}</th>
-                      <td>{n.series}</td>
-                      <td>{`${n.gpus.filter((g) => g.job_id).length} / ${n.gpus.length}`}</td>
-                      <td>
-                        {[
-                          n.status,
-                          n.agent ? "agent" : "admin-registered",
-                          n.cordoned ? "cordoned" : "",
-                          n.revoked ? "revoked" : "",
-                        ]
-                          .filter(Boolean)
-                          .join(", ")}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable class="nodes" columns={["Node", "Series", "GPUs in use", "State"]}>
+              {nodes[i]!.nodes.map((n) => (
+                <tr>
+                  <th scope="row">{n.name}</th>
+                  <td>{n.series}</td>
+                  <td>{`${n.gpus.filter((g) => g.job_id).length} / ${n.gpus.length}`}</td>
+                  <td>
+                    {[
+                      n.status,
+                      n.agent ? "agent" : "admin-registered",
+                      n.cordoned ? "cordoned" : "",
+                      n.revoked ? "revoked" : "",
+                    ]
+                      .filter(Boolean)
+                      .join(", ")}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </section>
       ))}
@@ -517,32 +461,20 @@ async function webhooksPage(c: ConsoleCtx) {
       {rows.length === 0 ? (
         <p class="note">No webhooks.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="webhooks">
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Owner</th>
-                <th scope="col">Events</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map(({ owner, w }) => (
-                <tr>
-                  <th scope="row">
-                    <a href={`/console/admin/webhooks/${enc(w.id)}`}>{w.url}</a>
-                  </th>
-                  <td>{owner}</td>
-                  <td>{w.events.join(", ")}</td>
-                  <td>
-                    <Time iso={w.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable class="webhooks" columns={["Endpoint", "Owner", "Events", "Created"]}>
+          {rows.map(({ owner, w }) => (
+            <tr>
+              <th scope="row">
+                <a href={`/console/admin/webhooks/${enc(w.id)}`}>{w.url}</a>
+              </th>
+              <td>{owner}</td>
+              <td>{w.events.join(", ")}</td>
+              <td>
+                <Time iso={w.created_at} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>,
   );
@@ -592,51 +524,45 @@ async function webhookPage(c: ConsoleCtx, id: string, o: { flash?: string; refus
         {page1.deliveries.length === 0 ? (
           <p class="note">No deliveries yet.</p>
         ) : (
-          <div class="table-wrap">
-            <table class="deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Next attempt</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page1.deliveries.map((d) => (
-                  <tr data-delivery={d.id}>
-                    <th scope="row">
-                      <code>{d.id}</code>
-                    </th>
-                    <td>{d.type}</td>
-                    <td>{d.state}</td>
-                    <td>{String(d.attempts)}</td>
-                    <td>
-                      {d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? "—")}
-                    </td>
-                    <td>
-                      <Time iso={d.created_at} />
-                    </td>
-                    <td>
-                      <Time iso={d.next_attempt_at} />
-                    </td>
-                    <td>
-                      <form method="post" action={`${base}/deliveries/${enc(d.id)}/redeliver`}>
-                        <CsrfField session={session} />
-                        <button type="submit">
-                          Redeliver<span class="visually-hidden">{` ${d.id}`}</span>
-                        </button>
-                      </form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            class="deliveries"
+            columns={[
+              "Event",
+              "Type",
+              "State",
+              "Attempts",
+              "Last answer",
+              "Created",
+              "Next attempt",
+              "Action",
+            ]}
+          >
+            {page1.deliveries.map((d) => (
+              <tr data-delivery={d.id}>
+                <th scope="row">
+                  <code>{d.id}</code>
+                </th>
+                <td>{d.type}</td>
+                <td>{d.state}</td>
+                <td>{String(d.attempts)}</td>
+                <td>{d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? "—")}</td>
+                <td>
+                  <Time iso={d.created_at} />
+                </td>
+                <td>
+                  <Time iso={d.next_attempt_at} />
+                </td>
+                <td>
+                  <form method="post" action={`${base}/deliveries/${enc(d.id)}/redeliver`}>
+                    <CsrfField session={session} />
+                    <button type="submit">
+                      Redeliver<span class="visually-hidden">{` ${d.id}`}</span>
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </>,

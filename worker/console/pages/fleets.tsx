@@ -10,7 +10,7 @@ import { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import type { FleetLive, FleetView } from "../../../contract/responses.schema.js";
 import { ApiFailure, apiGet, apiSend, type ConsoleCtx, type ConsoleEnv } from "../api.js";
-import { CsrfField, Layout, Notice, Time } from "../layout.js";
+import { CsrfField, DataTable, Layout, Notice, Time } from "../layout.js";
 import type { Session } from "../session.js";
 
 type NodeView = FleetLive["nodes"][number];
@@ -270,51 +270,39 @@ async function fleetPage(c: ConsoleCtx, fleetRef: string, flash?: { kind: "error
         {live.queue.length === 0 ? (
           <p class="note">No job is waiting.</p>
         ) : (
-          <div class="table-wrap">
-            <table class="queue">
-              <thead>
+          <DataTable class="queue" columns={["Job", "GPUs", "Priority", "Why it waits"]}>
+            {live.queue.map((q) => {
+              const l = labels.get(q.job_id);
+              return (
                 <tr>
-                  <th scope="col">Job</th>
-                  <th scope="col">GPUs</th>
-                  <th scope="col">Priority</th>
-                  <th scope="col">Why it waits</th>
+                  <td>
+                    {l?.kind === "visible" ? (
+                      <a href={`/console/jobs/${encodeURIComponent(q.job_id)}`}>{l.name}</a>
+                    ) : q.user_id === mine ? (
+                      <a href={`/console/jobs/${encodeURIComponent(q.job_id)}`}>{q.job_id}</a>
+                    ) : (
+                      <span class="note">another user's job</span>
+                    )}
+                  </td>
+                  <td>{String(q.gpus)}</td>
+                  <td>{String(q.priority)}</td>
+                  <td>
+                    {q.pending_reasons.length === 0 ? (
+                      <span class="note">waiting for a scheduling pass</span>
+                    ) : (
+                      <ul class="reasons">
+                        {q.pending_reasons.map((r) => (
+                          <li>
+                            <code>{r.code}</code> {r.message}
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {live.queue.map((q) => {
-                  const l = labels.get(q.job_id);
-                  return (
-                    <tr>
-                      <td>
-                        {l?.kind === "visible" ? (
-                          <a href={`/console/jobs/${encodeURIComponent(q.job_id)}`}>{l.name}</a>
-                        ) : q.user_id === mine ? (
-                          <a href={`/console/jobs/${encodeURIComponent(q.job_id)}`}>{q.job_id}</a>
-                        ) : (
-                          <span class="note">another user's job</span>
-                        )}
-                      </td>
-                      <td>{String(q.gpus)}</td>
-                      <td>{String(q.priority)}</td>
-                      <td>
-                        {q.pending_reasons.length === 0 ? (
-                          <span class="note">waiting for a scheduling pass</span>
-                        ) : (
-                          <ul class="reasons">
-                            {q.pending_reasons.map((r) => (
-                              <li>
-                                <code>{r.code}</code> {r.message}
-                              </li>
-                            ))}
-                          </ul>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+              );
+            })}
+          </DataTable>
         )}
       </section>
 
@@ -377,39 +365,27 @@ export const fleetPages = new Hono<ConsoleEnv>()
             </p>
           </Notice>
         ) : (
-          <div class="table-wrap">
-            <table class="fleets">
-              <thead>
+          <DataTable
+            class="fleets"
+            columns={["Fleet", "Kind", "Nodes", "GPUs free / total", "Running", "Queued", "Drain"]}
+          >
+            {fleets.map((f, i) => {
+              const l = lives[i]!;
+              return (
                 <tr>
-                  <th scope="col">Fleet</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Nodes</th>
-                  <th scope="col">GPUs free / total</th>
-                  <th scope="col">Running</th>
-                  <th scope="col">Queued</th>
-                  <th scope="col">Drain</th>
+                  <th scope="row">
+                    <a href={`/console/fleets/${encodeURIComponent(f.name)}`}>{f.name}</a>
+                  </th>
+                  <td>{f.kind}</td>
+                  <td>{String(l.nodes.length)}</td>
+                  <td>{`${l.totals.free} / ${l.totals.gpus}`}</td>
+                  <td>{String(l.totals.running)}</td>
+                  <td>{String(l.totals.queued)}</td>
+                  <td>{l.draining ? "draining" : "—"}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {fleets.map((f, i) => {
-                  const l = lives[i]!;
-                  return (
-                    <tr>
-                      <th scope="row">
-                        <a href={`/console/fleets/${encodeURIComponent(f.name)}`}>{f.name}</a>
-                      </th>
-                      <td>{f.kind}</td>
-                      <td>{String(l.nodes.length)}</td>
-                      <td>{`${l.totals.free} / ${l.totals.gpus}`}</td>
-                      <td>{String(l.totals.running)}</td>
-                      <td>{String(l.totals.queued)}</td>
-                      <td>{l.draining ? "draining" : "—"}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+              );
+            })}
+          </DataTable>
         )}
       </Layout>,
     );

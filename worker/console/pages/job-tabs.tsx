@@ -21,7 +21,7 @@ import type {
 } from "../../../contract/readback.schema.js";
 import { apiGet, type ConsoleCtx } from "../api.js";
 import { type JobDetail, type RunSummary, selectedRun, type TabName } from "../job-data.js";
-import { Notice, Time } from "../layout.js";
+import { DataTable, Notice, Time } from "../layout.js";
 
 /** The body of `tab` for the job (rendered under the job page's header and tab bar). */
 export async function tabContent(c: ConsoleCtx, detail: JobDetail, tab: TabName): Promise<Child> {
@@ -542,56 +542,40 @@ async function artifactsTab(c: ConsoleCtx, detail: JobDetail, run: RunSummary | 
   return (
     <section aria-labelledby="artifacts-h">
       <h2 id="artifacts-h">{`Artifacts (${artifacts.length})`}</h2>
-      <div class="table-wrap">
-        <table class="artifacts">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Step</th>
-              <th scope="col">Size</th>
-              <th scope="col">Digest</th>
-              <th scope="col">Verified</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {artifacts.map((a) => (
-              <tr>
-                <th scope="row">
-                  {a.stored ? (
-                    <a
-                      href={`/console/api/jobs/${id}/artifacts/download?${runQuery(run)}&path=${encodeURIComponent(a.path)}`}
-                      download=""
-                    >
-                      {a.path}
-                    </a>
-                  ) : (
-                    <>
-                      <span class="mono">{a.path}</span>
-                      <span class="note"> (registered by path; no bytes stored)</span>
-                    </>
-                  )}
-                </th>
-                <td>{a.kind}</td>
-                <td>{a.step === null ? "—" : String(a.step)}</td>
-                <td>{fmtBytes(a.size_bytes)}</td>
-                <td>
-                  {a.digest ? (
-                    <code title={a.digest}>{a.digest.replace(/^sha256:/, "").slice(0, 12)}</code>
-                  ) : (
-                    "—"
-                  )}
-                </td>
-                <td>{a.verified ? "yes" : "no"}</td>
-                <td>
-                  <Time iso={a.registered_at} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        class="artifacts"
+        columns={["Name", "Kind", "Step", "Size", "Digest", "Verified", "Created"]}
+      >
+        {artifacts.map((a) => (
+          <tr>
+            <th scope="row">
+              {a.stored ? (
+                <a
+                  href={`/console/api/jobs/${id}/artifacts/download?${runQuery(run)}&path=${encodeURIComponent(a.path)}`}
+                  download=""
+                >
+                  {a.path}
+                </a>
+              ) : (
+                <>
+                  <span class="mono">{a.path}</span>
+                  <span class="note"> (registered by path; no bytes stored)</span>
+                </>
+              )}
+            </th>
+            <td>{a.kind}</td>
+            <td>{a.step === null ? "—" : String(a.step)}</td>
+            <td>{fmtBytes(a.size_bytes)}</td>
+            <td>
+              {a.digest ? <code title={a.digest}>{a.digest.replace(/^sha256:/, "").slice(0, 12)}</code> : "—"}
+            </td>
+            <td>{a.verified ? "yes" : "no"}</td>
+            <td>
+              <Time iso={a.registered_at} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }
@@ -630,24 +614,14 @@ async function configTab(c: ConsoleCtx, detail: JobDetail, run: RunSummary | und
         {params.length === 0 ? (
           <p>{run ? "This run reported no hyperparameters." : "The job has not run yet."}</p>
         ) : (
-          <div class="table-wrap">
-            <table class="hparams">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
-              <tbody>
-                {params.map(([k, v]) => (
-                  <tr>
-                    <th scope="row">{k}</th>
-                    <td class="mono">{jsonText(v)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable class="hparams" columns={["Name", "Value"]}>
+            {params.map(([k, v]) => (
+              <tr>
+                <th scope="row">{k}</th>
+                <td class="mono">{jsonText(v)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
       <section aria-labelledby="env-h">
@@ -724,61 +698,35 @@ async function samplesTab(c: ConsoleCtx, detail: JobDetail, run: RunSummary | un
     <div class="samples">
       <section aria-labelledby="val-steps-h">
         <h2 id="val-steps-h">Validation steps</h2>
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Step</th>
-                <th scope="col">Samples</th>
-                <th scope="col">Average reward</th>
-                <th scope="col">Complete</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {steps.map((s) => (
-                <tr aria-current={s.step === chosen.step ? "true" : undefined}>
-                  <th scope="row">
-                    <a href={hereWith(c, { step: String(s.step) })}>{`Step ${s.step}`}</a>
-                  </th>
-                  <td>{`${s.samples_received} of ${s.total_samples}`}</td>
-                  <td>{fmtNum(s.avg_reward)}</td>
-                  <td>{s.complete ? "yes" : "not yet"}</td>
-                  <td>
-                    <Time iso={s.updated_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={["Step", "Samples", "Average reward", "Complete", "Updated"]}>
+          {steps.map((s) => (
+            <tr aria-current={s.step === chosen.step ? "true" : undefined}>
+              <th scope="row">
+                <a href={hereWith(c, { step: String(s.step) })}>{`Step ${s.step}`}</a>
+              </th>
+              <td>{`${s.samples_received} of ${s.total_samples}`}</td>
+              <td>{fmtNum(s.avg_reward)}</td>
+              <td>{s.complete ? "yes" : "not yet"}</td>
+              <td>
+                <Time iso={s.updated_at} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
       <section aria-labelledby="val-samples-h">
         <h2 id="val-samples-h">{`Samples at step ${chosen.step}`}</h2>
-        <div class="table-wrap">
-          <table class="sample-table">
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Reward</th>
-                <th scope="col">Input</th>
-                <th scope="col">Output</th>
-                <th scope="col">Environment</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.samples.map((s) => (
-                <tr>
-                  <th scope="row">{String(s.idx)}</th>
-                  <td>{fmtNum(s.reward)}</td>
-                  <td class="sample-text">{jsonText(s.user)}</td>
-                  <td class="sample-text">{jsonText(s.assistant)}</td>
-                  <td class="mono">{s.env === null ? "—" : jsonText(s.env)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable class="sample-table" columns={["#", "Reward", "Input", "Output", "Environment"]}>
+          {page.samples.map((s) => (
+            <tr>
+              <th scope="row">{String(s.idx)}</th>
+              <td>{fmtNum(s.reward)}</td>
+              <td class="sample-text">{jsonText(s.user)}</td>
+              <td class="sample-text">{jsonText(s.assistant)}</td>
+              <td class="mono">{s.env === null ? "—" : jsonText(s.env)}</td>
+            </tr>
+          ))}
+        </DataTable>
         {page.next_after !== null ? (
           <p class="note">{`The first ${page.samples.length} samples of this step are shown.`}</p>
         ) : null}

@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import type { JobView } from "../../../contract/api.schema.js";
 import type { Usage } from "../../../contract/responses.schema.js";
 import { apiGet, type ConsoleEnv } from "../api.js";
-import { Layout, Notice, Time } from "../layout.js";
+import { DataTable, Layout, Notice, Time } from "../layout.js";
 
 export const USAGE_DAYS = 30;
 
@@ -102,34 +102,22 @@ export const usagePages = new Hono<ConsoleEnv>().get("/usage", async (c) => {
             </p>
           </Notice>
         ) : (
-          <div class="table-wrap">
-            <table class="usage-jobs">
-              <thead>
-                <tr>
-                  <th scope="col">Job</th>
-                  <th scope="col">State</th>
-                  <th scope="col">GPUs</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...running, ...queued].map((j) => (
-                  <tr>
-                    <th scope="row">
-                      <a href={`/console/jobs/${encodeURIComponent(j.id)}`}>{j.name}</a>
-                    </th>
-                    <td>
-                      <span class={`state state-${j.status}`}>{j.status}</span>
-                    </td>
-                    <td>{String(j.gpus)}</td>
-                    <td>
-                      <Time iso={j.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable class="usage-jobs" columns={["Job", "State", "GPUs", "Created"]}>
+            {[...running, ...queued].map((j) => (
+              <tr>
+                <th scope="row">
+                  <a href={`/console/jobs/${encodeURIComponent(j.id)}`}>{j.name}</a>
+                </th>
+                <td>
+                  <span class={`state state-${j.status}`}>{j.status}</span>
+                </td>
+                <td>{String(j.gpus)}</td>
+                <td>
+                  <Time iso={j.created_at} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </Layout>,
