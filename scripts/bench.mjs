@@ -154,7 +154,14 @@ if (opts.merge) {
   const previous = JSON.parse(readFileSync(join(out, "bench-results.json"), "utf8"));
   for (const section of SECTIONS)
     if (!only.has(section) && previous[section]) results[section] = previous[section];
-  results.merged = { from: previous.environment?.commit ?? null, sections: [...only] };
+  const before = previous.environment ?? {};
+  results.merged = {
+    from: before.commit ?? null,
+    machine: `${before.cpus} × ${before.cpu_model}, ${before.memory_gib} GiB RAM`,
+    sections: [...only],
+  };
+  // The kept sections were measured with the previous run's Slurm (when it had one).
+  results.environment.slurm ??= previous.environment?.slurm ?? null;
 }
 
 writeFileSync(join(out, "bench-results.json"), `${JSON.stringify(results, null, 2)}\n`);

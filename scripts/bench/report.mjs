@@ -163,6 +163,8 @@ export function markdown(r) {
   L.push(
     `Machine: ${env.cpus} × ${env.cpu_model}, ${env.memory_gib} GiB RAM, ${env.os}. Node ${env.node}, workerd from Miniflare ${env.miniflare}, wrangler ${env.wrangler}, Slurm: ${env.slurm ?? "not running"}.`,
   );
+  if (r.merged?.machine)
+    L.push(`\nThe kept sections ran on: ${r.merged.machine}. Compare ratios across sections, not absolute numbers.`);
   L.push("");
   L.push("## Targets");
   L.push("");
