@@ -164,7 +164,9 @@ export function markdown(r) {
     `Machine: ${env.cpus} × ${env.cpu_model}, ${env.memory_gib} GiB RAM, ${env.os}. Node ${env.node}, workerd from Miniflare ${env.miniflare}, wrangler ${env.wrangler}, Slurm: ${env.slurm ?? "not running"}.`,
   );
   if (r.merged?.machine)
-    L.push(`\nThe kept sections ran on: ${r.merged.machine}. Compare ratios across sections, not absolute numbers.`);
+    L.push(
+      `\nThe kept sections ran on: ${r.merged.machine}. Compare ratios across sections, not absolute numbers.`,
+    );
   L.push("");
   L.push("## Targets");
   L.push("");
