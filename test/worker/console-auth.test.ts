@@ -216,6 +216,17 @@ describe("session expiry", () => {
     expectSentToSignIn(await b.get("/console/jobs"), "/console/jobs", true);
   });
 
+  it("clears the rows of sessions past their absolute expiry at the next sign-in (nobody presents them)", async () => {
+    const forgotten = await signIn(ADMIN);
+    const row = (await sessionRow(forgotten))!;
+    await testEnv.DB.prepare("UPDATE console_sessions SET expires_at = ?, idle_expires_at = ? WHERE id = ?")
+      .bind(later(-1000), later(-1000), row.id)
+      .run();
+    const fresh = await signIn(ADMIN);
+    expect(await sessionRow(forgotten)).toBeNull();
+    expect(await sessionRow(fresh)).not.toBeNull();
+  });
+
   it("pushes the idle expiry forward with use, never past the absolute expiry", async () => {
     const b = await signIn(ADMIN);
     const { id, created_at, expires_at, idle_expires_at } = (await sessionRow(b))!;

@@ -112,6 +112,8 @@ export async function startSession(c: Context, tokenId: string): Promise<void> {
   const value = randomBase64Url(32);
   const now = Date.now();
   const { idleMs, maxMs } = lifetimes(envOf(c));
+  // Sessions past their absolute expiry are refused anyway; a sign-in (rare) clears their rows away.
+  await sweepSessions(envOf(c));
   await db(envOf(c).DB)
     .insert(consoleSessions)
     .values({
@@ -195,8 +197,8 @@ export async function endSession(c: Context): Promise<void> {
   clearSessionCookie(c);
 }
 
-/** Deletes sessions past their absolute expiry (run now and then; expired ones are refused anyway). */
-export async function sweepSessions(env: Pick<AppEnv, "DB">): Promise<void> {
+/** Deletes sessions past their absolute expiry (at each sign-in; expired ones are refused anyway). */
+async function sweepSessions(env: Pick<AppEnv, "DB">): Promise<void> {
   await db(env.DB).delete(consoleSessions).where(lt(consoleSessions.expiresAt, nowIso())).run();
 }
 
