@@ -179,11 +179,12 @@ describe(`a kuberay fleet (${process.env.SF_KUBERAY_KUBECONFIG ? "a real cluster
     await new Promise((r) => setTimeout(r, 25_000));
     expect((await call(cp, op, "GET", `/v1/jobs/${id}`)).body.job).toMatchObject({ status: "RUNNING" });
     step("still RUNNING near the outage's end");
-    const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 120_000);
+    // The run still has most of its 5,000 steps to go: on a slow, busy machine that is minutes.
+    const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 300_000);
     expect(done.job.status, JSON.stringify(done.runs)).toBe("SUCCEEDED");
     expect(done.runs).toHaveLength(1);
     expect(agent.log()).toMatch(/cannot (watch RayJobs|observe it) right now/);
-  });
+  }, 420_000);
 
   it("forgelet restarts mid-run: the RayJob is reattached, never created twice, and the job ends SUCCEEDED", async () => {
     const id = await ck.submitCharlm(cp, op, { fleet: FLEET, name: "k8s-restart", maxSteps: 800 });

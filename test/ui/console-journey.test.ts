@@ -8,6 +8,9 @@
  * metric key and an hparam, a revoked session), keyboard-only actions and an accessibility scan. Every
  * page is saved as a screenshot, light and dark, under test-results/ui/.
  */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitCharlm } from "../support/checkpoints.js";
@@ -92,8 +95,10 @@ async function latestRun(token: string, id: string): Promise<string> {
 const chartPoints = (p: Page, key = "train/loss") =>
   p
     .locator(`figure[data-chart-key="${key}"]`)
-    .getAttribute("data-points")
-    .then((v) => Number(v ?? "0"));
+    .getAttribute("data-points", { timeout: 2000 })
+    .then((v) => Number(v ?? "0"))
+    // Not there yet (no point reported), or the page is reloading: none drawn.
+    .catch(() => 0);
 const jobState = (p: Page) =>
   p
     .locator("[data-job-state]")
@@ -147,6 +152,10 @@ describe("the console, in chromium, against the real stack", () => {
     const row = page.locator(`tr[data-job-id="${jobId}"]`);
     await row.waitFor();
     expect(await row.textContent().then((t) => (t ?? "").trim())).toContain("ui-charlm");
+    // Times are shown in the viewer's zone (this browser: Asia/Tokyo), the exact instant kept as its title.
+    const created = row.locator("time[data-local-time]").first();
+    expect(await created.textContent()).toContain("GMT+9");
+    expect(await created.getAttribute("title")).toMatch(/Z$/);
     await shots(page, "jobs");
     await row.getByRole("link", { name: "ui-charlm" }).click();
     await page.waitForURL(new RegExp(`/console/jobs/${jobId}`));
@@ -263,6 +272,14 @@ describe("the console, in chromium, against the real stack", () => {
 
   it("keyboard-only navigation reaches every action the job allows, and the pages pass an accessibility scan", async () => {
     await page.goto(`${cp.url}/console/jobs/${jobId}`);
+    // The resumed run's first points make the charts tab reload itself once: tab through the page after.
+    await until(
+      "the resumed run's chart",
+      () => chartPoints(page),
+      (n) => n > 0,
+      60_000,
+    );
+    await page.waitForLoadState("load");
     const reached = await focusOrder(page, 80);
     for (const action of ["Stop", "Pause"]) expect(reached, reached.join(" | ")).toContain(action);
     for (const tab of ["Charts", "Logs", "Events", "Hardware", "Artifacts", "Config", "Samples"]) {
@@ -477,6 +494,18 @@ PY
     await shots(page, "job-charts-100k");
   });
 
+  it("an expired session leads to the sign-in page, and back to the page after signing in", async () => {
+    // Expire ada's sessions in the local D1 itself (both their idle and absolute ends in the past).
+    const ended = expireSessions();
+    expect(ended).toBeGreaterThan(0);
+    await page.goto(`${cp.url}/console/usage`);
+    expect(page.url()).toContain("/console/sign-in");
+    expect(await page.locator("main").textContent()).toContain("session ended");
+    await page.getByLabel("Personal access token").fill(adaToken);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/console\/usage/);
+  });
+
   it("a session whose token is revoked ends: the next page is the sign-in page", async () => {
     const tokens = await call(cp, adaToken, "GET", "/v1/tokens");
     const list = tokens.body.tokens as Array<{ id: string }>;
@@ -498,6 +527,30 @@ PY
     expect(pageErrors).toEqual([]);
   });
 });
+
+/**
+ * Sets every console session's idle and absolute expiry in the past, in the D1 database the local
+ * control plane keeps in its state directory (SQLite, as miniflare stores D1); returns how many.
+ */
+function expireSessions(): number {
+  const dir = join(cp.stateDir, "state/v3/d1/miniflare-D1DatabaseObject");
+  let changed = 0;
+  for (const f of readdirSync(dir).filter((n) => n.endsWith(".sqlite") && n !== "metadata.sqlite")) {
+    const db = new Database(join(dir, f));
+    try {
+      const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'console_sessions'").get();
+      if (has) {
+        const past = new Date(Date.now() - 60_000).toISOString();
+        changed += db
+          .prepare("UPDATE console_sessions SET idle_expires_at = ?, expires_at = ?")
+          .run(past, past).changes;
+      }
+    } finally {
+      db.close();
+    }
+  }
+  return changed;
+}
 
 /** Presses Tab until the focused element's accessible name is `name` (fails after 100 presses). */
 async function tabTo(p: Page, name: string): Promise<void> {
