@@ -144,9 +144,26 @@ export const DEV_SERVER_RESTARTED = "Your worker restarted mid-request";
 
 /** fetch, sending the request again (at most twice) when the local dev server restarted under it. */
 export async function devFetch(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
+  const idempotent = (init.method ?? "GET") === "GET" || init.method === "HEAD";
   for (let attempt = 1; ; attempt++) {
-    const res = await fetch(url, init);
-    const text = await res.text();
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, init);
+      text = await res.text();
+    } catch (err) {
+      // The local dev server also drops a connection now and then while it swaps its runtime under load
+      // ("other side closed"): a read is sent again, and says so; anything else is the test's failure.
+      const code = (err as { cause?: { code?: string } }).cause?.code;
+      if (idempotent && attempt < 3 && (code === "UND_ERR_SOCKET" || code === "ECONNRESET")) {
+        console.log(
+          `[dev server] ${init.method ?? "GET"} ${new URL(url).pathname}: connection dropped (${code}); sent again`,
+        );
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      throw err;
+    }
     if (res.status === 503 && text.startsWith(DEV_SERVER_RESTARTED) && attempt < 3) {
       console.log(
         `[dev server] ${init.method ?? "GET"} ${new URL(url).pathname}: ${text.slice(0, 60)}; sent again`,
