@@ -158,8 +158,9 @@ describe("Slurm: the cluster behind one forgelet", () => {
     expect(done.job.status, JSON.stringify(done.runs)).toBe("SUCCEEDED");
     expect(done.events.map((e) => e.to)).toEqual(["QUEUED", "SUBMITTED", "PENDING", "RUNNING", "SUCCEEDED"]);
     const run = done.runs[0]!.id;
-    // Slurm ran it: one batch job named after the run, COMPLETED, on the node the fleet chose.
-    const sj = slurmJobOf(run);
+    // Slurm ran it: one batch job named after the run, COMPLETED, on the node the fleet chose. The runner
+    // reports the end before its batch script has exited, so Slurm may still show it RUNNING for a moment.
+    const sj = await endedSlurmJobOf(run);
     expect(sj.state).toBe("COMPLETED");
     const placed = (await jobDetail(cp, op, id)).runs[0]!.placement[0]!.node_id;
     expect(placed).toBe(`${agent.nodeId}:${sj.nodes}`);
