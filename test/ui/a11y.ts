@@ -20,20 +20,28 @@ export interface AxeViolation {
 export async function axeScan(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
   const found = await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is a global the evaluated source defines
-    const axe = (globalThis as any).axe;
+    // axe is the global the evaluated source defined.
+    const axe = (
+      globalThis as unknown as {
+        axe: { run: (ctx: Document, opts: object) => Promise<{ violations: unknown[] }> };
+      }
+    ).axe;
     const r = await axe.run(document, {
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
       resultTypes: ["violations"],
     });
-    return r.violations.map(
-      (v: { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }) => ({
-        id: v.id,
-        impact: v.impact,
-        help: v.help,
-        nodes: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)),
-      }),
-    );
+    const violations = r.violations as Array<{
+      id: string;
+      impact: string | null;
+      help: string;
+      nodes: Array<{ target: unknown[] }>;
+    }>;
+    return violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => JSON.stringify(n.target)),
+    }));
   });
   const rank = (i: string | null) => ["critical", "serious", "moderate", "minor"].indexOf(i ?? "minor");
   return (found as AxeViolation[]).sort((a, b) => rank(a.impact) - rank(b.impact));
