@@ -5,106 +5,25 @@
  * "Redeliver". Every form posts here with the CSRF field and calls the matching /v1 route as the admin
  * (apiSend); a refusal re-renders the form with the API's code and message and what was typed.
  */
-import { Hono, type MiddlewareHandler } from "hono";
-import type { Child, FC } from "hono/jsx";
+import { Hono } from "hono";
+import type { FC } from "hono/jsx";
 import { FLEET_KINDS, ROLES } from "../../../contract/api.schema.js";
-import type {
-  DeliveryView,
-  FleetView,
-  QuotaView,
-  TokenView,
-  UserView,
-  WebhookView,
-} from "../../../contract/responses.schema.js";
+import type { FleetView, QuotaView, TokenView, UserView } from "../../../contract/responses.schema.js";
 import { ApiFailure, apiGet, apiSend, type ConsoleCtx, type ConsoleEnv } from "../api.js";
-import { CsrfField, DataTable, Layout, Notice, Time } from "../layout.js";
+import { CsrfField, DataTable, Notice, Time } from "../layout.js";
 import type { Session } from "../session.js";
-
-interface NodeRow {
-  id: string;
-  name: string;
-  series: string;
-  status: string;
-  agent: boolean;
-  cordoned: boolean;
-  revoked: boolean;
-  gpus: Array<{ job_id: string | null }>;
-}
-
-/** A refusal to show on a re-rendered form. */
-type Refusal = { code: string; message: string } | null;
-
-/** Only admins see these pages; to anyone else they do not exist (the same 404 page as a missing one). */
-const adminOnly: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
-  if (c.get("session")?.principal.role !== "admin") throw new ApiFailure(404, "NOT_FOUND", "no such page");
-  return next();
-};
-
-/** Runs an API call for a form; an ApiFailure other than 403/404 comes back as the refusal to show. */
-async function attempt<T>(
-  fn: () => Promise<T>,
-): Promise<{ ok: T; refused: null } | { ok: null; refused: NonNullable<Refusal> }> {
-  try {
-    return { ok: await fn(), refused: null };
-  } catch (err) {
-    if (err instanceof ApiFailure && err.status !== 403 && err.status !== 404)
-      return { ok: null, refused: { code: err.code, message: err.message } };
-    throw err;
-  }
-}
-
-async function form(c: ConsoleCtx): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
-  return out;
-}
-
-/** A number field as typed: a number when it reads as one, else the text (so the API names the mistake). */
-function num(v: string | undefined): number | string {
-  const t = (v ?? "").trim();
-  return t !== "" && Number.isFinite(Number(t)) ? Number(t) : t;
-}
-
-const enc = encodeURIComponent;
-
-const AdminNav: FC<{ at: "users" | "fleets" | "webhooks" }> = ({ at }) => (
-  <nav aria-label="Admin" class="subnav">
-    <ul>
-      {(
-        [
-          ["users", "/console/admin", "Users"],
-          ["fleets", "/console/admin/fleets", "Fleets and nodes"],
-          ["webhooks", "/console/admin/webhooks", "Webhooks"],
-        ] as const
-      ).map(([k, href, label]) => (
-        <li>
-          <a href={href} aria-current={k === at ? "page" : undefined}>
-            {label}
-          </a>
-        </li>
-      ))}
-    </ul>
-  </nav>
-);
-
-const Refused: FC<{ refused: Refusal }> = ({ refused }) =>
-  refused ? (
-    <div class="error form-error" role="alert">
-      <strong>{`Refused (${refused.code})`}</strong>
-      {`: ${refused.message}`}
-    </div>
-  ) : null;
-
-function page(c: ConsoleCtx, title: string, at: "users" | "fleets" | "webhooks", body: Child, status = 200) {
-  return c.html(
-    <Layout title={title} session={c.get("session")} section="admin">
-      <AdminNav at={at} />
-      {body}
-    </Layout>,
-    status as 200,
-  );
-}
+import {
+  adminOnly,
+  attempt,
+  enc,
+  form,
+  type NodeRow,
+  num,
+  page,
+  type Refusal,
+  Refused,
+} from "./admin-shared.js";
+import { webhookPage, webhooksPage } from "./admin-webhooks.js";
 
 // users ------------------------------------------------------------------------------------------
 
@@ -432,139 +351,6 @@ async function fleetsPage(
           </button>
         </p>
       </form>
-    </>,
-    o.refused ? 400 : 200,
-  );
-}
-
-// webhooks ---------------------------------------------------------------------------------------
-
-async function webhooksPage(c: ConsoleCtx) {
-  const only = c.req.query("user");
-  const { users } = await apiGet<{ users: UserView[] }>(c, "/v1/users");
-  const shown = (only ? users.filter((u) => u.name === only) : users).slice(0, 200);
-  const lists = await Promise.all(
-    shown.map((u) => apiGet<{ webhooks: WebhookView[] }>(c, `/v1/webhooks?user=${enc(u.name)}`)),
-  );
-  const rows = shown.flatMap((u, i) => lists[i]!.webhooks.map((w) => ({ owner: u.name, w })));
-  return page(
-    c,
-    "Admin: webhooks",
-    "webhooks",
-    <>
-      <h1>{only ? `Admin: webhooks of ${only}` : "Admin: webhooks"}</h1>
-      {only ? (
-        <p>
-          <a href="/console/admin/webhooks">Every user's webhooks</a>
-        </p>
-      ) : null}
-      {rows.length === 0 ? (
-        <p class="note">No webhooks.</p>
-      ) : (
-        <DataTable class="webhooks" columns={["Endpoint", "Owner", "Events", "Created"]}>
-          {rows.map(({ owner, w }) => (
-            <tr>
-              <th scope="row">
-                <a href={`/console/admin/webhooks/${enc(w.id)}`}>{w.url}</a>
-              </th>
-              <td>{owner}</td>
-              <td>{w.events.join(", ")}</td>
-              <td>
-                <Time iso={w.created_at} />
-              </td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
-    </>,
-  );
-}
-
-async function webhookPage(c: ConsoleCtx, id: string, o: { flash?: string; refused?: Refusal } = {}) {
-  const session = c.get("session");
-  const [{ webhook }, page1] = await Promise.all([
-    apiGet<{ webhook: WebhookView }>(c, `/v1/webhooks/${enc(id)}`),
-    apiGet<{ deliveries: DeliveryView[]; next_cursor: string | number | null }>(
-      c,
-      `/v1/webhooks/${enc(id)}/deliveries?limit=100`,
-    ),
-  ]);
-  const base = `/console/admin/webhooks/${enc(webhook.id)}`;
-  return page(
-    c,
-    "Webhook",
-    "webhooks",
-    <>
-      <p class="crumbs">
-        <a href="/console/admin/webhooks">Webhooks</a>
-      </p>
-      <h1>Webhook</h1>
-      {o.flash ? (
-        <Notice kind="info" title="Done">
-          <p>{o.flash}</p>
-        </Notice>
-      ) : null}
-      <Refused refused={o.refused ?? null} />
-      <dl class="admin-facts">
-        <dt>Endpoint</dt>
-        <dd>
-          <code>{webhook.url}</code>
-        </dd>
-        <dt>Events</dt>
-        <dd>{webhook.events.join(", ")}</dd>
-        <dt>Description</dt>
-        <dd>{webhook.description || "—"}</dd>
-        <dt>Secret</dt>
-        <dd>
-          <code>{`${webhook.secret_prefix}…`}</code>
-        </dd>
-      </dl>
-      <section aria-labelledby="deliveries-h">
-        <h2 id="deliveries-h">Delivery log</h2>
-        {page1.deliveries.length === 0 ? (
-          <p class="note">No deliveries yet.</p>
-        ) : (
-          <DataTable
-            class="deliveries"
-            columns={[
-              "Event",
-              "Type",
-              "State",
-              "Attempts",
-              "Last answer",
-              "Created",
-              "Next attempt",
-              "Action",
-            ]}
-          >
-            {page1.deliveries.map((d) => (
-              <tr data-delivery={d.id}>
-                <th scope="row">
-                  <code>{d.id}</code>
-                </th>
-                <td>{d.type}</td>
-                <td>{d.state}</td>
-                <td>{String(d.attempts)}</td>
-                <td>{d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? "—")}</td>
-                <td>
-                  <Time iso={d.created_at} />
-                </td>
-                <td>
-                  <Time iso={d.next_attempt_at} />
-                </td>
-                <td>
-                  <form method="post" action={`${base}/deliveries/${enc(d.id)}/redeliver`}>
-                    <CsrfField session={session} />
-                    <button type="submit">
-                      Redeliver<span class="visually-hidden">{` ${d.id}`}</span>
-                    </button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
-      </section>
     </>,
     o.refused ? 400 : 200,
   );
