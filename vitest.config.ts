@@ -68,6 +68,8 @@ export default defineConfig(async () => {
             environment: "node",
             testTimeout: 180_000,
             hookTimeout: 120_000,
+            // One control plane for the project's files (test/support/shared-control-plane.ts).
+            globalSetup: ["test/support/global-control-plane.ts"],
             // Each file starts real processes; run them one at a time on a 2-core machine.
             fileParallelism: false,
           },
@@ -79,7 +81,8 @@ export default defineConfig(async () => {
             environment: "node",
             testTimeout: 180_000,
             hookTimeout: 120_000,
-            // Each file starts a real control plane; one at a time on a 2-core machine.
+            // One control plane for the project's files (test/support/shared-control-plane.ts).
+            globalSetup: ["test/support/global-control-plane.ts"],
             fileParallelism: false,
           },
         },

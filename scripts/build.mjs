@@ -86,3 +86,8 @@ if (existsSync(join(root, "capsule", "build.py"))) {
   const r = spawnSync("python3", [join(root, "capsule", "build.py")], { cwd: root, stdio: "inherit" });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
+
+// The Worker as the local control plane serves it (scripts/serve-worker.mjs): wrangler's production
+// bundle, rebuilt only when one of its inputs changed since the last build.
+const { ensureWorkerBundle } = await import("./worker-bundle.mjs");
+await ensureWorkerBundle();

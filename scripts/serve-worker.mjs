@@ -1,19 +1,35 @@
 #!/usr/bin/env node
-// Serves the Worker locally in workerd, as `wrangler dev` does, through wrangler's own API
-// (unstable_startWorker) with two differences that matter for a control plane under test:
-//  - no inspector: `wrangler dev` always attaches devtools' Network domain, which copies every outbound
-//    response body into an inspector message (one loopback connection per 4 KiB chunk, and the whole body
-//    base64-encoded in the log), so a Worker reading a large object from S3 exhausts file descriptors;
-//  - no file watching: an edit in the checkout does not restart a running control plane under a test.
+// Serves the Worker locally in workerd, the runtime Cloudflare runs it on, through Miniflare directly: the
+// socket on --ip:--port is workerd's own HTTP server, in front of the Worker and its Durable Objects.
+//
+// Not `wrangler dev` (nor wrangler's unstable_startWorker), because both put a proxy Worker in a second
+// workerd in front of this one, and that hop loses requests: after the Worker answers a request without
+// reading its body (a 401 before the JSON is parsed, a 413), the proxy's next request on the same pooled
+// connection can fail, and the proxy then answers a POST with 503 "Your worker restarted mid-request" and
+// parks a GET or HEAD until some later request arrives (minutes, on a quiet server). The proxy exists for
+// live reload and the devtools inspector, neither of which a control plane wants (the inspector also copies
+// every outbound response body). docs/decisions.md has the measurements.
+//
+// One more thing differs from production, on purpose: workerd's HTTP server closes a kept-alive connection
+// when the Worker answered before the request body had arrived, without saying `Connection: close`, so the
+// client's next request on it is lost (on Cloudflare the edge holds the client's connection and this never
+// reaches a client). Every HTTP client pools connections, so the local entry below reads the rest of an
+// unread request body before the answer goes out, as `wrangler dev` does in its own dev-only middleware,
+// up to DRAIN_LIMIT bytes; past that the connection is dropped as before (the answer still goes out).
+//
+// The bundle is wrangler's own (scripts/worker-bundle.mjs), the bindings are read from wrangler.toml by
+// wrangler's own reader (cached beside the bundle), and state lives where `wrangler dev --persist-to` keeps it (<persist>/v3), so a
+// state directory moves freely between this and wrangler. D1 migrations are applied here before the first
+// request is served, recorded in wrangler's d1_migrations table exactly as `wrangler d1 migrations apply`
+// records them.
 // Usage: node scripts/serve-worker.mjs --ip A --port N --persist-to DIR --env-file F [--var K:V ...]
-//        [--log-level info|warn]. Runs until SIGTERM/SIGINT.
+//        [--log-level info|warn]. Runs until SIGTERM/SIGINT; prints "SERVING <url>" once the migrations are applied.
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { unstable_startWorker } from "wrangler";
+import { Log, LogLevel, Miniflare } from "miniflare";
+import { ensureWorkerBundle } from "./worker-bundle.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const { values: o } = parseArgs({
   options: {
     ip: { type: "string", default: "127.0.0.1" },
@@ -31,7 +47,7 @@ function secretsFrom(file) {
   const out = {};
   for (const line of readFileSync(file, "utf8").split("\n")) {
     const at = line.indexOf("=");
-    if (at > 0) out[line.slice(0, at)] = { type: "secret_text", value: line.slice(at + 1) };
+    if (at > 0) out[line.slice(0, at)] = line.slice(at + 1);
   }
   return out;
 }
@@ -43,25 +59,134 @@ for (const v of o.var) {
     console.error(`serve-worker: --var expects KEY:VALUE, got "${v}"`);
     process.exit(2);
   }
-  vars[v.slice(0, at)] = { type: "plain_text", value: v.slice(at + 1) };
+  vars[v.slice(0, at)] = v.slice(at + 1);
 }
 
-const worker = await unstable_startWorker({
-  config: join(root, "wrangler.toml"),
-  bindings: { ...secretsFrom(o["env-file"]), ...vars },
-  dev: {
-    server: { hostname: o.ip, port: Number(o.port) },
-    inspector: false,
-    watch: false,
-    liveReload: false,
-    persist: o["persist-to"],
-    logLevel: o["log-level"],
+const MIGRATIONS_TABLE = "d1_migrations";
+
+/** The most of an unread request body the local entry reads away before answering (bytes). */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The local entry module: the production bundle's exports, with fetch wrapped so that a request body the
+ * Worker did not read to its end (left unread, or cancelled) is read away before the answer goes out. The
+ * Worker gets the body through a pipe of the same kind (a FixedLengthStream when the length is declared,
+ * so R2 still sees a known length); when it answers, the pipe is closed and whatever the socket still has
+ * is read and dropped.
+ */
+function localEntry(bundleName) {
+  return `import worker from "./${bundleName}";
+export * from "./${bundleName}";
+export default {
+  ...worker,
+  async fetch(request, env, ctx) {
+    if (request.body === null) return worker.fetch(request, env, ctx);
+    const length = Number(request.headers.get("content-length") ?? Number.NaN);
+    const pipe = Number.isSafeInteger(length) && length >= 0 ? new FixedLengthStream(length) : new IdentityTransformStream();
+    // The socket's stream is read here and written into the Worker's end of the pipe, by hand (not pipeTo)
+    // so that the reader stays ours when the Worker stops reading.
+    const source = request.body.getReader();
+    const sink = pipe.writable.getWriter();
+    let answered = false;
+    let finished = false;
+    const pumping = (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await source.read();
+          if (done) {
+            finished = true;
+            await sink.close();
+            return;
+          }
+          if (answered) return; // the answer is out: drain below reads the rest
+          await sink.write(value);
+        }
+      } catch {
+        // The Worker cancelled its end (sink refused), or the client went away (source failed).
+      }
+    })();
+    const inner = new Request(request, { body: pipe.readable });
+    try {
+      return await worker.fetch(inner, env, ctx);
+    } finally {
+      answered = true;
+      if (!inner.bodyUsed) inner.body.cancel().catch(() => {});
+      sink.abort().catch(() => {});
+      await pumping;
+      let left = ${DRAIN_LIMIT};
+      try {
+        while (!finished) {
+          const { done, value } = await source.read();
+          if (done) break;
+          left -= value.byteLength;
+          if (left < 0) {
+            await source.cancel();
+            break;
+          }
+        }
+      } catch {
+        // The client went away: nothing to keep the connection for.
+      }
+    }
   },
-});
-await worker.ready;
-console.log(`[wrangler:info] Ready on ${await worker.url}`);
+};
+`;
+}
+
+/** Applies the migrations D1 lacks, each with its d1_migrations row in one batch (all or nothing). */
+async function migrate(db, migrations) {
+  await db.exec(
+    `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE}(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL);`,
+  );
+  const { results } = await db.prepare(`SELECT name FROM ${MIGRATIONS_TABLE}`).all();
+  const applied = new Set(results.map((r) => r.name));
+  for (const { name, statements } of migrations) {
+    if (applied.has(name)) continue;
+    await db.batch([
+      ...statements.map((sql) => db.prepare(sql)),
+      db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name) VALUES (?)`).bind(name),
+    ]);
+    if (o["log-level"] === "info") console.log(`applied migration ${name}`);
+  }
+}
+
+let mf;
+try {
+  const { scriptPath, workerOptions, migrations } = await ensureWorkerBundle();
+  mf = new Miniflare({
+    host: o.ip,
+    port: Number(o.port),
+    defaultPersistRoot: join(resolve(o["persist-to"]), "v3"),
+    // Request.cf is a placeholder locally: never fetched from Cloudflare (this machine may have no internet).
+    cf: false,
+    log: new Log(o["log-level"] === "info" ? LogLevel.INFO : LogLevel.WARN),
+    workers: [
+      {
+        ...workerOptions,
+        name: "starforge",
+        modules: [
+          {
+            type: "ESModule",
+            path: join(dirname(scriptPath), "local-entry.mjs"),
+            contents: localEntry(basename(scriptPath)),
+          },
+          { type: "ESModule", path: scriptPath },
+        ],
+        bindings: { ...workerOptions.bindings, ...secretsFrom(o["env-file"]), ...vars },
+      },
+    ],
+  });
+  const url = await mf.ready;
+  await migrate(await mf.getD1Database("DB"), migrations);
+  console.log(`SERVING ${url}`);
+} catch (err) {
+  console.error(`serve-worker: ${err?.stack ?? err}`);
+  await mf?.dispose().catch(() => {});
+  process.exit(1);
+}
+
 const stop = async () => {
-  await worker.dispose().catch(() => {});
+  await mf.dispose().catch(() => {});
   process.exit(0);
 };
 process.on("SIGTERM", stop);

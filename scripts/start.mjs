@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: brings up the control plane locally with nothing else installed.
 //   1. creates local secrets once (.sf-local/dev.vars, 0600): bootstrap admin token, JWT key, secrets key
-//   2. applies D1 migrations to the persisted local state
-//   3. runs `wrangler dev` on 127.0.0.1 (or --host) in its own process group (stopped as a group on exit)
+//   2. serves the Worker in workerd on 127.0.0.1 (or --host) through Miniflare (scripts/serve-worker.mjs,
+//      which applies D1 migrations to the persisted local state first), in its own process group
 //   4. creates the default `local` fleet through the API (idempotent), uploads and publishes the job
 //      capsule from dist/capsule (built by `npm run build`, which `prestart` runs)
 //   5. enrolls and starts a local forgelet (process runtime, 8 simulated H200s) in the local fleet
@@ -16,6 +16,7 @@ import {
   existsSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   statSync,
   writeFileSync,
@@ -69,9 +70,6 @@ const wrangler = join(root, "node_modules", ".bin", "wrangler");
 const stateDir = resolve(opts["state-dir"]);
 const persist = join(stateDir, "state");
 const varsFile = join(stateDir, "dev.vars");
-const log = (msg) => {
-  if (!opts.quiet) console.log(msg);
-};
 
 /** Set once child processes exist: a failed start then takes them down with it (no orphans). */
 let stopHook = null;
@@ -121,20 +119,10 @@ if (envToken && envToken !== secrets.SF_BOOTSTRAP_ADMIN_TOKEN) {
 }
 const adminToken = secrets.SF_BOOTSTRAP_ADMIN_TOKEN;
 
-// 2. migrations
-log("applying D1 migrations…");
-const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist], {
-  cwd: root,
-  env: { ...env, CI: "true" },
-  encoding: "utf8",
-});
-if (migrate.status !== 0) fail(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
-
-// 3. the Worker in workerd (wrangler dev), in its own process group so workerd never outlives us
+// 2. the Worker in workerd, in its own process group so workerd never outlives us. scripts/serve-worker.mjs
+// explains why this is Miniflare itself and not `wrangler dev`.
 const port = Number(opts.port);
 const publicUrl = `http://${host}:${port}`;
-// scripts/serve-worker.mjs is `wrangler dev` through wrangler's API, without the devtools inspector (which
-// copies every outbound response body: large S3 reads exhaust file descriptors) and without file watching.
 const child = spawn(
   process.execPath,
   [
@@ -153,17 +141,40 @@ const child = spawn(
     "--log-level",
     opts.quiet ? "warn" : "info",
   ],
-  { cwd: root, env, detached: true, stdio: ["ignore", "inherit", "inherit"] },
+  { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "inherit"] },
 );
+// Its output is ours; "SERVING" means the migrations are applied and requests are served.
+let workerReady = false;
+child.stdout.on("data", (d) => {
+  process.stdout.write(d);
+  if (d.toString().includes("SERVING ")) workerReady = true;
+});
 let stopping = false;
 const groups = [child.pid];
+/**
+ * True while a process of group `g` is still running. A member that exited but was not reaped yet (a
+ * zombie: our own children, while stop() below blocks the event loop that would reap them) does not count,
+ * or every stop would wait its whole grace period for processes that are already gone.
+ */
 const alive = (g) => {
   try {
     process.kill(-g, 0);
-    return true;
   } catch {
     return false;
   }
+  for (const pid of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(pid)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid pgrp …; comm may hold spaces and parentheses, so split after the last ')'.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === g && state !== "Z") return true;
+  }
+  return false;
 };
 const signal = (g, sig) => {
   try {
@@ -193,7 +204,7 @@ process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 child.on("exit", (code) => {
   if (!stopping) {
-    console.error(`sf start: wrangler dev exited with ${code}`);
+    console.error(`sf start: the Worker (scripts/serve-worker.mjs) exited with ${code}`);
     stop(code ?? 1);
   }
 });
@@ -336,9 +347,9 @@ async function waitForHealth(url, timeoutMs) {
   let last = "";
   while (Date.now() < deadline) {
     try {
-      const r = await fetch(url);
-      if (r.ok) return;
-      last = `HTTP ${r.status}`;
+      const r = workerReady ? await fetch(url) : null;
+      if (r?.ok) return;
+      last = r ? `HTTP ${r.status}` : "not serving yet";
     } catch (err) {
       last = String(err?.cause?.code ?? err);
     }
