@@ -23,12 +23,12 @@
 // request is served, recorded in wrangler's d1_migrations table exactly as `wrangler d1 migrations apply`
 // records them.
 // Usage: node scripts/serve-worker.mjs --ip A --port N --persist-to DIR --env-file F [--var K:V ...]
-//        [--log-level info|warn]. Runs until SIGTERM/SIGINT; prints "SERVING <url>" once the migrations are applied.
+//        [--ratelimit NAME=LIMIT ...] [--log-level info|warn]. Runs until SIGTERM/SIGINT; prints "SERVING <url>" once the migrations are applied.
 import { readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Log, LogLevel, Miniflare } from "miniflare";
-import { ensureWorkerBundle } from "./worker-bundle.mjs";
+import { applyMigrations, ensureWorkerBundle } from "./worker-bundle.mjs";
 
 const { values: o } = parseArgs({
   options: {
@@ -37,6 +37,7 @@ const { values: o } = parseArgs({
     "persist-to": { type: "string" },
     "env-file": { type: "string" },
     var: { type: "string", multiple: true, default: [] },
+    ratelimit: { type: "string", multiple: true, default: [] },
     "log-level": { type: "string", default: "info" },
   },
 });
@@ -61,8 +62,6 @@ for (const v of o.var) {
   }
   vars[v.slice(0, at)] = v.slice(at + 1);
 }
-
-const MIGRATIONS_TABLE = "d1_migrations";
 
 /** The most of an unread request body the local entry reads away before answering (bytes). */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
@@ -133,26 +132,15 @@ export default {
 `;
 }
 
-/** Applies the migrations D1 lacks, each with its d1_migrations row in one batch (all or nothing). */
-async function migrate(db, migrations) {
-  await db.exec(
-    `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE}(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL);`,
-  );
-  const { results } = await db.prepare(`SELECT name FROM ${MIGRATIONS_TABLE}`).all();
-  const applied = new Set(results.map((r) => r.name));
-  for (const { name, statements } of migrations) {
-    if (applied.has(name)) continue;
-    await db.batch([
-      ...statements.map((sql) => db.prepare(sql)),
-      db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name) VALUES (?)`).bind(name),
-    ]);
-    if (o["log-level"] === "info") console.log(`applied migration ${name}`);
-  }
-}
-
 let mf;
 try {
   const { scriptPath, workerOptions, migrations } = await ensureWorkerBundle();
+  for (const v of o.ratelimit) {
+    const [name, limit] = v.split("=");
+    const binding = workerOptions.ratelimits?.[name];
+    if (!binding) throw new Error(`--ratelimit ${v}: wrangler.toml has no [[ratelimits]] binding ${name}`);
+    binding.simple = { ...binding.simple, limit: Number(limit) };
+  }
   mf = new Miniflare({
     host: o.ip,
     port: Number(o.port),
@@ -177,7 +165,8 @@ try {
     ],
   });
   const url = await mf.ready;
-  await migrate(await mf.getD1Database("DB"), migrations);
+  const applied = await applyMigrations(await mf.getD1Database("DB"), migrations);
+  if (o["log-level"] === "info") for (const name of applied) console.log(`applied migration ${name}`);
   console.log(`SERVING ${url}`);
 } catch (err) {
   console.error(`serve-worker: ${err?.stack ?? err}`);

@@ -34,17 +34,21 @@ const { values: opts } = parseArgs({
     quiet: { type: "boolean", default: false },
     "no-agent": { type: "boolean", default: false },
     var: { type: "string", multiple: true, default: [] },
+    ratelimit: { type: "string", multiple: true, default: [] },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 if (opts.help) {
-  console.log(`usage: npm start [-- --port N] [--host ADDR] [--state-dir DIR] [--no-agent] [--var KEY=VALUE ...] [--quiet]
+  console.log(`usage: npm start [-- --port N] [--host ADDR] [--state-dir DIR] [--no-agent] [--var KEY=VALUE ...]
+                 [--ratelimit NAME=LIMIT ...] [--quiet]
 
 Starts the StarForge control plane on http://<host>:<port> (host 127.0.0.1 unless --host names an
 address of this machine that agents and workloads elsewhere reach, e.g. a cluster's pods) with persisted local state in
 <state-dir> (default .sf-local/), with a local forgelet agent (process runtime, 8 simulated H200
 GPUs) in the "local" fleet unless --no-agent. --var overrides a wrangler.toml variable for this
-run (e.g. --var SF_AGENT_LOST_GRACE_SECONDS=30). Stop it with Ctrl-C. Environment: SF_PORT, SF_HOST, SF_STATE_DIR,
+run (e.g. --var SF_AGENT_LOST_GRACE_SECONDS=30); --ratelimit sets the limit of a [[ratelimits]]
+binding (e.g. --ratelimit AUTH_FAILURES_BY_ADDRESS=1000 where many test clients share one address).
+Stop it with Ctrl-C. Environment: SF_PORT, SF_HOST, SF_STATE_DIR,
 SF_BOOTSTRAP_ADMIN_TOKEN (the admin token of a new state directory; default: generated).`);
   process.exit(0);
 }
@@ -64,6 +68,16 @@ const extraVars = opts.var.map((v) => {
     process.exit(2);
   }
   return `${m[1]}:${m[2]}`;
+});
+// --ratelimit NAME=LIMIT overrides the limit of a [[ratelimits]] binding for this run.
+const extraLimits = opts.ratelimit.map((v) => {
+  if (!/^[A-Z][A-Z0-9_]*=[1-9][0-9]*$/.test(v)) {
+    console.error(
+      `start: --ratelimit expects NAME=LIMIT with a binding NAME and a positive LIMIT, got "${v}"`,
+    );
+    process.exit(2);
+  }
+  return v;
 });
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 const wrangler = join(root, "node_modules", ".bin", "wrangler");
@@ -138,6 +152,7 @@ const child = spawn(
     "--var",
     `SF_PUBLIC_URL:${publicUrl}`,
     ...extraVars.flatMap((v) => ["--var", v]),
+    ...extraLimits.flatMap((v) => ["--ratelimit", v]),
     "--log-level",
     opts.quiet ? "warn" : "info",
   ],

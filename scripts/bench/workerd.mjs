@@ -2,28 +2,24 @@
 //
 // `wrangler dev` puts a proxy worker and an inspector proxy in front of the user's worker; here that caps a
 // trivial route at a few hundred requests/s, which would hide everything this suite measures. So the
-// benchmarks bundle the Worker exactly as `wrangler deploy` would (`--dry-run --outdir`), read its bindings
-// from wrangler.toml (wrangler's own unstable_getMiniflareWorkerOptions), and run it with Miniflare in one
+// benchmarks take the Worker bundled exactly as `wrangler deploy` would, with its bindings read from
+// wrangler.toml by wrangler itself (scripts/worker-bundle.mjs, which `npm start` serves too), and run it
+// with Miniflare in one
 // workerd process next to a tiny no-op worker (scripts/bench/noop-worker.js: a no-op route and a no-op
 // Durable Object RPC) that serves as the baseline. Each worker gets its own direct loopback socket, so
 // both are reached the same way, with nothing in between. State (D1, R2, Durable Objects) is persisted to
-// a temporary directory on disk, as `npm start` does, after the same `wrangler d1 migrations apply`.
-import { spawnSync } from "node:child_process";
+// a temporary directory on disk, as `npm start` does, with the same migrations. Unlike `npm start`, no
+// local entry wraps the Worker (scripts/serve-worker.mjs drains unread request bodies): this measures the
+// Worker itself, as it runs on Cloudflare.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { applyMigrations, ensureWorkerBundle } from "../worker-bundle.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const wranglerBin = join(root, "node_modules", ".bin", "wrangler");
-const quietEnv = {
-  ...process.env,
-  WRANGLER_SEND_METRICS: "false",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-  CI: "true",
-};
 
 export function freePort() {
   return new Promise((ok, ko) => {
@@ -36,29 +32,20 @@ export function freePort() {
   });
 }
 
-function run(args) {
-  const r = spawnSync(wranglerBin, args, { cwd: root, env: quietEnv, encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`wrangler ${args.join(" ")} failed:\n${r.stdout}\n${r.stderr}`);
-}
-
 /**
  * Starts the control plane (and the no-op baseline worker) on one workerd. Returns its URLs, the bootstrap
  * admin token and stop(). `vars` override wrangler.toml [vars].
  */
 export async function startWorkerd({ vars = {}, inspectorPort } = {}) {
   const { Miniflare } = await import("miniflare");
-  const { unstable_getMiniflareWorkerOptions } = await import("wrangler");
   const dir = mkdtempSync(join(tmpdir(), "sf-bench-workerd-"));
-  const bundle = join(dir, "bundle");
   const persist = join(dir, "state");
-  run(["deploy", "--dry-run", "--outdir", bundle]);
-  run(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist]);
-
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(root, "wrangler.toml"));
+  const { scriptPath, workerOptions, migrations } = await ensureWorkerBundle();
   const adminToken = `sfp_${randomBytes(32).toString("base64url")}`;
   const [appPort, noopPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${appPort}`;
   const mf = new Miniflare({
+    cf: false,
     ...(inspectorPort ? { inspectorPort } : {}),
     d1Persist: join(persist, "v3", "d1"),
     r2Persist: join(persist, "v3", "r2"),
@@ -68,8 +55,8 @@ export async function startWorkerd({ vars = {}, inspectorPort } = {}) {
         ...workerOptions,
         name: "starforge",
         modules: true,
-        scriptPath: join(bundle, "index.js"),
-        modulesRoot: bundle,
+        scriptPath,
+        modulesRoot: dirname(scriptPath),
         bindings: {
           ...workerOptions.bindings,
           SF_PUBLIC_URL: url,
@@ -93,6 +80,7 @@ export async function startWorkerd({ vars = {}, inspectorPort } = {}) {
     ],
   });
   await mf.ready;
+  await applyMigrations(await mf.getD1Database("DB", "starforge"), migrations);
   return {
     url,
     noopUrl: `http://127.0.0.1:${noopPort}`,

@@ -2,15 +2,25 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { newSfHome, type SfEnv, sf, sfJson } from "../support/sf.js";
+import { newUser, sharedControlPlane, unique } from "../support/shared-control-plane.js";
 
 let cp: ControlPlane;
 let admin: SfEnv;
 let operator: SfEnv;
 const dir = mkdtempSync(join(tmpdir(), "sf-recipes-"));
+/**
+ * The catalog is deployment-wide and shared with every other file: this file's profiles and recipes have
+ * names of their own, and the seeded ones (h200, h100, a100, the built-in recipes) are only read.
+ */
+const HALF = unique("h200x4");
+const ODD = unique("odd");
+const MINE = unique("mine");
+const SFT = `${unique("acme")}/sft`;
+const BROKEN = `${unique("acme")}/broken`;
 
 const as = (token: string): SfEnv => ({ home: newSfHome(), server: cp.url, env: { SF_TOKEN: token } });
 
@@ -23,7 +33,7 @@ interface Profile {
 }
 
 const recipe = (version: string, description = "a test recipe") => ({
-  name: "acme/sft",
+  name: SFT,
   version,
   description,
   frameworks: [{ kind: "custom", versions: ["1"], runtime_id: "bash", image: null }],
@@ -34,14 +44,9 @@ const recipe = (version: string, description = "a test recipe") => ({
 });
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false });
+  cp = sharedControlPlane();
   admin = as(cp.adminToken);
-  const o = await call(cp, cp.adminToken, "POST", "/v1/users", { name: "olga", role: "operator" });
-  operator = as(o.body.token as string);
-});
-
-afterAll(async () => {
-  await cp?.stop();
+  operator = as((await newUser(cp, "olga", "operator")).token);
 });
 
 describe("sf admin profile", () => {
@@ -59,7 +64,7 @@ describe("sf admin profile", () => {
         "admin",
         "profile",
         "set",
-        "h200x4",
+        HALF,
         "--series",
         "h200",
         "--gpus-per-node",
@@ -72,7 +77,7 @@ describe("sf admin profile", () => {
       admin,
     );
     expect(created.profile).toEqual({
-      name: "h200x4",
+      name: HALF,
       series: "h200",
       gpus_per_node: 8,
       default_gpus: 4,
@@ -80,11 +85,11 @@ describe("sf admin profile", () => {
     });
 
     const changed = await sfJson<{ profile: Profile }>(
-      ["admin", "profile", "set", "h200x4", "--series", "h200", "--gpus-per-node", "4"],
+      ["admin", "profile", "set", HALF, "--series", "h200", "--gpus-per-node", "4"],
       admin,
     );
     expect(changed.profile).toEqual({
-      name: "h200x4",
+      name: HALF,
       series: "h200",
       gpus_per_node: 4,
       default_gpus: 4,
@@ -92,16 +97,16 @@ describe("sf admin profile", () => {
     });
 
     const bad = await sf(
-      ["admin", "profile", "set", "odd", "--series", "h200", "--gpus-per-node", "8", "--default-gpus", "12"],
+      ["admin", "profile", "set", ODD, "--series", "h200", "--gpus-per-node", "8", "--default-gpus", "12"],
       admin,
     );
     expect(bad.code).toBe(5);
     expect(bad.stderr).toContain("BAD_REQUEST");
 
-    expect((await sf(["admin", "profile", "rm", "h200x4"], admin)).code).toBe(0);
+    expect((await sf(["admin", "profile", "rm", HALF], admin)).code).toBe(0);
     const { profiles } = await sfJson<{ profiles: Profile[] }>(["admin", "profile", "ls"], admin);
-    expect(profiles.map((p) => p.name)).not.toContain("h200x4");
-    const gone = await sf(["admin", "profile", "rm", "h200x4"], admin);
+    expect(profiles.map((p) => p.name)).not.toContain(HALF);
+    const gone = await sf(["admin", "profile", "rm", HALF], admin);
     expect(gone.code).toBe(4);
     expect(gone.stderr).toContain("PROFILE_NOT_FOUND");
   });
@@ -113,7 +118,7 @@ describe("sf admin recipe publish", () => {
     writeFileSync(json, JSON.stringify(recipe("1.0.0")));
     const first = await sf(["admin", "recipe", "publish", json], admin);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stderr).toContain("published acme/sft@1.0.0 (sha256:");
+    expect(first.stderr).toContain(`published ${SFT}@1.0.0 (sha256:`);
     const again = await sfJson<{ created: boolean }>(["admin", "recipe", "publish", json], admin);
     expect(again.created).toBe(false);
 
@@ -125,7 +130,7 @@ describe("sf admin recipe publish", () => {
     );
     expect(second).toMatchObject({ created: true, recipe: { version: "1.1.0" } });
 
-    const catalog = await call(cp, cp.adminToken, "GET", "/v1/catalog/acme/sft");
+    const catalog = await call(cp, cp.adminToken, "GET", `/v1/catalog/${SFT}`);
     expect(catalog.body.latest).toBe("1.1.0");
   });
 
@@ -137,7 +142,7 @@ describe("sf admin recipe publish", () => {
     expect(conflict.stderr).toContain("ALREADY_EXISTS");
 
     const invalid = join(dir, "invalid.yml");
-    writeFileSync(invalid, "name: acme/broken\nversion: not-semver\n");
+    writeFileSync(invalid, `name: ${BROKEN}\nversion: not-semver\n`);
     const bad = await sf(["admin", "recipe", "publish", invalid], admin);
     expect(bad.code).toBe(5);
     expect(bad.stderr).toContain("invalid recipe");
@@ -153,7 +158,7 @@ describe("non-admins", () => {
     const file = join(dir, "sft-2.0.0.json");
     writeFileSync(file, JSON.stringify(recipe("2.0.0")));
     for (const args of [
-      ["admin", "profile", "set", "mine", "--series", "h200", "--gpus-per-node", "8"],
+      ["admin", "profile", "set", MINE, "--series", "h200", "--gpus-per-node", "8"],
       ["admin", "profile", "rm", "h200"],
       ["admin", "recipe", "publish", file],
     ]) {
@@ -161,5 +166,13 @@ describe("non-admins", () => {
       expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(3);
       expect(r.stderr).toContain("FORBIDDEN");
     }
+    // Nothing changed: the seeded h200 every other file relies on is still there, and nothing was added.
+    const { profiles } = await sfJson<{ profiles: Profile[] }>(["admin", "profile", "ls"], admin);
+    expect(profiles.map((p) => p.name)).toContain("h200");
+    expect(profiles.map((p) => p.name)).not.toContain(MINE);
+    const catalog = await call(cp, cp.adminToken, "GET", `/v1/catalog/${SFT}`);
+    expect((catalog.body.versions as Array<{ version: string }>).map((v) => v.version)).not.toContain(
+      "2.0.0",
+    );
   });
 });

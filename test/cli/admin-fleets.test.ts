@@ -1,19 +1,31 @@
 /** Tier 3: `sf admin fleet create|ls|show|enroll-token` and `sf admin maintenance …` on a real control plane. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { baseSpec, recipeDigest } from "../support/jobs.js";
 import { newSfHome, type SfEnv, sf, sfJson } from "../support/sf.js";
+import { newUser, sharedControlPlane, unique } from "../support/shared-control-plane.js";
 
 let cp: ControlPlane;
 let admin: SfEnv;
 let viewer: SfEnv;
+/**
+ * Who submits this file's jobs: a user of its own, so that its queue and allocations are its own and it
+ * neither uses up nor counts on the bootstrap admin's quota, which every other file shares.
+ */
+let submitter: { id: string; token: string };
+/** Fleets are deployment-wide: this file's have names of their own. */
+const LAB = unique("lab");
+const LAB2 = unique("lab2");
+const IB = unique("ib");
+const NOPE = unique("nope");
+const MINE = unique("mine");
 
 const as = (token: string): SfEnv => ({ home: newSfHome(), server: cp.url, env: { SF_TOKEN: token } });
 
 async function submit(gpus: number, name: string) {
   const spec = baseSpec({
     name,
-    fleet: "lab",
+    fleet: LAB,
     recipe: {
       name: "custom/custom",
       version: "1.0.0",
@@ -22,18 +34,14 @@ async function submit(gpus: number, name: string) {
     framework: { kind: "custom", version: "1", runtime_id: "bash", image: "ghcr.io/acme/train:1.0" },
     gpus,
   });
-  return call(cp, cp.adminToken, "POST", "/v1/jobs", spec);
+  return call(cp, submitter.token, "POST", "/v1/jobs", spec);
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false });
+  cp = sharedControlPlane();
   admin = as(cp.adminToken);
-  const v = await call(cp, cp.adminToken, "POST", "/v1/users", { name: "vic", role: "viewer" });
-  viewer = as(v.body.token as string);
-});
-
-afterAll(async () => {
-  await cp?.stop();
+  viewer = as((await newUser(cp, "vic", "viewer")).token);
+  submitter = await newUser(cp, "sub", "operator");
 });
 
 describe("sf admin fleet", () => {
@@ -43,7 +51,7 @@ describe("sf admin fleet", () => {
         "admin",
         "fleet",
         "create",
-        "lab",
+        LAB,
         "--kind",
         "docker",
         "--allow",
@@ -56,24 +64,25 @@ describe("sf admin fleet", () => {
       admin,
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain("created fleet lab (docker");
+    expect(r.stderr).toContain(`created fleet ${LAB} (docker`);
 
     const { fleets } = await sfJson<{
       fleets: Array<{ name: string; image_allowlist: string[]; description: string }>;
     }>(["admin", "fleet", "ls"], admin);
-    expect(fleets.find((f) => f.name === "lab")).toMatchObject({
+    expect(fleets.filter((f) => f.name === LAB)).toHaveLength(1);
+    expect(fleets.find((f) => f.name === LAB)).toMatchObject({
       image_allowlist: ["ghcr.io/acme/*", "nvcr.io/nvidia/*"],
       description: "the lab boxes",
     });
     const table = await sf(["admin", "fleet", "ls"], admin);
     expect(table.stdout).toMatch(
-      /^lab\s+docker\s+open\s+ghcr.io\/acme\/\*, nvcr.io\/nvidia\/\*\s+the lab boxes$/m,
+      new RegExp(`^${LAB}\\s+docker\\s+open\\s+ghcr.io/acme/\\*, nvcr.io/nvidia/\\*\\s+the lab boxes$`, "m"),
     );
 
-    const again = await sf(["admin", "fleet", "create", "lab", "--kind", "docker"], admin);
+    const again = await sf(["admin", "fleet", "create", LAB, "--kind", "docker"], admin);
     expect(again.code).toBe(5);
     expect(again.stderr).toContain("ALREADY_EXISTS");
-    const noKind = await sf(["admin", "fleet", "create", "lab2"], admin);
+    const noKind = await sf(["admin", "fleet", "create", LAB2], admin);
     expect(noKind.code).toBe(2);
     expect(noKind.stderr).toContain("--kind");
   });
@@ -81,7 +90,7 @@ describe("sf admin fleet", () => {
   it("shows nodes, GPU allocations and the queue with its reasons", async () => {
     expect(
       (
-        await call(cp, cp.adminToken, "POST", "/v1/fleets/lab/nodes", {
+        await call(cp, cp.adminToken, "POST", `/v1/fleets/${LAB}/nodes`, {
           name: "gpu-a",
           series: "h200",
           gpus: 8,
@@ -97,20 +106,20 @@ describe("sf admin fleet", () => {
       totals: { gpus: number; allocated: number; queued: number };
       nodes: Array<{ name: string }>;
       queue: Array<{ job_id: string }>;
-    }>(["admin", "fleet", "show", "lab"], admin);
+    }>(["admin", "fleet", "show", LAB], admin);
     expect(live.totals).toMatchObject({ gpus: 8, allocated: 4, queued: 1 });
     expect(live.nodes.map((n) => n.name)).toEqual(["gpu-a"]);
     expect(live.queue.map((q) => q.job_id)).toEqual([waitingId]);
 
-    const human = await sf(["admin", "fleet", "show", "lab"], admin);
+    const human = await sf(["admin", "fleet", "show", LAB], admin);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain("GPUs:    8 total, 4 allocated, 4 free");
     // An admin-registered node has no agent, so no runtime and no advertise address.
     expect(human.stdout).toMatch(/^gpu-a\s+h200\s+ready\s+-\s+-\s+-\s+4\/8 used$/m);
     expect(human.stdout.match(/^gpu-a\s+[0-3]\s+job_\S+\s+run_\S+$/gm)).toHaveLength(4);
-    expect(human.stdout).toMatch(new RegExp(`^${waitingId}\\s+usr_bootstrap_admin\\s+8\\s+\\d+\\s+\\S`, "m"));
+    expect(human.stdout).toMatch(new RegExp(`^${waitingId}\\s+${submitter.id}\\s+8\\s+\\d+\\s+\\S`, "m"));
 
-    const missing = await sf(["admin", "fleet", "show", "nope"], admin);
+    const missing = await sf(["admin", "fleet", "show", NOPE], admin);
     expect(missing.code).toBe(4);
   });
 
@@ -120,7 +129,7 @@ describe("sf admin fleet", () => {
         "admin",
         "fleet",
         "create",
-        "ib",
+        IB,
         "--kind",
         "docker",
         "--network-env",
@@ -133,10 +142,10 @@ describe("sf admin fleet", () => {
       admin,
     );
     expect(made.code, made.stderr).toBe(0);
-    const shown = await sf(["admin", "fleet", "network", "ib"], viewer);
+    const shown = await sf(["admin", "fleet", "network", IB], viewer);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout.trim()).toBe(
-      "ib: rendezvous timeout 300 s, rank 0 on ports 29500-29599; NCCL_SOCKET_IFNAME=ib0 NCCL_IB_HCA=mlx5_0,mlx5_1",
+      `${IB}: rendezvous timeout 300 s, rank 0 on ports 29500-29599; NCCL_SOCKET_IFNAME=ib0 NCCL_IB_HCA=mlx5_0,mlx5_1`,
     );
 
     const changed = await sfJson<{ network: unknown }>(
@@ -144,7 +153,7 @@ describe("sf admin fleet", () => {
         "admin",
         "fleet",
         "network",
-        "ib",
+        IB,
         "--env",
         "GLOO_SOCKET_IFNAME=ib0",
         "--unset-env",
@@ -161,36 +170,36 @@ describe("sf admin fleet", () => {
       rendezvous_timeout_seconds: 600,
       port_range: null,
     });
-    expect((await sf(["admin", "fleet", "show", "ib"], viewer)).stdout).toContain(
+    expect((await sf(["admin", "fleet", "show", IB], viewer)).stdout).toContain(
       "network: rendezvous timeout 600 s, rank 0 on any free port; NCCL_SOCKET_IFNAME=ib0 GLOO_SOCKET_IFNAME=ib0",
     );
 
     // Not a network variable: refused by the server with the variable named; nothing changed.
-    const bad = await sf(["admin", "fleet", "network", "ib", "--env", "LD_PRELOAD=/tmp/x.so"], admin);
+    const bad = await sf(["admin", "fleet", "network", IB, "--env", "LD_PRELOAD=/tmp/x.so"], admin);
     expect(bad.code).toBe(5);
     expect(bad.stderr).toContain("LD_PRELOAD is not a network setting");
     // Bad flags never reach the server.
-    const badPorts = await sf(["admin", "fleet", "network", "ib", "--rendezvous-ports", "80"], admin);
+    const badPorts = await sf(["admin", "fleet", "network", IB, "--rendezvous-ports", "80"], admin);
     expect(badPorts.code).toBe(2);
     expect(badPorts.stderr).toContain("LOW-HIGH");
-    const badTimeout = await sf(["admin", "fleet", "network", "ib", "--rendezvous-timeout", "1"], admin);
+    const badTimeout = await sf(["admin", "fleet", "network", IB, "--rendezvous-timeout", "1"], admin);
     expect(badTimeout.code).toBe(2);
-    const viewerChange = await sf(["admin", "fleet", "network", "ib", "--rendezvous-timeout", "60"], viewer);
+    const viewerChange = await sf(["admin", "fleet", "network", IB, "--rendezvous-timeout", "60"], viewer);
     expect(viewerChange.code).toBe(3);
-    const after = await sfJson<{ network: unknown }>(["admin", "fleet", "network", "ib"], admin);
+    const after = await sfJson<{ network: unknown }>(["admin", "fleet", "network", IB], admin);
     expect(after.network).toEqual(changed.network);
   });
 
   it("mints a one-shot enrollment token an agent can enroll with", async () => {
     const r = await sfJson<{ token: string; fleet: string; one_shot: boolean }>(
-      ["admin", "fleet", "enroll-token", "lab", "--ttl-minutes", "5"],
+      ["admin", "fleet", "enroll-token", LAB, "--ttl-minutes", "5"],
       admin,
     );
-    expect(r).toMatchObject({ fleet: "lab", one_shot: true });
+    expect(r).toMatchObject({ fleet: LAB, one_shot: true });
     expect(r.token).toMatch(/^sfe_/);
     expect((await call(cp, null, "POST", "/v1/agents/enroll", { token: r.token })).status).toBe(201);
 
-    const human = await sf(["admin", "fleet", "enroll-token", "lab"], admin);
+    const human = await sf(["admin", "fleet", "enroll-token", LAB], admin);
     expect(human.stdout.trim()).toMatch(/^sfe_\S+$/);
     expect(human.stderr).toContain("forgelet enroll --server");
   });
@@ -198,23 +207,23 @@ describe("sf admin fleet", () => {
 
 describe("sf admin maintenance", () => {
   it("drains a fleet (submits refused with the note) and resumes it", async () => {
-    const before = await sf(["admin", "maintenance", "status", "lab"], admin);
-    expect(before.stdout).toMatch(/^lab: open; \d+ running, 1 queued$/m);
+    const before = await sf(["admin", "maintenance", "status", LAB], admin);
+    expect(before.stdout).toMatch(new RegExp(`^${LAB}: open; \\d+ running, 1 queued$`, "m"));
 
     const drained = await sfJson<{ draining: boolean; note: string }>(
-      ["admin", "maintenance", "drain", "lab", "--note", "driver upgrade"],
+      ["admin", "maintenance", "drain", LAB, "--note", "driver upgrade"],
       admin,
     );
     expect(drained).toMatchObject({ draining: true, note: "driver upgrade" });
     const refused = await submit(1, "during-drain");
     expect(refused.body).toMatchObject({ error: { code: "FLEET_DRAINING" } });
-    expect((await sf(["admin", "maintenance", "status", "lab"], viewer)).stdout).toContain(
-      "lab: draining (driver upgrade)",
+    expect((await sf(["admin", "maintenance", "status", LAB], viewer)).stdout).toContain(
+      `${LAB}: draining (driver upgrade)`,
     );
 
-    const resumed = await sf(["admin", "maintenance", "resume", "lab"], admin);
+    const resumed = await sf(["admin", "maintenance", "resume", LAB], admin);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toMatch(/^lab: open;/m);
+    expect(resumed.stdout).toMatch(new RegExp(`^${LAB}: open;`, "m"));
     expect((await submit(1, "after-drain")).status).toBe(201);
   });
 });
@@ -222,16 +231,24 @@ describe("sf admin maintenance", () => {
 describe("non-admins", () => {
   it("get exit 3 from every fleet and maintenance change", async () => {
     for (const args of [
-      ["admin", "fleet", "create", "mine", "--kind", "process"],
-      ["admin", "fleet", "enroll-token", "lab"],
-      ["admin", "maintenance", "drain", "lab"],
-      ["admin", "maintenance", "resume", "lab"],
+      ["admin", "fleet", "create", MINE, "--kind", "process"],
+      ["admin", "fleet", "enroll-token", LAB],
+      ["admin", "maintenance", "drain", LAB],
+      ["admin", "maintenance", "resume", LAB],
     ]) {
       const r = await sf(args, viewer);
       expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(3);
       expect(r.stderr).toContain("FORBIDDEN");
     }
     // Reading fleets is allowed to every role.
-    expect((await sf(["admin", "fleet", "ls"], viewer)).code).toBe(0);
+    const read = await sf(["admin", "fleet", "ls", "--json"], viewer);
+    expect(read.code).toBe(0);
+    // and nothing was changed: no fleet of the viewer's, and the lab is still open.
+    const names = (JSON.parse(read.stdout) as { fleets: Array<{ name: string }> }).fleets.map((f) => f.name);
+    expect(names).toContain(LAB);
+    expect(names).not.toContain(MINE);
+    expect((await sf(["admin", "maintenance", "status", LAB], viewer)).stdout).toMatch(
+      new RegExp(`^${LAB}: open;`, "m"),
+    );
   });
 });

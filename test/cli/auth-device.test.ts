@@ -6,14 +6,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type ControlPlane,
-  call,
-  DEV_SERVER_RESTARTED,
-  startControlPlane,
-} from "../support/control-plane.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { newSfHome, SF_BIN, sf, sfJson } from "../support/sf.js";
+import { newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 
 interface Running {
   child: ChildProcess;
@@ -47,20 +43,9 @@ function startLogin(home: string, server: string): Running {
   return { child, code, exit };
 }
 
-/** One request as a browser sends it: no redirects followed, the dev server's mid-swap 503 sent again. */
+/** One request as a browser sends it: no redirects followed, and nothing sent twice. */
 async function browserFetch(url: string, init: RequestInit): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    const res = await fetch(url, { ...init, redirect: "manual" });
-    if (res.status === 503 && attempt < 3) {
-      const text = await res.text();
-      if (text.startsWith(DEV_SERVER_RESTARTED)) {
-        await new Promise((r) => setTimeout(r, 500));
-        continue;
-      }
-      return new Response(text, { status: res.status, headers: res.headers });
-    }
-    return res;
-  }
+  return fetch(url, { ...init, redirect: "manual" });
 }
 
 /**
@@ -104,16 +89,15 @@ async function decideInBrowser(
 }
 
 let cp: ControlPlane;
+/** This file's user (users are deployment-wide: her name is unique); she approves in the browser. */
+let grace = "";
 let graceToken = "";
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false });
-  const r = await call(cp, cp.adminToken, "POST", "/v1/users", { name: "grace", role: "operator" });
-  graceToken = r.body.token as string;
-});
-
-afterAll(async () => {
-  await cp?.stop();
+  cp = sharedControlPlane();
+  const u = await newUser(cp, "grace", "operator");
+  grace = u.name;
+  graceToken = u.token;
 });
 
 describe("sf login (device flow)", () => {
@@ -131,17 +115,21 @@ describe("sf login (device flow)", () => {
     const file = join(home, "credentials.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const saved = JSON.parse(readFileSync(file, "utf8")).servers[cp.url];
-    expect(saved).toMatchObject({ user: "grace", role: "operator" });
+    expect(saved).toMatchObject({ user: grace, role: "operator" });
     // A new token of its own, not the one used to approve.
     expect(saved.token).toMatch(/^sfp_/);
     expect(saved.token).not.toBe(graceToken);
 
     const me = await sfJson<{ user: { name: string } }>(["whoami"], { home });
-    expect(me.user.name).toBe("grace");
+    expect(me.user.name).toBe(grace);
     const tokens = await call(cp, graceToken, "GET", "/v1/tokens");
     expect(
       (tokens.body.tokens as Array<{ name: string }>).some((t) => t.name.startsWith("sf device login ")),
     ).toBe(true);
+    // Hers alone, and just the one this login made.
+    expect(
+      (tokens.body.tokens as Array<{ name: string }>).filter((t) => t.name.startsWith("sf device login ")),
+    ).toHaveLength(1);
   });
 
   it("exits 3 when the login is denied, saving nothing", async () => {

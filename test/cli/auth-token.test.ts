@@ -4,26 +4,26 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ControlPlane } from "../support/control-plane.js";
 import { newSfHome, sf, sfJson } from "../support/sf.js";
+import { newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 
 /** Nothing listens here: a request to it would fail with exit 6, so a test can tell which server was used. */
 const NOWHERE = "http://127.0.0.1:9";
 
 let cp: ControlPlane;
+/** This file's user (users are deployment-wide: her name is unique). */
+let ada = "";
 let adaToken = "";
 
 const credentials = (home: string) => join(home, "credentials.json");
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false });
-  const r = await call(cp, cp.adminToken, "POST", "/v1/users", { name: "ada", role: "operator" });
-  adaToken = r.body.token as string;
-});
-
-afterAll(async () => {
-  await cp?.stop();
+  cp = sharedControlPlane();
+  const u = await newUser(cp, "ada", "operator");
+  ada = u.name;
+  adaToken = u.token;
 });
 
 describe("sf login with a token", () => {
@@ -36,11 +36,11 @@ describe("sf login with a token", () => {
     const saved = JSON.parse(readFileSync(credentials(home), "utf8"));
     expect(saved).toMatchObject({
       default: cp.url,
-      servers: { [cp.url]: { token: adaToken, user: "ada", role: "operator" } },
+      servers: { [cp.url]: { token: adaToken, user: ada, role: "operator" } },
     });
 
     const me = await sfJson<{ user: { name: string }; server: string }>(["whoami"], { home });
-    expect(me).toMatchObject({ server: cp.url, user: { name: "ada" } });
+    expect(me).toMatchObject({ server: cp.url, user: { name: ada } });
   });
 
   it("reads --token-stdin", async () => {
@@ -50,8 +50,8 @@ describe("sf login with a token", () => {
       input: `${adaToken}\n`,
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ server: cp.url, user: "ada", role: "operator" });
-    expect((await sf(["whoami"], { home })).stdout).toContain("ada (operator)");
+    expect(JSON.parse(r.stdout)).toEqual({ server: cp.url, user: ada, role: "operator" });
+    expect((await sf(["whoami"], { home })).stdout).toContain(`${ada} (operator)`);
   });
 
   it("refuses a bad token with exit 3 and saves nothing", async () => {

@@ -7,9 +7,10 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { ControlPlane } from "../support/control-plane.js";
 import { newSfHome, sf, sfJson } from "../support/sf.js";
+import { newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 
 /** Nothing may be asked of this one: a command that uses it fails with exit 3 (no login) or 6. */
 const NOWHERE = "http://127.0.0.1:9";
@@ -17,6 +18,8 @@ const NOWHERE = "http://127.0.0.1:9";
 let cp: ControlPlane;
 let local = "";
 let localName = "";
+/** This file's user (users are deployment-wide: her name is unique). */
+let ada = "";
 let adaToken = "";
 
 interface Row {
@@ -37,15 +40,12 @@ const who = async (home: string, args: string[] = [], env?: Record<string, strin
 const file = (home: string) => JSON.parse(readFileSync(join(home, "credentials.json"), "utf8"));
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false });
+  cp = sharedControlPlane();
   local = cp.url.replace("127.0.0.1", "localhost");
   localName = new URL(cp.url).host;
-  const r = await call(cp, cp.adminToken, "POST", "/v1/users", { name: "ada", role: "operator" });
-  adaToken = r.body.token as string;
-});
-
-afterAll(async () => {
-  await cp?.stop();
+  const u = await newUser(cp, "ada", "operator");
+  ada = u.name;
+  adaToken = u.token;
 });
 
 /** ada on 127.0.0.1 (context named by host:port), the admin on localhost as "admin" (current). */
@@ -65,7 +65,7 @@ describe("sf login saves a context", () => {
     const all = await ls(home);
     expect(all.current).toBe("admin");
     expect(all.contexts).toEqual([
-      { name: localName, server: cp.url, user: "ada", role: "operator", current: false },
+      { name: localName, server: cp.url, user: ada, role: "operator", current: false },
       { name: "admin", server: local, user: "admin", role: "admin", current: true },
     ]);
     expect((await who(home)).name).toBe("admin");
@@ -101,12 +101,12 @@ describe("switching", () => {
     const home = await twoContexts();
     const use = await sf(["context", "use", localName], { home });
     expect(use.code, use.stderr).toBe(0);
-    expect((await who(home)).name).toBe("ada");
+    expect((await who(home)).name).toBe(ada);
 
     expect((await who(home, ["--context", "admin"])).name).toBe("admin");
     // one command only: the current context is unchanged
     expect((await ls(home)).current).toBe(localName);
-    expect((await who(home)).name).toBe("ada");
+    expect((await who(home)).name).toBe(ada);
   });
 
   it("precedence: --server > --context > SF_SERVER > the current context", async () => {
@@ -116,10 +116,10 @@ describe("switching", () => {
     expect(env.code).toBe(3);
     expect(env.said).toContain(`not logged in to ${NOWHERE}`);
     // --context beats SF_SERVER
-    expect((await who(home, ["--context", localName], { SF_SERVER: NOWHERE })).name).toBe("ada");
+    expect((await who(home, ["--context", localName], { SF_SERVER: NOWHERE })).name).toBe(ada);
     // --server beats --context
     expect((await who(home, ["--context", "admin", "--server", cp.url], { SF_SERVER: NOWHERE })).name).toBe(
-      "ada",
+      ada,
     );
     const current = await sfJson(["context", "current", "--context", localName], {
       home,
@@ -171,7 +171,7 @@ describe("sf context rm", () => {
       ).toBe(0);
     const r = await sfJson(["context", "rm", "two"], { home });
     expect(r).toMatchObject({ removed: "two", token_forgotten: false, current: null });
-    expect((await who(home, ["--context", "one"])).name).toBe("ada");
+    expect((await who(home, ["--context", "one"])).name).toBe(ada);
   });
 });
 
@@ -182,16 +182,16 @@ describe("a credentials file of version 1 (before contexts)", () => {
       version: 1,
       default: cp.url,
       servers: {
-        [cp.url]: { token: adaToken, user: "ada", role: "operator", saved_at: "2026-01-01T00:00:00Z" },
+        [cp.url]: { token: adaToken, user: ada, role: "operator", saved_at: "2026-01-01T00:00:00Z" },
       },
     };
     writeFileSync(join(home, "credentials.json"), JSON.stringify(v1), { mode: 0o600 });
 
     expect(await ls(home)).toEqual({
       current: localName,
-      contexts: [{ name: localName, server: cp.url, user: "ada", role: "operator", current: true }],
+      contexts: [{ name: localName, server: cp.url, user: ada, role: "operator", current: true }],
     });
-    expect((await who(home)).name).toBe("ada");
+    expect((await who(home)).name).toBe(ada);
     expect(file(home).version).toBe(1); // reading alone changes nothing
 
     expect(
@@ -200,7 +200,7 @@ describe("a credentials file of version 1 (before contexts)", () => {
     const migrated = file(home);
     expect(migrated.version).toBe(2);
     expect(migrated.servers[cp.url]).toEqual(v1.servers[cp.url]);
-    expect((await who(home, ["--context", localName])).name).toBe("ada");
+    expect((await who(home, ["--context", localName])).name).toBe(ada);
   });
 });
 

@@ -1,3 +1,6 @@
+// A control plane of its own (startControlPlane), not the shared one: it points object storage at a stub
+// that refuses every part, through the R2_* variables, which are deployment-wide; on the shared plane every
+// other file's large uploads would be refused too.
 /**
  * Tier 3: when object storage refuses a part outright (here 403 AccessDenied, as R2 answers a key without
  * write access), `sf submit` gives the upload up instead of leaving it to be resumed into the same refusal:

@@ -1,3 +1,6 @@
+// A control plane of its own (startControlPlane), not the shared one: it points object storage at an S3
+// stand-in through the R2_* variables, which are deployment-wide; on the shared plane they would send every
+// other file's large uploads to this file's stand-in (and its damaging relay), gone once this file ends.
 /**
  * Tier 3: large workspace files go straight to object storage in parts. A real S3-compatible server on
  * loopback (s3rver) stands in for R2's S3 API, behind a TCP relay that measures what is sent and can damage

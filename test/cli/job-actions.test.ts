@@ -3,14 +3,31 @@
  * `sf job stop|pause|resume` changing a real job's state, with a refused transition exiting 5.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, jobState, recipeDigest, waitForStatus } from "../support/jobs.js";
 import { newSfHome, sf, sfJson } from "../support/sf.js";
+import {
+  fleetWithAgent,
+  newFleet,
+  newUser,
+  sharedControlPlane,
+  unique,
+} from "../support/shared-control-plane.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 let cp: ControlPlane;
 let token = "";
 let home = "";
+/** This file's user: she sees only her own jobs on the shared control plane. */
+let otto = "";
+/** A fleet without nodes: whatever is submitted there stays QUEUED. */
+let empty = "";
+/** This file's fleet with one agent (8 simulated H200s), where jobs run. */
+let running = "";
+let agent: ForgeletProc | undefined;
+/** The name of this file's jobs. */
+const LONG = unique("long");
 
 const run = (args: string[]) => sf(args, { home, server: cp.url });
 const json = <T>(args: string[]) => sfJson<T>(args, { home, server: cp.url });
@@ -23,7 +40,7 @@ async function longJob(fleet: string): Promise<string> {
     { path: "exp/train.sh", content: trainSh, mode: 0o755 },
   ]);
   const spec = baseSpec({
-    name: "long",
+    name: LONG,
     fleet,
     recipe: {
       name: "custom/custom",
@@ -44,26 +61,23 @@ interface Acted {
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  token = String(
-    (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "otto", role: "operator" })).body.token,
-  );
+  cp = sharedControlPlane();
+  ({ name: otto, token } = await newUser(cp, "otto"));
   home = newSfHome();
   const login = await sf(["login", "--server", cp.url, "--token", token], { home });
   expect(login.code, login.stderr).toBe(0);
-  // A fleet without nodes: whatever is submitted there stays QUEUED.
-  expect(
-    (await call(cp, cp.adminToken, "POST", "/v1/fleets", { name: "empty", kind: "process" })).status,
-  ).toBe(201);
+  empty = await newFleet(cp, "empty");
+  expect((await call(cp, cp.adminToken, "GET", `/v1/fleets/${empty}`)).status).toBe(200);
+  ({ fleet: running, agent } = await fleetWithAgent(cp, "actions", { gpus: 8 }));
 });
 
 afterAll(async () => {
-  await cp?.stop();
+  await agent?.dispose();
 });
 
 describe("a queued job", () => {
   it("shows why it waits, and moves QUEUED → PAUSED → QUEUED → STOPPED with pause, resume, stop", async () => {
-    const id = await longJob("empty");
+    const id = await longJob(empty);
     await waitForStatus(cp, token, id, ["QUEUED"]);
     let status = await run(["job", "status", id]);
     for (let i = 0; i < 50 && !status.stdout.includes("waiting:"); i++) {
@@ -71,7 +85,7 @@ describe("a queued job", () => {
       status = await run(["job", "status", id]);
     }
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(new RegExp(`^${id}\\s+long\\s+QUEUED`));
+    expect(status.stdout).toMatch(new RegExp(`^${id}\\s+${LONG}\\s+QUEUED`));
     expect(status.stdout).toMatch(/waiting: no h200 node is registered in this fleet \[NO_NODE_OF_SERIES\]/);
     const detail = await json<{ job: { pending_reasons: Array<{ code: string }> } }>(["job", "status", id]);
     expect(detail.job.pending_reasons.map((r) => r.code)).toEqual(["NO_NODE_OF_SERIES"]);
@@ -90,7 +104,7 @@ describe("a queued job", () => {
   });
 
   it("refuses an illegal transition with exit 5, INVALID_TRANSITION and a hint", async () => {
-    const id = await longJob("empty");
+    const id = await longJob(empty);
     expect((await run(["job", "stop", id])).code).toBe(0);
     const r = await run(["job", "pause", id]);
     expect(r.code).toBe(5);
@@ -105,10 +119,10 @@ describe("a queued job", () => {
 
 describe("a running job", () => {
   it("shows its run's placement, pauses (releasing its GPUs), resumes, runs again and stops", async () => {
-    const id = await longJob("local");
+    const id = await longJob(running);
     await waitForStatus(cp, token, id, ["RUNNING"], 60_000);
     const status = await run(["job", "status", id]);
-    expect(status.stdout).toMatch(new RegExp(`^${id}\\s+long\\s+RUNNING`));
+    expect(status.stdout).toMatch(new RegExp(`^${id}\\s+${LONG}\\s+RUNNING`));
     expect(status.stdout).toMatch(/\n1\s+run_\w+\s+[A-Z]+\s+-\s+\S+\s+nod_\w+\[\d\]/);
     expect(status.stdout).not.toContain("waiting:");
 
@@ -118,9 +132,9 @@ describe("a running job", () => {
       id,
     ]);
     expect(paused.job.status).toBe("PAUSED");
-    expect(paused.job.runs.map((r) => [r.status, r.reason])).toEqual([["PAUSED", "pause by otto"]]);
+    expect(paused.job.runs.map((r) => [r.status, r.reason])).toEqual([["PAUSED", `pause by ${otto}`]]);
     type Totals = { fleets: Array<{ name: string; allocated: number; queued: number }> };
-    const local = async () => (await json<Totals>(["status"])).fleets.find((f) => f.name === "local")!;
+    const local = async () => (await json<Totals>(["status"])).fleets.find((f) => f.name === running)!;
     for (let i = 0; i < 100 && (await local()).allocated > 0; i++)
       await new Promise((r) => setTimeout(r, 200));
     expect((await local()).allocated).toBe(0);
@@ -134,6 +148,6 @@ describe("a running job", () => {
     const follow = await run(["job", "logs", id, "-f"]);
     expect(follow.code).toBe(7);
     expect(follow.stderr).toMatch(/STOPPED/);
-    expect((await json<Totals>(["status"])).fleets.find((f) => f.name === "empty")?.queued).toBe(0);
+    expect((await json<Totals>(["status"])).fleets.find((f) => f.name === empty)?.queued).toBe(0);
   });
 });

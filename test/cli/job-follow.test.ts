@@ -1,20 +1,27 @@
 /**
- * Tier 3: `sf job logs` against a real control plane whose local forgelet really runs the jobs. The
- * follow is read through a TCP proxy that we cut mid-stream: sf must reconnect with Last-Event-ID and
- * print every line exactly once, in order, then exit by the job's final status.
+ * Tier 3: `sf job logs` against the shared control plane, with a forgelet of this file's own that really
+ * runs the jobs. The follow is read through a TCP proxy that we cut mid-stream: sf must reconnect with
+ * Last-Event-ID and print every line exactly once, in order, then exit by the job's final status.
  */
 import { spawn } from "node:child_process";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SseParser } from "../../cli/impl/job/sse.js";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
 import { newSfHome, SF_BIN, sf, sfJson } from "../support/sf.js";
+import { fleetWithAgent, newUser, sharedControlPlane, unique } from "../support/shared-control-plane.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 let cp: ControlPlane;
 let token = "";
 let home = "";
+/** This file's fleet with one agent (8 simulated H200s), where its jobs run. */
+let fleet = "";
+let agent: ForgeletProc | undefined;
+/** Names this file's jobs start with (`<LINES>-<n>`). */
+const LINES = unique("lines");
 
 /** A loopback proxy to the control plane that can drop every connection it carries at once. */
 interface CutProxy {
@@ -70,8 +77,8 @@ async function lineJob(lines: number, tick: number, code = 0): Promise<string> {
     { path: "exp/train.sh", content: trainSh, mode: 0o755 },
   ]);
   const spec = baseSpec({
-    name: `lines-${lines}`,
-    fleet: "local",
+    name: `${LINES}-${lines}`,
+    fleet,
     recipe: {
       name: "custom/custom",
       version: "1.0.0",
@@ -103,16 +110,17 @@ const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 
 const stdoutLines = (s: string) => s.split("\n").filter((l) => l !== "");
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  const user = await call(cp, cp.adminToken, "POST", "/v1/users", { name: "flo", role: "operator" });
-  token = String(user.body.token);
+  cp = sharedControlPlane();
+  // Her own user: "the caller's most recent job" below is one of this file's.
+  ({ token } = await newUser(cp, "flo"));
   home = newSfHome();
   const login = await sf(["login", "--server", cp.url, "--token", token], { home });
   expect(login.code, login.stderr).toBe(0);
+  ({ fleet, agent } = await fleetWithAgent(cp, "follow", { gpus: 8 }));
 });
 
 afterAll(async () => {
-  await cp?.stop();
+  await agent?.dispose();
 });
 
 describe("sf job logs --follow", () => {

@@ -1,6 +1,7 @@
 /**
  * Tier 3: inspecting a real python/charlm training run with `sf` (ls, status, metrics, artifacts and
- * their download) and `sf status`, against a real control plane whose local forgelet trains it.
+ * their download) and `sf status`, against the shared control plane, with a forgelet of this file's own
+ * (in its own fleet) that trains it. Its own user sees only this file's jobs.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -10,14 +11,32 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Api } from "../../cli/api.js";
 import { formatNumber } from "../../cli/impl/job/format.js";
 import { listJobs } from "../../cli/impl/job/list.js";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
 import { newSfHome, sf, sfJson } from "../support/sf.js";
+import {
+  fleetWithAgent,
+  newFleet,
+  newUser,
+  sharedControlPlane,
+  unique,
+} from "../support/shared-control-plane.js";
 
 let cp: ControlPlane;
 let token = "";
 let home = "";
 let jobId = "";
+/** This file's user. */
+let ines = "";
+/** This file's fleet with one agent (8 simulated H200s), where the training runs. */
+let fleet = "";
+let agent: ForgeletProc | undefined;
+/** The trained job's name, and the parked ones'. */
+const TRAINED = unique("charlm-inspect");
+const PARKED = unique("parked");
+/** A fleet without nodes (made by the --limit test), where the parked jobs stay QUEUED. */
+let idle = "";
 
 const run = (args: string[], o: { cwd?: string } = {}) => sf(args, { home, server: cp.url, ...o });
 const sha256 = (path: string) => `sha256:${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
@@ -42,16 +61,15 @@ interface Art {
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  token = String(
-    (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "ines", role: "operator" })).body.token,
-  );
+  cp = sharedControlPlane();
+  ({ name: ines, token } = await newUser(cp, "ines"));
+  ({ fleet, agent } = await fleetWithAgent(cp, "inspect", { gpus: 8 }));
   home = newSfHome();
   const login = await sf(["login", "--server", cp.url, "--token", token], { home });
   expect(login.code, login.stderr).toBe(0);
   const spec = baseSpec({
-    name: "charlm-inspect",
-    fleet: "local",
+    name: TRAINED,
+    fleet,
     recipe: {
       name: "python/charlm",
       version: "1.0.0",
@@ -68,7 +86,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await cp?.stop();
+  await agent?.dispose();
 });
 
 describe("sf job ls and sf job status", () => {
@@ -78,7 +96,7 @@ describe("sf job ls and sf job status", () => {
     const [header, row] = r.stdout.trimEnd().split("\n");
     expect(header).toMatch(/^ID\s+NAME\s+STATUS\s+GPUS\s+RECIPE\s+AGE$/);
     expect(row).toMatch(
-      new RegExp(`^${jobId}\\s+charlm-inspect\\s+SUCCEEDED\\s+1\\s+python/charlm@1\\.0\\.0\\s+\\d+[smhd]$`),
+      new RegExp(`^${jobId}\\s+${TRAINED}\\s+SUCCEEDED\\s+1\\s+python/charlm@1\\.0\\.0\\s+\\d+[smhd]$`),
     );
 
     const json = await sfJson<{ jobs: Array<{ id: string; status: string }> }>(["job", "ls"], {
@@ -95,12 +113,11 @@ describe("sf job ls and sf job status", () => {
 
   it("stops at --limit, follows next_cursor across pages, and filters by status and fleet", async () => {
     // Four more jobs on a fleet with no nodes stay QUEUED.
-    expect(
-      (await call(cp, cp.adminToken, "POST", "/v1/fleets", { name: "idle", kind: "process" })).status,
-    ).toBe(201);
+    idle = await newFleet(cp, "idle");
+    expect((await call(cp, cp.adminToken, "GET", `/v1/fleets/${idle}`)).status).toBe(200);
     const spec = baseSpec({
-      name: "parked",
-      fleet: "idle",
+      name: PARKED,
+      fleet: idle,
       recipe: {
         name: "python/charlm",
         version: "1.0.0",
@@ -115,7 +132,7 @@ describe("sf job ls and sf job status", () => {
     const three = await sfJson<Listed>(["job", "ls", "--limit", "3"], { home, server: cp.url });
     expect(three.jobs.map((j) => j.id)).toEqual(ids.slice(0, 3));
     expect(three.more).toBe(true);
-    const queued = await run(["job", "ls", "--status", "QUEUED", "--fleet", "idle"]);
+    const queued = await run(["job", "ls", "--status", "QUEUED", "--fleet", idle]);
     expect(queued.stdout.trimEnd().split("\n")).toHaveLength(5);
     // Pages of 2 (the CLI asks for up to 200 at a time): the cursor is followed to the end, in order.
     const api = new Api(cp.url, token);
@@ -130,8 +147,8 @@ describe("sf job ls and sf job status", () => {
   it("shows the job, its run (attempt, status, exit, placement) and its events", async () => {
     const r = await run(["job", "status", jobId]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^${jobId}\\s+charlm-inspect\\s+SUCCEEDED`));
-    expect(r.stdout).toContain("fleet local");
+    expect(r.stdout).toMatch(new RegExp(`^${jobId}\\s+${TRAINED}\\s+SUCCEEDED`));
+    expect(r.stdout).toContain(`fleet ${fleet}`);
     expect(r.stdout).toMatch(/\n1\s+run_\w+\s+SUCCEEDED\s+0\s+.*nod_\w+\[\d\]/);
     expect(r.stdout).toMatch(/RUNNING → SUCCEEDED\s+succeeded/);
     const json = await sfJson<{
@@ -234,19 +251,19 @@ describe("sf status", () => {
   it("shows my usage against my quota and each fleet's GPU totals", async () => {
     const r = await run(["status"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^ines on http/);
+    expect(r.stdout).toMatch(new RegExp(`^${ines} on http`));
     expect(r.stdout).toMatch(/active jobs\s+0\s+20/);
     expect(r.stdout).toMatch(/GPUs in use\s+0\s+16/);
     expect(r.stdout).toMatch(/GPU-hours today \(UTC\)\s+[\d.e-]+\s+384/);
     expect(r.stdout).toMatch(/^FLEET\s+KIND\s+GPUS\s+ALLOCATED\s+FREE\s+QUEUED/m);
-    expect(r.stdout).toMatch(/^local\s+process\s+8\s+0\s+8\s+0\s/m);
+    expect(r.stdout).toMatch(new RegExp(`^${fleet}\\s+process\\s+8\\s+0\\s+8\\s+0\\s`, "m"));
     const json = await sfJson<{
       usage: { user: string; gpu_hours_total: number };
       fleets: Array<{ name: string; gpus: number; free: number; queued: number }>;
     }>(["status"], { home, server: cp.url });
-    expect(json.usage.user).toBe("ines");
+    expect(json.usage.user).toBe(ines);
     expect(json.usage.gpu_hours_total).toBeGreaterThan(0);
-    expect(json.fleets.find((f) => f.name === "local")).toMatchObject({ gpus: 8, free: 8, queued: 0 });
-    expect(json.fleets.find((f) => f.name === "idle")).toMatchObject({ gpus: 0, queued: 0 });
+    expect(json.fleets.find((f) => f.name === fleet)).toMatchObject({ gpus: 8, free: 8, queued: 0 });
+    expect(json.fleets.find((f) => f.name === idle)).toMatchObject({ gpus: 0, queued: 0 });
   });
 });

@@ -6,11 +6,12 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { RecipeLock } from "../../contract/recipe-lock.schema.js";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { newSfHome, sf, sfJson } from "../support/sf.js";
+import { newUser, sharedControlPlane, unique } from "../support/shared-control-plane.js";
 
 let cp: ControlPlane;
 const home = newSfHome();
@@ -18,18 +19,18 @@ let root = "";
 const env = () => ({ home, server: cp.url, cwd: root });
 const offline = () => ({ home, server: "http://127.0.0.1:9", cwd: root });
 const exp = (name: string, file = "") => join(root, "experiments", name, file);
+/** The catalog is deployment-wide: the recipe this file publishes has a name of its own. */
+const BROKEN = `${unique("acme")}/broken`;
+/** The built-in recipes, in the order the catalog lists them; other files add recipes of their own. */
+const BUILTIN = ["custom/custom", "python/charlm", "torch/ddp", "torch/tinylm"];
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false });
-  const user = await call(cp, cp.adminToken, "POST", "/v1/users", { name: "nina", role: "operator" });
-  expect((await sf(["login", "--token", user.body.token as string], { home, server: cp.url })).code).toBe(0);
+  cp = sharedControlPlane();
+  const user = await newUser(cp, "nina", "operator");
+  expect((await sf(["login", "--token", user.token], { home, server: cp.url })).code).toBe(0);
   const cwd = mkdtempSync(join(tmpdir(), "sf-new-"));
   expect((await sf(["init", "proj"], { home, cwd })).code).toBe(0);
   root = join(cwd, "proj");
-});
-
-afterAll(async () => {
-  await cp?.stop();
 });
 
 describe("sf methods", () => {
@@ -59,7 +60,12 @@ describe("sf methods", () => {
     expect((await sf(["methods", "torch/tinylm"], env())).stdout).not.toContain("distributed:");
     const missing = await sf(["methods", "torch/nope"], env());
     expect(missing.code).toBe(4);
-    expect(missing.stderr).toContain("known methods: custom/custom, python/charlm, torch/ddp, torch/tinylm");
+    // Every method the server publishes, as its catalog lists them: the built-in ones, in order, and
+    // whatever other files published on this shared control plane.
+    const listed = /known methods: (.*) \(see `sf methods`\)/.exec(missing.stderr)?.[1]?.split(", ");
+    const catalog = await call(cp, cp.adminToken, "GET", "/v1/catalog");
+    expect(listed).toEqual((catalog.body.recipes as Array<{ name: string }>).map((x) => x.name));
+    expect(listed?.filter((n) => BUILTIN.includes(n))).toEqual(BUILTIN);
   });
 });
 
@@ -124,14 +130,14 @@ describe("sf new", () => {
   it("removes the half-written directory when a write fails midway", async () => {
     // "data" as a file and "data/" as a directory: staging both works, the final rename cannot.
     const body = {
-      name: "acme/broken",
+      name: BROKEN,
       version: "1.0.0",
       frameworks: [{ kind: "custom", versions: ["1"], runtime_id: "bash" }],
       entrypoint: { kind: "script", path: "train.sh" },
       template: { "train.sh": "#!/bin/sh\n", data: "x\n", "data/file.txt": "y\n" },
     };
     expect((await call(cp, cp.adminToken, "POST", "/v1/catalog/recipes", body)).status).toBe(201);
-    const r = await sf(["new", "broken", "--method", "acme/broken"], env());
+    const r = await sf(["new", "broken", "--method", BROKEN], env());
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("nothing was left behind");
     expect(existsSync(exp("broken"))).toBe(false);

@@ -6,10 +6,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { newSfHome, sf, sfJson } from "../support/sf.js";
+import { newUser, sharedControlPlane, unique } from "../support/shared-control-plane.js";
 
 let cp: ControlPlane;
 const home = newSfHome();
@@ -19,6 +20,10 @@ const file = (name: string, f: string) => join(root, "experiments", name, f);
 const edit = (name: string, f: string, change: (s: string) => string) =>
   writeFileSync(file(name, f), change(readFileSync(file(name, f), "utf8")));
 const digests: Record<string, string> = {};
+/** The catalog is deployment-wide: the recipe this file publishes versions of has a name of its own. */
+const LM = `${unique("acme")}/lm`;
+/** LM inside a regular expression. */
+const LM_RE = LM.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 interface StatusJson {
   mode: string;
@@ -32,7 +37,7 @@ const statusOf = (s: StatusJson, name: string) => s.experiments.find((e) => e.ex
 
 async function publish(version: string, params: Record<string, unknown>, versions = ["3"]): Promise<void> {
   const r = await call(cp, cp.adminToken, "POST", "/v1/catalog/recipes", {
-    name: "acme/lm",
+    name: LM,
     version,
     frameworks: [{ kind: "python", versions, runtime_id: "python3-stdlib" }],
     params,
@@ -57,19 +62,14 @@ const warmup = { type: "int", default: 10, min: 0, doc: "warmup steps" };
 const dropout = { type: "float", default: 0.2, min: 0, max: 1, doc: "dropout probability" };
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false });
-  const user = await call(cp, cp.adminToken, "POST", "/v1/users", { name: "otto", role: "operator" });
-  expect((await sf(["login", "--token", user.body.token as string], { home, server: cp.url })).code).toBe(0);
+  cp = sharedControlPlane();
+  const user = await newUser(cp, "otto", "operator");
+  expect((await sf(["login", "--token", user.token], { home, server: cp.url })).code).toBe(0);
   const cwd = mkdtempSync(join(tmpdir(), "sf-recipe-"));
   expect((await sf(["init", "proj"], { home, cwd })).code).toBe(0);
   root = join(cwd, "proj");
   await publish("1.0.0", { lr, warmup });
-  for (const name of ["a", "b", "m"])
-    expect((await sf(["new", name, "--method", "acme/lm"], env())).code).toBe(0);
-});
-
-afterAll(async () => {
-  await cp?.stop();
+  for (const name of ["a", "b", "m"]) expect((await sf(["new", name, "--method", LM], env())).code).toBe(0);
 });
 
 describe("sf recipe status", () => {
@@ -111,7 +111,7 @@ describe("sf recipe status", () => {
     });
     expect(named).toMatchObject({ mode: "online", experiments: [{ status: "recipe_stale" }] });
     const human = await sf(["recipe", "status", "a", "--online"], env());
-    expect(human.stdout).toMatch(/a: recipe_stale: acme\/lm@1\.1\.0 is published/);
+    expect(human.stdout).toMatch(new RegExp(`a: recipe_stale: ${LM_RE}@1\\.1\\.0 is published`));
     expect(human.stdout).toMatch(/version\s+1\.0\.0 → 1\.1\.0/);
   });
 
@@ -147,12 +147,12 @@ describe("sf recipe upgrade", () => {
     // From inside the experiment's directory, no name is needed.
     const r = await sf(["recipe", "upgrade"], env(join(root, "experiments", "a")));
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/a: acme\/lm@1\.0\.0 → acme\/lm@1\.1\.0/);
+    expect(r.stdout).toMatch(new RegExp(`a: ${LM_RE}@1\\.0\\.0 → ${LM_RE}@1\\.1\\.0`));
     const lock = JSON.parse(readFileSync(file("a", "recipe.lock.json"), "utf8")) as {
       recipe: unknown;
       params: object;
     };
-    expect(lock.recipe).toEqual({ name: "acme/lm", version: "1.1.0", digest: digests["1.1.0"] });
+    expect(lock.recipe).toEqual({ name: LM, version: "1.1.0", digest: digests["1.1.0"] });
     expect(Object.keys(lock.params).sort()).toEqual(["dropout", "lr", "warmup"]);
     const config = readFileSync(file("a", "config.yaml"), "utf8");
     expect(parse(config).hyperparams).toEqual({ lr: 0.5, warmup: 10, dropout: 0.2 });
@@ -174,7 +174,7 @@ describe("sf recipe upgrade", () => {
     const r = await sf(["recipe", "upgrade", "--all"], env());
     expect(r.code).toBe(5);
     expect(r.stderr).toContain("UPGRADE_FAILED");
-    expect(r.stderr).toMatch(/b: acme\/lm@2\.0\.0 no longer has hyperparameter warmup/);
+    expect(r.stderr).toMatch(new RegExp(`b: ${LM_RE}@2\\.0\\.0 no longer has hyperparameter warmup`));
     expect(r.stderr).not.toMatch(/^\s+a:/m);
     expect(projectBytes(names)).toEqual(before);
 

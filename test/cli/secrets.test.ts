@@ -1,19 +1,30 @@
 /**
- * Tier 3: `sf secret set|ls|rm` and `sf submit --secret` on the local fleet (real control plane, real
- * forgelet, process runtime). A job that prints its secret has it stored as `***`, and the value is in no
- * file the control plane or the agent writes: not the D1 ledger or a Durable Object's storage (webhook
- * payloads included), not the agent's journal or log, not the run directory while the job runs.
+ * Tier 3: `sf secret set|ls|rm` and `sf submit --secret` on a fleet of this file's own (the shared control
+ * plane, a real forgelet of this file's, process runtime). A job that prints its secret has it stored as
+ * `***`, and the value is in no file the control plane or the agent writes: not the D1 ledger or a Durable
+ * Object's storage (webhook payloads included), not the agent's journal or log, not the run directory
+ * while the job runs.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startControlPlane } from "../support/control-plane.js";
+import { call } from "../support/control-plane.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
+import { fleetWithAgent, sharedControlPlane, unique } from "../support/shared-control-plane.js";
 import { makeProject, type Project, type Server, serverUser } from "./submit-fixture.js";
 
 const VALUE = "wandb-9f3c2a7e41d84b6c";
 let s: Server;
 let p: Project;
+/** This file's user, experiment (its jobs' name) and project. */
+const SIA = unique("sia");
+const EXP = unique("exp");
+const PROJECT = unique("secrets");
+/** This file's agent, in a fleet of its own: the control plane's state is shared, its state is not. */
+let agent: ForgeletProc | undefined;
+/** The webhook the test adds (removed afterwards: nobody listens, so it would be retried on and on). */
+let hook = "";
 
 const TRAIN = `#!/usr/bin/env bash
 set -euo pipefail
@@ -25,20 +36,25 @@ echo "bye"
 `;
 
 beforeAll(async () => {
-  const cp = await startControlPlane();
-  s = await serverUser(cp, "sia");
+  const cp = sharedControlPlane();
+  const own = await fleetWithAgent(cp, "secrets", { gpus: 8 });
+  agent = own.agent;
+  s = await serverUser(cp, SIA);
   p = await makeProject(s, {
-    fleet: "local",
+    fleet: own.fleet,
+    project: PROJECT,
+    exp: EXP,
     method: "custom/custom",
     config: "method: custom/custom\n",
-    files: { "experiments/exp1/train.sh": TRAIN },
+    files: { [`experiments/${EXP}/train.sh`]: TRAIN },
   });
-  p.write("experiments/exp1/train.sh", TRAIN, 0o755);
+  p.write(`experiments/${EXP}/train.sh`, TRAIN, 0o755);
   p.commit("train.sh");
 });
 
 afterAll(async () => {
-  await s?.cp.stop();
+  if (hook) await call(s.cp, s.token, "DELETE", `/v1/webhooks/${hook}`);
+  await agent?.dispose();
 });
 
 /** Every file under `dir` (recursively) whose bytes contain `needle`. */
@@ -76,26 +92,27 @@ describe("sf secret", () => {
 
   it("sets a secret from stdin, lists its name only, and a job given it with --secret prints *** in its stored logs", async () => {
     const rx = await call(s.cp, s.token, "POST", "/v1/webhooks", {
-      url: "http://127.0.0.1:9/hook",
+      url: `http://127.0.0.1:9/${SIA}`,
       events: ["*"],
     });
     expect(rx.status).toBe(201);
+    hook = (rx.body.webhook as { id: string }).id;
     const set = await p.sf(["secret", "set", "WANDB_API_KEY"], {}, `${VALUE}\n`);
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout + set.stderr).not.toContain(VALUE);
     const ls = await p.sf(["secret", "ls", "--json"]);
     expect(JSON.parse(ls.stdout).secrets).toEqual([
-      expect.objectContaining({ name: "WANDB_API_KEY", scope: "user", set_by: "sia" }),
+      expect.objectContaining({ name: "WANDB_API_KEY", scope: "user", set_by: SIA }),
     ]);
     const table = await p.sf(["secret", "ls"]);
     expect(table.stdout).toMatch(/^NAME\s+SCOPE\s+SET BY\s+UPDATED/m);
     expect(table.stdout).not.toContain(VALUE);
 
-    const missing = await p.sf(["submit", "exp1", "--profile", "h200:1", "--secret", "NOT_SET_HERE"]);
+    const missing = await p.sf(["submit", EXP, "--profile", "h200:1", "--secret", "NOT_SET_HERE"]);
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain("SECRET_MISSING");
 
-    const sub = await p.sf(["submit", "exp1", "--profile", "h200:1", "--secret", "WANDB_API_KEY", "--json"]);
+    const sub = await p.sf(["submit", EXP, "--profile", "h200:1", "--secret", "WANDB_API_KEY", "--json"]);
     expect(sub.code, sub.stderr).toBe(0);
     const id = JSON.parse(sub.stdout).job.id as string;
     const deadline = Date.now() + 60_000;
@@ -104,9 +121,12 @@ describe("sf secret", () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     // While it runs: the value is in no file of the control plane's or the agent's state, run directory
-    // included (the runner masks what the job prints before echoing it into the runtime's log).
+    // included (the runner masks what the job prints before echoing it into the runtime's log), nor in
+    // the agent's log (its output, kept by the fixture).
     expect(filesContaining(s.cp.stateDir, VALUE)).toEqual([]);
-    const runs = join(s.cp.stateDir, "forgelet", "runs");
+    expect(filesContaining(agent!.stateDir, VALUE)).toEqual([]);
+    expect(agent!.log()).not.toContain(VALUE);
+    const runs = join(agent!.stateDir, "runs");
     const runDir = readdirSync(runs).find((d) => d.endsWith("-r0"));
     expect(runDir).toBeDefined();
     const processLog = readFileSync(join(runs, runDir!, ".starforge", "process.log"), "utf8");
@@ -124,6 +144,8 @@ describe("sf secret", () => {
     );
     expect((deliveries.body.deliveries as unknown[]).length).toBeGreaterThan(0);
     expect(filesContaining(s.cp.stateDir, VALUE)).toEqual([]);
+    expect(filesContaining(agent!.stateDir, VALUE)).toEqual([]);
+    expect(agent!.log()).not.toContain(VALUE);
 
     const rm = await p.sf(["secret", "rm", "WANDB_API_KEY"]);
     expect(rm.code, rm.stderr).toBe(0);

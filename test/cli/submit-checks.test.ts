@@ -8,8 +8,8 @@
 import { symlinkSync } from "node:fs";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startControlPlane } from "../support/control-plane.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { sharedControlPlane, unique as uniqueName } from "../support/shared-control-plane.js";
 import {
   blobStatus,
   fakeHfToken,
@@ -22,24 +22,28 @@ import {
 } from "./submit-fixture.js";
 
 let s: Server;
+/** A node-less fleet of this file's own: nothing here needs to run, and jobs there stay QUEUED. */
+const EMPTY = uniqueName("empty");
+/** This file's experiment (the name of its jobs) and project; its own user counts only its own jobs. */
+const EXP_NAME = uniqueName("exp");
+const PROJECT = uniqueName("checks");
 
 beforeAll(async () => {
-  // No agent: nothing here needs to run, and jobs on the node-less fleet "empty" stay QUEUED.
-  const cp = await startControlPlane({ agent: false });
-  s = await serverUser(cp, "ada", "empty");
+  const cp = sharedControlPlane();
+  s = await serverUser(cp, uniqueName("ada"), EMPTY);
 });
 
-afterAll(async () => {
-  await s?.cp.stop();
-});
+const EXP = `experiments/${EXP_NAME}`;
 
-const EXP = "experiments/exp1";
+/** A project of this file's: its own name and experiment, its fleet the node-less one. */
+const project = (o: Parameters<typeof makeProject>[1] = {}) =>
+  makeProject(s, { exp: EXP_NAME, project: PROJECT, fleet: EMPTY, ...o });
 
 describe("offline checks", () => {
   it("rejects a --set typo without a server, listing the known keys", async () => {
-    const p = await makeProject(s);
+    const p = await project();
     // A dead server: reaching it would exit 6 (UNAVAILABLE), so exit 5 proves the check ran offline.
-    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--set", "lerning_rate=0.1"], {
+    const r = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--set", "lerning_rate=0.1"], {
       SF_SERVER: "http://127.0.0.1:9",
       SF_TOKEN: "",
     });
@@ -52,13 +56,13 @@ describe("offline checks", () => {
   });
 
   it("rejects an out-of-range --set and a bad --profile syntax as usage errors before the server", async () => {
-    const p = await makeProject(s);
-    const range = await p.sf(["submit", "exp1", "--profile", "h200:1", "--set", "max_steps=0"], {
+    const p = await project();
+    const range = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--set", "max_steps=0"], {
       SF_SERVER: "http://127.0.0.1:9",
     });
     expect(range.code, range.stderr).toBe(5);
     expect(range.stderr).toContain('"max_steps" must be >= 1');
-    const syntax = await p.sf(["submit", "exp1", "--profile", "H200::4"], {
+    const syntax = await p.sf(["submit", EXP_NAME, "--profile", "H200::4"], {
       SF_SERVER: "http://127.0.0.1:9",
     });
     expect(syntax.code, syntax.stderr).toBe(2);
@@ -66,13 +70,13 @@ describe("offline checks", () => {
   });
 
   it("refuses a lock that pins another method than config.yaml, pointing at sf recipe upgrade", async () => {
-    const p = await makeProject(s);
+    const p = await project();
     p.write(`${EXP}/config.yaml`, "method: custom/custom\n");
     p.commit();
-    const r = await p.sf(["submit", "exp1", "--profile", "h200:1"]);
+    const r = await p.sf(["submit", EXP_NAME, "--profile", "h200:1"]);
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain("[RECIPE_LOCK_MISMATCH]");
-    expect(r.stderr).toContain("sf recipe upgrade exp1");
+    expect(r.stderr).toContain(`sf recipe upgrade ${EXP_NAME}`);
   });
 });
 
@@ -88,17 +92,22 @@ describe("catalog handshake before packing", () => {
   for (const c of cases) {
     it(`refuses with ${c.code} and uploads nothing`, async () => {
       const unique = `print("only in this project: ${c.code} ${Math.random()}")\n`;
-      const p = await makeProject(s, { files: { [`${EXP}/train_extra.py`]: unique } });
+      const p = await project({
+        files: { [`${EXP}/train_extra.py`]: unique },
+        // config.yaml is the same in every fixture, and other files on the shared control plane upload
+        // it: this one's is its own, so that "uploads nothing" holds for it too.
+        config: `method: python/charlm\nhyperparams:\n  max_steps: 20\n  checkpoint_every: 10\n# ${c.code} ${Math.random()}\n`,
+      });
       const lock = JSON.parse(p.read(`${EXP}/recipe.lock.json`));
       c.edit(lock);
       p.write(`${EXP}/recipe.lock.json`, JSON.stringify(lock));
       p.commit("stale lock");
       const before = await jobCount(s);
 
-      const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+      const r = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--fleet", EMPTY]);
       expect(r.code, r.stderr).toBe(5);
       expect(r.stderr).toContain(`[${c.code}]`);
-      expect(r.stderr).toMatch(/hint: .*sf recipe upgrade exp1/);
+      expect(r.stderr).toMatch(new RegExp(`hint: .*sf recipe upgrade ${EXP_NAME}`));
       expect(r.stderr).not.toContain("uploaded");
       for (const content of [unique, p.read(`${EXP}/config.yaml`), p.read("common/util.py")]) {
         expect(await blobStatus(s.cp, sha256(content))).toBe(404);
@@ -110,29 +119,29 @@ describe("catalog handshake before packing", () => {
 
 describe("what gets packed", () => {
   it("refuses a dirty tree, listing the files; --allow-dirty submits with git_dirty true", async () => {
-    const p = await makeProject(s);
+    const p = await project();
     const head = p.git("rev-parse", "HEAD");
     const changed = `# edited ${Math.random()}\n`;
     p.write("common/util.py", changed);
     p.write(`${EXP}/new_file.py`, "x = 1\n");
     p.write("notes/private.txt", "outside the whitelist: does not make the tree dirty\n");
 
-    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    const r = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--fleet", EMPTY]);
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain("[DIRTY_TREE]");
     expect(r.stderr).toContain(
-      "2 packed files differ from the last commit: common/util.py, experiments/exp1/new_file.py",
+      `2 packed files differ from the last commit: common/util.py, ${EXP}/new_file.py`,
     );
     expect(r.stderr).toContain("--allow-dirty");
     expect(await blobStatus(s.cp, sha256(changed))).toBe(404);
 
     const ok = await p.sf([
       "submit",
-      "exp1",
+      EXP_NAME,
       "--profile",
       "h200:1",
       "--fleet",
-      "empty",
+      EMPTY,
       "--allow-dirty",
       "--json",
     ]);
@@ -149,12 +158,12 @@ describe("what gets packed", () => {
 
   it("refuses a committed .env fail-closed, names it, uploads nothing; ignoring it lets the submit through", async () => {
     const secret = `HF_TOKEN=hf_${Math.random().toString(36).slice(2)}\n`;
-    const p = await makeProject(s, { files: { [`${EXP}/.env`]: secret } });
+    const p = await project({ files: { [`${EXP}/.env`]: secret } });
     const before = await jobCount(s);
-    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    const r = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--fleet", EMPTY]);
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain("[SECRET_FILE]");
-    expect(r.stderr).toContain("experiments/exp1/.env");
+    expect(r.stderr).toContain(`${EXP}/.env`);
     expect(r.stderr).toContain(".gitignore");
     expect(await blobStatus(s.cp, sha256(secret))).toBe(404);
     expect(await blobStatus(s.cp, sha256(p.read("common/util.py")))).toBe(404);
@@ -164,7 +173,7 @@ describe("what gets packed", () => {
     p.write(".gitignore", "outputs/\n.env\n");
     p.git("rm", "-q", "--cached", `${EXP}/.env`);
     p.commit("ignore .env");
-    const ok = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    const ok = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--fleet", EMPTY]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(await blobStatus(s.cp, sha256(secret))).toBe(404);
   });
@@ -180,15 +189,15 @@ describe("what gets packed", () => {
     ].join("\n");
     // Binary (a NUL in the first 8 KiB): packed, but not read for content.
     const binary = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]), Buffer.from(` ${token}\n`)]);
-    const p = await makeProject(s, { files: { [`${EXP}/train_extra.py`]: train } });
+    const p = await project({ files: { [`${EXP}/train_extra.py`]: train } });
     p.write("common/weights.bin", binary);
     p.commit("binary");
     const before = await jobCount(s);
 
-    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    const r = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--fleet", EMPTY]);
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain("[SECRET_IN_FILE]");
-    expect(r.stderr).toContain("experiments/exp1/train_extra.py:4: HuggingFace token (hf_…)");
+    expect(r.stderr).toContain(`${EXP}/train_extra.py:4: HuggingFace token (hf_…)`);
     expect(r.stderr).not.toContain("train_extra.py:2");
     expect(r.stderr).not.toContain("train_extra.py:3");
     expect(r.stderr).not.toContain("common/weights.bin");
@@ -204,18 +213,18 @@ describe("what gets packed", () => {
     // With the token gone the submit goes through, and the binary file holding the same bytes is uploaded.
     p.write(`${EXP}/train_extra.py`, train.replace(`"${token}"`, 'os.environ["HF_TOKEN"]'));
     p.commit("token from the environment");
-    const ok = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    const ok = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--fleet", EMPTY]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(await blobStatus(s.cp, sha256(binary))).toBe(200);
     expect(await jobCount(s)).toBe(before + 1);
   });
 
   it("refuses an uncommitted file holding a credential as a credential, not as a dirty tree, listing every one", async () => {
-    const p = await makeProject(s);
+    const p = await project();
     p.write("common/util.py", `# helper\n\nTOKEN = "${fakeHfToken()}"\n`);
     p.write("configs/deploy.yaml", `a: 1\nkey: ${fakeHfToken()}\n`);
     // Without --allow-dirty the dirty check would answer "commit them": the one wrong advice for a token.
-    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    const r = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--fleet", EMPTY]);
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain("[SECRET_IN_FILE]");
     expect(r.stderr).not.toContain("DIRTY_TREE");
@@ -225,10 +234,10 @@ describe("what gets packed", () => {
   });
 
   it("refuses a symlink that points outside the project", async () => {
-    const p = await makeProject(s);
+    const p = await project();
     symlinkSync("/etc/hostname", `${p.dir}/common/host`);
     p.commit("link");
-    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"]);
+    const r = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--fleet", EMPTY]);
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain("[SYMLINK_OUTSIDE_PROJECT]");
     expect(r.stderr).toContain("common/host");
@@ -242,9 +251,9 @@ describe("profiles", () => {
     ["h200:16", { nodes: 2, gpus_per_node: 8 }],
   ];
   it("expands h200, h200:4 and h200:16 into the shapes the JobSpec carries, and says why a job waits", async () => {
-    const p = await makeProject(s);
+    const p = await project();
     for (const [arg, shape] of shapes) {
-      const r = await p.sf(["submit", "exp1", "--profile", arg, "--fleet", "empty"]);
+      const r = await p.sf(["submit", EXP_NAME, "--profile", arg, "--fleet", EMPTY]);
       expect(r.code, r.stderr).toBe(0);
       const id = /job_[0-9a-z]{26}/.exec(r.stdout)?.[0];
       expect(id, r.stdout).toBeDefined();
@@ -256,14 +265,14 @@ describe("profiles", () => {
   });
 
   it("rejects h200:12 naming the allowed shapes, and an unknown profile naming the known ones", async () => {
-    const p = await makeProject(s);
+    const p = await project();
     const before = await jobCount(s);
-    const bad = await p.sf(["submit", "exp1", "--profile", "h200:12", "--fleet", "empty"]);
+    const bad = await p.sf(["submit", EXP_NAME, "--profile", "h200:12", "--fleet", EMPTY]);
     expect(bad.code, bad.stderr).toBe(5);
     expect(bad.stderr).toContain(
       "cannot take 12 GPUs: allowed shapes are 1–8 GPUs on one node, or a multiple of 8 (16, 24, …)",
     );
-    const unknown = await p.sf(["submit", "exp1", "--profile", "z900:1", "--fleet", "empty"]);
+    const unknown = await p.sf(["submit", EXP_NAME, "--profile", "z900:1", "--fleet", EMPTY]);
     expect(unknown.code, unknown.stderr).toBe(5);
     expect(unknown.stderr).toContain('unknown profile "z900"; known profiles: a100, h100, h200, l40s');
     expect(await jobCount(s)).toBe(before);
@@ -296,11 +305,11 @@ async function lossyProxy(target: string): Promise<{ url: string; close: () => v
 
 describe("posting the job", () => {
   it("retries with the same Idempotency-Key when the answer is lost, creating exactly one job", async () => {
-    const p = await makeProject(s);
+    const p = await project();
     const proxy = await lossyProxy(s.cp.url);
     try {
       const before = await jobCount(s);
-      const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--fleet", "empty"], {
+      const r = await p.sf(["submit", EXP_NAME, "--profile", "h200:1", "--fleet", EMPTY], {
         SF_SERVER: proxy.url,
       });
       expect(r.code, r.stderr).toBe(0);

@@ -85,7 +85,15 @@ export async function lockFor(s: Server, method: string): Promise<Record<string,
 
 export async function makeProject(
   s: Server,
-  o: { exp?: string; method?: string; config?: string; files?: Record<string, string>; fleet?: string } = {},
+  o: {
+    exp?: string;
+    method?: string;
+    config?: string;
+    files?: Record<string, string>;
+    fleet?: string;
+    /** starforge.yaml's project name (default "demo"). */
+    project?: string;
+  } = {},
 ): Promise<Project> {
   const dir = mkdtempSync(join(tmpdir(), "sf-proj-"));
   const exp = o.exp ?? "exp1";
@@ -117,7 +125,10 @@ export async function makeProject(
         ...(input === undefined ? {} : { input }),
       }),
   };
-  p.write("starforge.yaml", `version: 1\nproject: demo\n${o.fleet ? `fleet: ${o.fleet}\n` : ""}`);
+  p.write(
+    "starforge.yaml",
+    `version: 1\nproject: ${o.project ?? "demo"}\n${o.fleet ? `fleet: ${o.fleet}\n` : ""}`,
+  );
   p.write(".gitignore", "outputs/\n*.ignored\n");
   p.write(
     `experiments/${exp}/config.yaml`,

@@ -1,15 +1,25 @@
 /**
- * Tier 3: `sf submit` end to end on the local fleet (control plane + local forgelet, process runtime):
- * a real python/charlm run reaches SUCCEEDED, the workspace holds exactly the whitelist, an unchanged
- * re-submit uploads 0 bytes, and `--follow` streams the run and exits 0, or 7 when the job fails.
+ * Tier 3: `sf submit` end to end on a fleet of this file's own (the shared control plane + a forgelet of
+ * this file's, process runtime): a real python/charlm run reaches SUCCEEDED, the workspace holds exactly
+ * the whitelist, an unchanged re-submit uploads 0 bytes, and `--follow` streams the run and exits 0, or 7
+ * when the job fails.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startControlPlane } from "../support/control-plane.js";
+import { call } from "../support/control-plane.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
+import { fleetWithAgent, sharedControlPlane, unique } from "../support/shared-control-plane.js";
 import { jobDetail, makeProject, type Project, type Server, serverUser, sha256 } from "./submit-fixture.js";
 
 let s: Server;
 let p: Project;
+/** This file's fleet with one agent (8 simulated H200s), named by every project here. */
+let fleet = "";
+let agent: ForgeletProc | undefined;
+/** This file's experiments (the names of its jobs) and project. */
+const EXP = unique("exp");
+const BOOM = unique("boom");
+const PROJECT = unique("run");
 
 interface SubmitJson {
   job: { id: string; name: string; status: string };
@@ -17,31 +27,34 @@ interface SubmitJson {
 }
 
 beforeAll(async () => {
-  const cp = await startControlPlane();
-  s = await serverUser(cp, "ada");
+  const cp = sharedControlPlane();
+  ({ fleet, agent } = await fleetWithAgent(cp, "run", { gpus: 8 }));
+  s = await serverUser(cp, unique("ada"));
   p = await makeProject(s, {
-    fleet: "local",
+    fleet,
+    project: PROJECT,
+    exp: EXP,
     files: {
-      "experiments/exp1/prep.sh": "#!/usr/bin/env bash\necho prep\n",
-      "experiments/exp1/scratch.ignored": "ignored by .gitignore\n",
-      "experiments/exp1/outputs/old.ckpt": "ignored directory\n",
+      [`experiments/${EXP}/prep.sh`]: "#!/usr/bin/env bash\necho prep\n",
+      [`experiments/${EXP}/scratch.ignored`]: "ignored by .gitignore\n",
+      [`experiments/${EXP}/outputs/old.ckpt`]: "ignored directory\n",
     },
   });
-  p.write("experiments/exp1/prep.sh", p.read("experiments/exp1/prep.sh"), 0o755);
+  p.write(`experiments/${EXP}/prep.sh`, p.read(`experiments/${EXP}/prep.sh`), 0o755);
   p.commit("exec bit");
 });
 
 afterAll(async () => {
-  await s?.cp.stop();
+  await agent?.dispose();
 });
 
 const done = ["SUCCEEDED", "FAILED", "STOPPED"];
 
-describe("sf submit on the local fleet", () => {
+describe("sf submit on a fleet with an agent", () => {
   let first: SubmitJson;
 
   it("submits python/charlm with typed --set values and provenance, and the run reaches SUCCEEDED", async () => {
-    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--set", "max_steps=30", "--json"]);
+    const r = await p.sf(["submit", EXP, "--profile", "h200:1", "--set", "max_steps=30", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     first = JSON.parse(r.stdout) as SubmitJson;
     expect(first.job.id).toMatch(/^job_[0-9a-z]{26}$/);
@@ -52,14 +65,14 @@ describe("sf submit on the local fleet", () => {
     expect(end.job.status, JSON.stringify(end.events)).toBe("SUCCEEDED");
 
     const spec = (await jobDetail(s, first.job.id)).job.spec;
-    expect(spec.metadata).toMatchObject({ name: "exp1", experiment: "exp1", project: "demo" });
+    expect(spec.metadata).toMatchObject({ name: EXP, experiment: EXP, project: PROJECT });
     expect(spec.hyperparams).toMatchObject({ max_steps: 30, checkpoint_every: 10, learning_rate: 0.1 });
-    expect(spec.resources).toMatchObject({ fleet: "local" });
-    expect(spec.source).toMatchObject({ experiment_dir: "experiments/exp1" });
+    expect(spec.resources).toMatchObject({ fleet });
+    expect(spec.source).toMatchObject({ experiment_dir: `experiments/${EXP}` });
     expect(spec.provenance).toEqual({
       git_commit: p.git("rev-parse", "HEAD"),
       git_dirty: false,
-      config_sha: sha256(p.read("experiments/exp1/config.yaml")),
+      config_sha: sha256(p.read(`experiments/${EXP}/config.yaml`)),
     });
   });
 
@@ -73,15 +86,15 @@ describe("sf submit on the local fleet", () => {
     expect(manifest.files.map((f) => [f.path, f.mode])).toEqual([
       ["common/util.py", 0o644],
       ["configs/base.yaml", 0o644],
-      ["experiments/exp1/config.yaml", 0o644],
-      ["experiments/exp1/prep.sh", 0o755],
-      ["experiments/exp1/recipe.lock.json", 0o644],
+      [`experiments/${EXP}/config.yaml`, 0o644],
+      [`experiments/${EXP}/prep.sh`, 0o755],
+      [`experiments/${EXP}/recipe.lock.json`, 0o644],
     ]);
     expect(manifest.files[0]!.digest).toBe(sha256(p.read("common/util.py")));
   });
 
   it("uploads 0 bytes when the tree is unchanged, and says so", async () => {
-    const again = await p.sf(["submit", "exp1", "--profile", "h200:1", "--set", "max_steps=5", "--json"]);
+    const again = await p.sf(["submit", EXP, "--profile", "h200:1", "--set", "max_steps=5", "--json"]);
     expect(again.code, again.stderr).toBe(0);
     const second = JSON.parse(again.stdout) as SubmitJson;
     expect(second.upload).toEqual({
@@ -93,7 +106,7 @@ describe("sf submit on the local fleet", () => {
     expect(second.job.id).not.toBe(first.job.id);
     await waitForStatus(s.cp, s.token, second.job.id, done, 150_000);
 
-    const human = await p.sf(["submit", "exp1", "--profile", "h200:1", "--set", "max_steps=5"]);
+    const human = await p.sf(["submit", EXP, "--profile", "h200:1", "--set", "max_steps=5"]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stderr).toContain(`uploaded 0 files, 0 B (${second.upload.skipped} already on the server)`);
     const id = /job_[0-9a-z]{26}/.exec(human.stdout)![0];
@@ -101,7 +114,7 @@ describe("sf submit on the local fleet", () => {
   });
 
   it("--follow streams the run's logs and exits 0 when it succeeds", async () => {
-    const r = await p.sf(["submit", "exp1", "--profile", "h200:1", "--set", "max_steps=20", "--follow"], {});
+    const r = await p.sf(["submit", EXP, "--profile", "h200:1", "--set", "max_steps=20", "--follow"], {});
     expect(r.code, r.stderr).toBe(0);
     const id = /job_[0-9a-z]{26}/.exec(r.stdout)![0];
     expect(r.stderr).toContain(`${id} SUCCEEDED`);
@@ -113,13 +126,14 @@ describe("sf submit on the local fleet", () => {
 
   it("--follow exits 7 when the job ends FAILED", async () => {
     const custom = await makeProject(s, {
-      exp: "boom",
+      exp: BOOM,
       method: "custom/custom",
       config: "method: custom/custom\nlifecycle:\n  max_retries: 0\n",
-      fleet: "local",
-      files: { "experiments/boom/train.sh": "#!/usr/bin/env bash\necho about to fail\nexit 3\n" },
+      fleet,
+      project: PROJECT,
+      files: { [`experiments/${BOOM}/train.sh`]: "#!/usr/bin/env bash\necho about to fail\nexit 3\n" },
     });
-    const r = await custom.sf(["submit", "boom", "--profile", "h200:1", "--follow"]);
+    const r = await custom.sf(["submit", BOOM, "--profile", "h200:1", "--follow"]);
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(7);
     expect(r.stdout).toContain("about to fail");
     expect(r.stderr).toContain("FAILED");

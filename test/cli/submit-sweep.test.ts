@@ -1,23 +1,23 @@
 /**
  * Tier 3: `sf sweep` submits the bounded cartesian product of its grid as jobs sharing one sweep id,
  * uploads the workspace once, and is all-or-none: too many combinations or one invalid value submits
- * nothing. Jobs go to a node-less fleet, where they stay QUEUED.
+ * nothing. Jobs go to a node-less fleet of this file's own on the shared control plane, where they stay
+ * QUEUED.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startControlPlane } from "../support/control-plane.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { sharedControlPlane, unique } from "../support/shared-control-plane.js";
 import { jobCount, jobDetail, makeProject, type Project, type Server, serverUser } from "./submit-fixture.js";
 
 let s: Server;
 let p: Project;
+/** This file's experiment: its jobs are named `<EXP>-s<index>`. Its own user counts only its own jobs. */
+const EXP = unique("exp");
 
 beforeAll(async () => {
-  const cp = await startControlPlane({ agent: false });
-  s = await serverUser(cp, "ada", "empty");
-  p = await makeProject(s, { fleet: "empty" });
-});
-
-afterAll(async () => {
-  await s?.cp.stop();
+  const cp = sharedControlPlane();
+  const empty = unique("empty");
+  s = await serverUser(cp, unique("ada"), empty);
+  p = await makeProject(s, { fleet: empty, exp: EXP, project: unique("sweep") });
 });
 
 interface SweepJson {
@@ -31,7 +31,7 @@ describe("sf sweep", () => {
     const before = await jobCount(s);
     const r = await p.sf([
       "sweep",
-      "exp1",
+      EXP,
       "--profile",
       "h200:1",
       "--set-grid",
@@ -47,12 +47,12 @@ describe("sf sweep", () => {
     expect(out.sweep.size).toBe(6);
     expect(out.sweep.id).toMatch(/^swp_/);
     expect(out.jobs.map((j) => j.job.name)).toEqual([
-      "exp1-s0",
-      "exp1-s1",
-      "exp1-s2",
-      "exp1-s3",
-      "exp1-s4",
-      "exp1-s5",
+      `${EXP}-s0`,
+      `${EXP}-s1`,
+      `${EXP}-s2`,
+      `${EXP}-s3`,
+      `${EXP}-s4`,
+      `${EXP}-s5`,
     ]);
     expect(out.jobs.map((j) => j.params)).toEqual([
       { learning_rate: 0.05, seed: 1 },
@@ -76,13 +76,13 @@ describe("sf sweep", () => {
   });
 
   it("prints a table of job ids and params for people", async () => {
-    const r = await p.sf(["sweep", "exp1", "--profile", "h200:1", "--set-grid", "batch_size=8,16"]);
+    const r = await p.sf(["sweep", EXP, "--profile", "h200:1", "--set-grid", "batch_size=8,16"]);
     expect(r.code, r.stderr).toBe(0);
     const rows = r.stdout.trim().split("\n");
     expect(rows[0]).toMatch(/^JOB\s+NAME\s+STATE\s+PARAMS$/);
     expect(rows.slice(1).map((l) => l.replace(/^job_\S+\s+/, "").replace(/\s+/g, " "))).toEqual([
-      "exp1-s0 QUEUED batch_size=8",
-      "exp1-s1 QUEUED batch_size=16",
+      `${EXP}-s0 QUEUED batch_size=8`,
+      `${EXP}-s1 QUEUED batch_size=16`,
     ]);
     expect(r.stderr).toContain("uploaded 0 files, 0 B");
   });
@@ -91,7 +91,7 @@ describe("sf sweep", () => {
     const before = await jobCount(s);
     const r = await p.sf([
       "sweep",
-      "exp1",
+      EXP,
       "--profile",
       "h200:1",
       "--set-grid",
@@ -106,7 +106,7 @@ describe("sf sweep", () => {
     expect(r.stderr).toContain("[SWEEP_TOO_LARGE]");
     const big = await p.sf([
       "sweep",
-      "exp1",
+      EXP,
       "--profile",
       "h200:1",
       "--set-grid",
@@ -119,7 +119,7 @@ describe("sf sweep", () => {
 
   it("is all or none: one invalid value in the grid submits no job", async () => {
     const before = await jobCount(s);
-    const r = await p.sf(["sweep", "exp1", "--profile", "h200:1", "--set-grid", "learning_rate=0.1,99"]);
+    const r = await p.sf(["sweep", EXP, "--profile", "h200:1", "--set-grid", "learning_rate=0.1,99"]);
     expect(r.code, r.stderr).toBe(5);
     expect(r.stderr).toContain('"learning_rate" must be <= 10, got 99');
     expect(await jobCount(s)).toBe(before);

@@ -1,7 +1,14 @@
-/** Tier 3: `sf webhook add|ls|test|deliveries|redeliver|rotate-secret|rm` against a real control plane. */
+/**
+ * Tier 3: `sf webhook add|ls|test|deliveries|redeliver|rotate-secret|rm` against the shared control plane,
+ * as users of this file's own (a user sees only her own webhooks and their deliveries). It depends on no
+ * retry delay (SF_WEBHOOK_RETRY_SECONDS): `sf webhook test` waits for the first attempt only, and a
+ * redelivery is sent at once, so the failed test event ends delivered (500 first, 200 last) whether or not
+ * an automatic retry comes before it; with the default delay (30 s) the redelivery is what delivers it.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import type { ControlPlane } from "../support/control-plane.js";
 import { newSfHome, type SfEnv, sf, sfJson } from "../support/sf.js";
+import { newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 import { documentedVerifier, type Receiver, startReceiver } from "../support/webhook-receiver.js";
 
 let cp: ControlPlane;
@@ -14,17 +21,14 @@ let answer = 200;
 const as = (token: string): SfEnv => ({ home: newSfHome(), server: cp.url, env: { SF_TOKEN: token } });
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false, vars: { SF_WEBHOOK_RETRY_SECONDS: 1 } });
-  const token = async (name: string) =>
-    String((await call(cp, cp.adminToken, "POST", "/v1/users", { name, role: "operator" })).body.token);
-  ada = as(await token("ada"));
-  bob = as(await token("bob"));
+  cp = sharedControlPlane();
+  ada = as((await newUser(cp, "ada")).token);
+  bob = as((await newUser(cp, "bob")).token);
   rx = await startReceiver(() => answer);
 });
 
 afterAll(async () => {
   await rx?.close();
-  await cp?.stop();
 });
 
 interface Delivery {

@@ -2,6 +2,9 @@
  * Tier 3: a real forgelet against the real control plane, with node credentials that live 36 seconds
  * (SF_AGENT_CREDENTIAL_HOURS=0.01): the agent is renewed over its open socket (and saves the new
  * credential) without reconnecting, and an admin's revoke disconnects it and keeps it out.
+ *
+ * Its own control plane, not the project's shared one: node credentials that live 36 s are a
+ * deployment-wide setting, and every other file's agents would be renewing and expiring too.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -4,10 +4,11 @@
  * mid-run. Runs must be reattached (never launched twice), failures reported with their reason, GPUs
  * released, and no process left behind.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, jobState, recipeDigest, waitForStatus } from "../support/jobs.js";
+import { newFleet, newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 let cp: ControlPlane;
@@ -15,10 +16,8 @@ let op = "";
 let agent: ForgeletProc | null = null;
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false });
-  op = String(
-    (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "res-op", role: "operator" })).body.token,
-  );
+  cp = sharedControlPlane();
+  op = (await newUser(cp, "res-op")).token;
 });
 
 afterEach(async () => {
@@ -31,10 +30,6 @@ afterEach(async () => {
     await agent.dispose();
   }
   agent = null;
-});
-
-afterAll(async () => {
-  await cp?.stop();
 });
 
 /** A custom job whose train.sh prints BEGIN once, then a numbered line per tick, then exits 0. */
@@ -66,15 +61,11 @@ async function allocated(fleet: string): Promise<number> {
     .allocated;
 }
 
-async function newFleet(name: string) {
-  expect((await call(cp, cp.adminToken, "POST", "/v1/fleets", { name, kind: "process" })).status).toBe(201);
-}
-
 describe("forgelet resilience (process runtime)", () => {
   it("reattaches a run after the agent is killed and restarted mid-run: it completes and is never launched twice", async () => {
-    await newFleet("res-kill");
-    agent = await enrollForgelet(cp, "res-kill", { name: "res-kill-1" });
-    const id = await tickingJob("res-kill", 24);
+    const fleet = await newFleet(cp, "res-kill");
+    agent = await enrollForgelet(cp, fleet, { name: `${fleet}-1` });
+    const id = await tickingJob(fleet, 24);
     await waitForStatus(cp, op, id, ["RUNNING"], 60_000);
     await agent.kill();
     expect(agent.liveWorkloads().length).toBe(1);
@@ -89,13 +80,13 @@ describe("forgelet resilience (process runtime)", () => {
     expect(lines.filter((l) => l.startsWith("tick "))).toEqual(
       Array.from({ length: 24 }, (_, i) => `tick ${i + 1}`),
     );
-    expect(await allocated("res-kill")).toBe(0);
+    expect(await allocated(fleet)).toBe(0);
   });
 
   it("reattaches a run after the agent's socket drops mid-run", async () => {
-    await newFleet("res-drop");
-    agent = await enrollForgelet(cp, "res-drop", { name: "res-drop-1" });
-    const id = await tickingJob("res-drop", 16);
+    const fleet = await newFleet(cp, "res-drop");
+    agent = await enrollForgelet(cp, fleet, { name: `${fleet}-1` });
+    const id = await tickingJob(fleet, 16);
     await waitForStatus(cp, op, id, ["RUNNING"], 60_000);
     agent.dropConnection();
     const done = await waitForStatus(cp, op, id, ["SUCCEEDED", "FAILED"], 60_000);
@@ -106,9 +97,9 @@ describe("forgelet resilience (process runtime)", () => {
   });
 
   it("fails a run whose workload is killed mid-run, with the exit reason, and frees its GPUs", async () => {
-    await newFleet("res-oom");
-    agent = await enrollForgelet(cp, "res-oom", { name: "res-oom-1" });
-    const id = await tickingJob("res-oom", 400);
+    const fleet = await newFleet(cp, "res-oom");
+    agent = await enrollForgelet(cp, fleet, { name: `${fleet}-1` });
+    const id = await tickingJob(fleet, 400);
     await waitForStatus(cp, op, id, ["RUNNING"], 60_000);
     const [pgid] = agent.liveWorkloads();
     expect(pgid).toBeGreaterThan(0);
@@ -116,19 +107,19 @@ describe("forgelet resilience (process runtime)", () => {
     const done = await waitForStatus(cp, op, id, ["FAILED", "SUCCEEDED"], 30_000);
     expect(done.job.status).toBe("FAILED");
     expect(done.runs[0]!.reason).toMatch(/killed|without an exit status/);
-    expect(await allocated("res-oom")).toBe(0);
+    expect(await allocated(fleet)).toBe(0);
   });
 
   it("stops a running job through the agent: the workload ends and the GPUs are freed", async () => {
-    await newFleet("res-stop");
-    agent = await enrollForgelet(cp, "res-stop", { name: "res-stop-1" });
-    const id = await tickingJob("res-stop", 400);
+    const fleet = await newFleet(cp, "res-stop");
+    agent = await enrollForgelet(cp, fleet, { name: `${fleet}-1` });
+    const id = await tickingJob(fleet, 400);
     await waitForStatus(cp, op, id, ["RUNNING"], 60_000);
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
     const deadline = Date.now() + 40_000;
-    while ((await allocated("res-stop")) > 0 && Date.now() < deadline)
+    while ((await allocated(fleet)) > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 200));
-    expect(await allocated("res-stop")).toBe(0);
+    expect(await allocated(fleet)).toBe(0);
     expect((await jobState(cp, op, id)).job.status).toBe("STOPPED");
     expect(agent.liveWorkloads()).toEqual([]);
   });

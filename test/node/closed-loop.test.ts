@@ -1,32 +1,37 @@
 /**
- * Tier 3, the closed loop with the process runtime: `npm start` (control plane + local forgelet), a real
- * submit, the capsule's runner training the stdlib char-LM for real, ingest of metrics, logs and a
- * checkpoint, and readback — with nothing mocked and nothing left running afterwards.
+ * Tier 3, the closed loop with the process runtime: `npm start`'s control plane (the project's shared one)
+ * and a local forgelet in this file's own fleet, a real submit, the capsule's runner training the stdlib
+ * char-LM for real, ingest of metrics, logs and a checkpoint, and readback — with nothing mocked and
+ * nothing left running afterwards.
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
+import { fleetWithAgent, newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 
 let cp: ControlPlane;
 let ada = "";
+/** The fleet and local forgelet `npm start` would give: 8 simulated H200s, this file's own. */
+let fleet = "";
+let agent: ForgeletProc | undefined;
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  ada = String(
-    (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "ada", role: "operator" })).body.token,
-  );
+  cp = sharedControlPlane();
+  ({ fleet, agent } = await fleetWithAgent(cp, "closed-loop"));
+  ada = (await newUser(cp, "ada")).token;
 });
 
 afterAll(async () => {
-  await cp?.stop();
+  await agent?.dispose();
 });
 
 describe("closed loop on the local fleet (process runtime)", () => {
   it("trains python/charlm to SUCCEEDED with falling loss, ordered logs and a downloadable checkpoint", async () => {
     const spec = baseSpec({
       name: "charlm-e2e",
-      fleet: "local",
+      fleet,
       recipe: {
         name: "python/charlm",
         version: "1.0.0",
@@ -70,7 +75,7 @@ describe("closed loop on the local fleet (process runtime)", () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(`sha256:${createHash("sha256").update(bytes).digest("hex")}`).toBe(ckpts[1]!.digest);
 
-    const fleet = await call(cp, cp.adminToken, "GET", "/v1/fleets/local");
-    expect((fleet.body.totals as { allocated: number }).allocated).toBe(0);
+    const after = await call(cp, cp.adminToken, "GET", `/v1/fleets/${fleet}`);
+    expect((after.body.totals as { allocated: number }).allocated).toBe(0);
   });
 });

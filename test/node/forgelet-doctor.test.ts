@@ -12,9 +12,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHECK_IDS, DoctorReport } from "../../forgelet/doctor-report.js";
-import { type ControlPlane, call, freePort, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, freePort } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { type K8sSim, startK8sSim } from "../support/k8s-sim.js";
+import { newFleet, sharedControlPlane } from "../support/shared-control-plane.js";
 
 const BIN = resolve(import.meta.dirname, "../../dist/forgelet.mjs");
 
@@ -60,14 +61,13 @@ async function report(args: string[], env: Record<string, string> = {}) {
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), "sf-doctor-"));
-  cp = await startControlPlane({ agent: false });
-  await call(cp, cp.adminToken, "POST", "/v1/fleets", { name: "doc", kind: "process" });
-  agent = await enrollForgelet(cp, "doc", { name: "doc-box", gpus: 1 });
+  cp = sharedControlPlane();
+  const fleet = await newFleet(cp, "doc");
+  agent = await enrollForgelet(cp, fleet, { name: `${fleet}-box`, gpus: 1 });
 });
 
 afterAll(async () => {
   await agent?.dispose();
-  await cp?.stop();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -15,10 +15,11 @@ import { DoctorReport } from "../../forgelet/doctor-report.js";
 import { proxyFor } from "../../forgelet/proxy-env.js";
 import { forgeletSettings } from "../../forgelet/settings.js";
 import { type ConnectProxy, startConnectProxy } from "../support/connect-proxy.js";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
 import { submitCustom } from "../support/lifecycle.js";
+import { newFleet, newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 import { startTlsFront, type TlsFront } from "../support/tls-front.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
@@ -29,6 +30,7 @@ let cp: ControlPlane;
 let front: TlsFront;
 let proxy: ConnectProxy;
 let op = "";
+let fleet = "";
 let scratch = "";
 const agents: ForgeletProc[] = [];
 
@@ -60,7 +62,7 @@ const frontHost = () => new URL(front.url).host;
 async function runJob(name: string): Promise<void> {
   const id = await submitCustom(cp, op, {
     name,
-    fleet: "proxied",
+    fleet,
     workspace: await uploadWorkspace(cp.url, op, [
       { path: "exp/train.sh", content: `#!/usr/bin/env bash\necho ${name}\n`, mode: 0o755 },
     ]),
@@ -93,26 +95,23 @@ function doctor(
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), "sf-proxy-"));
-  cp = await startControlPlane({ agent: false });
+  cp = sharedControlPlane();
   front = await startTlsFront(cp.url);
   proxy = await startConnectProxy();
-  op = String(
-    (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "prox", role: "operator" })).body.token,
-  );
-  await call(cp, cp.adminToken, "POST", "/v1/fleets", { name: "proxied", kind: "process" });
+  op = (await newUser(cp, "prox")).token;
+  fleet = await newFleet(cp, "proxied");
 });
 
 afterAll(async () => {
   for (const a of agents) await a.dispose();
   await proxy?.close();
   await front?.close();
-  await cp?.stop();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 describe("forgelet behind HTTPS_PROXY", () => {
   it("enrolls through the proxy's tunnel to the https control plane", async () => {
-    const t = await call(cp, cp.adminToken, "POST", "/v1/fleets/proxied/enrollment-tokens", {});
+    const t = await call(cp, cp.adminToken, "POST", `/v1/fleets/${fleet}/enrollment-tokens`, {});
     const stateDir = mkdtempSync(join(scratch, "enroll-"));
     // Not spawnSync: the proxy and the TLS front live in this process and must keep answering.
     const r = await new Promise<{ code: number; stderr: string }>((ok) => {
@@ -129,7 +128,7 @@ describe("forgelet behind HTTPS_PROXY", () => {
 
   it("opens its WebSocket and fetches its blobs through the proxy, and runs a job", async () => {
     const before = proxy.tunnelsTo(frontHost()).length;
-    const agent = await enrollForgelet(cp, "proxied", {
+    const agent = await enrollForgelet(cp, fleet, {
       name: "behind-proxy",
       gpus: 1,
       env: envWith({ https: proxy.url }),
@@ -152,7 +151,7 @@ describe("forgelet behind HTTPS_PROXY", () => {
 
   it("goes direct, proxy untouched, when NO_PROXY names the server", async () => {
     const before = proxy.tunnels.length;
-    const agent = await enrollForgelet(cp, "proxied", {
+    const agent = await enrollForgelet(cp, fleet, {
       name: "no-proxy",
       gpus: 1,
       env: envWith({ https: proxy.url, no: "127.0.0.1" }),

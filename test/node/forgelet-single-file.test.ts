@@ -20,16 +20,11 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type ControlPlane,
-  call,
-  groupAlive,
-  startControlPlane,
-  waitGroupGone,
-} from "../support/control-plane.js";
+import { type ControlPlane, call, groupAlive, waitGroupGone } from "../support/control-plane.js";
 import { waitConnected } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
 import { submitCustom } from "../support/lifecycle.js";
+import { newFleet, newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 const BUNDLE = resolve(import.meta.dirname, "../../dist/forgelet.mjs");
@@ -38,6 +33,7 @@ const GUARD = resolve(import.meta.dirname, "../support/require-guard.cjs");
 const OPTIONAL = new Set(["bufferutil", "utf-8-validate", "encoding"]);
 
 let cp: ControlPlane;
+let fleet = "";
 let root = "";
 let bin = "";
 let state = "";
@@ -94,8 +90,8 @@ beforeAll(async () => {
   mkdirSync(bin);
   mkdirSync(state, { mode: 0o700 });
   copyFileSync(BUNDLE, join(bin, "forgelet.mjs"));
-  cp = await startControlPlane({ agent: false });
-  await call(cp, cp.adminToken, "POST", "/v1/fleets", { name: "single", kind: "process" });
+  cp = sharedControlPlane();
+  fleet = await newFleet(cp, "single");
 });
 
 afterAll(async () => {
@@ -104,7 +100,6 @@ afterAll(async () => {
     process.kill(-pid, "SIGTERM");
     await waitGroupGone(pid, 10_000);
   }
-  await cp?.stop();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -122,7 +117,7 @@ describe("the single-file forgelet", () => {
   });
 
   it("enrolls, connects and runs a job on the process runtime", async () => {
-    const token = await call(cp, cp.adminToken, "POST", "/v1/fleets/single/enrollment-tokens", {});
+    const token = await call(cp, cp.adminToken, "POST", `/v1/fleets/${fleet}/enrollment-tokens`, {});
     const enrolled = forgelet(
       guarded("enroll", "--server", cp.url, "--token", String(token.body.token), "--state-dir", state),
     );
@@ -154,13 +149,10 @@ describe("the single-file forgelet", () => {
       20_000,
     );
 
-    const op = String(
-      (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "single-op", role: "operator" })).body
-        .token,
-    );
+    const op = (await newUser(cp, "single-op")).token;
     const id = await submitCustom(cp, op, {
       name: "single-file",
-      fleet: "single",
+      fleet,
       workspace: await uploadWorkspace(cp.url, op, [
         {
           path: "exp/train.sh",

@@ -3,6 +3,9 @@
  * forgelet (process runtime), with the stdlib char-LM really training. What a user would check: the step
  * counter continues where the checkpoint left it (no step is trained twice, none is skipped), the loss
  * curve continues instead of restarting at ln(vocab), GPUs are released, nothing is left running.
+ *
+ * Its own control plane, not the project's shared one: it runs with deployment-wide timers other files must
+ * not get (SF_AGENT_LOST_GRACE_SECONDS=3, SF_RETRY_BACKOFF_SECONDS=1).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

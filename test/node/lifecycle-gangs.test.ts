@@ -3,6 +3,9 @@
  * for 3 nodes. A rank whose launch fails for a real reason on its machine rolls the other ranks back; a
  * rank killed mid-run fails the job and stops the rest. Each test ends with the no-orphans check: no
  * workload process of its job anywhere on the machine, and 0 GPUs allocated in the fleet.
+ *
+ * Its own control plane, not the project's shared one: it runs with deployment-wide timers other files must
+ * not get (SF_COMMAND_RESEND_SECONDS=1, a short SF_RETRY_BACKOFF_SECONDS it waits out).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

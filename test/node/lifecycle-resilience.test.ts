@@ -1,9 +1,12 @@
 /**
- * Tier 3, lifecycle proofs with repeated failures: the real control plane (wrangler dev → workerd) and
+ * Tier 3, lifecycle proofs with repeated failures: the real control plane (scripts/start.mjs → workerd) and
  * real forgelet processes (process runtime). Agents are SIGKILLed and restarted several times while
  * several jobs run; the whole control plane is stopped and started again on the same state while jobs
  * are being dispatched and are finishing. Each test ends with the no-orphans check: no workload process
  * of its jobs anywhere on the machine, and 0 GPUs allocated in the fleet.
+ *
+ * Its own control planes, not the project's shared one: it stops and restarts the control plane on its
+ * state directory mid-scheduling.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

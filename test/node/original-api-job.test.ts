@@ -4,22 +4,27 @@
  * a job on the local fleet (process runtime); its metrics, hparams and CPU/memory samples read back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, startControlPlane } from "../support/control-plane.js";
+import type { ControlPlane } from "../support/control-plane.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
-import { newOperator, submitCustom } from "../support/lifecycle.js";
+import { submitCustom } from "../support/lifecycle.js";
 import { expectOriginalApiReports, originalApiWorkspace } from "../support/original-api-job.js";
+import { fleetWithAgent, newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 let cp: ControlPlane;
 let token = "";
+let fleet = "";
+let agent: ForgeletProc | undefined;
 
 beforeAll(async () => {
-  cp = await startControlPlane();
-  token = await newOperator(cp, "grace");
+  cp = sharedControlPlane();
+  ({ fleet, agent } = await fleetWithAgent(cp, "original-api"));
+  token = (await newUser(cp, "grace")).token;
 });
 
 afterAll(async () => {
-  await cp?.stop();
+  await agent?.dispose();
 });
 
 describe("a job written for the original starforge.report API (process runtime)", () => {
@@ -27,7 +32,7 @@ describe("a job written for the original starforge.report API (process runtime)"
     const workspace = await uploadWorkspace(cp.url, token, originalApiWorkspace("exp"));
     const id = await submitCustom(cp, token, {
       name: "original-api",
-      fleet: "local",
+      fleet,
       workspace,
       maxRetries: 0,
     });

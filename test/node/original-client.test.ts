@@ -12,11 +12,13 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_LOG_LINE } from "../../contract/ingest.schema.js";
 import { consoleLines } from "../../durable-objects/run/policy.js";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { FaultProxy } from "../support/fault-proxy.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
-import { newOperator, submitCustom } from "../support/lifecycle.js";
+import { submitCustom } from "../support/lifecycle.js";
 import { newSfHome, sf } from "../support/sf.js";
+import { fleetWithAgent, newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 const SUPPORT = resolve(import.meta.dirname, "../support");
@@ -30,6 +32,7 @@ const BASE_TS_MS = 1_796_000_000_000;
 
 let cp: ControlPlane;
 let proxy: FaultProxy;
+let agent: ForgeletProc | undefined;
 let ada = "";
 let jobId = "";
 let runId = "";
@@ -88,9 +91,11 @@ function intendedChunks(): string[] {
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane();
+  cp = sharedControlPlane();
+  let fleet: string;
+  ({ fleet, agent } = await fleetWithAgent(cp, "original-client"));
   proxy = await new FaultProxy(cp.url, plan).start();
-  ada = await newOperator(cp, "ada");
+  ada = (await newUser(cp, "ada")).token;
   const train = [
     "#!/usr/bin/env bash",
     "set -euo pipefail",
@@ -108,7 +113,7 @@ beforeAll(async () => {
       content: readFileSync(join(SUPPORT, "original_client_job.py"), "utf8"),
     },
   ]);
-  jobId = await submitCustom(cp, ada, { name: "original-client", fleet: "local", workspace, maxRetries: 0 });
+  jobId = await submitCustom(cp, ada, { name: "original-client", fleet, workspace, maxRetries: 0 });
   const done = await waitForStatus(cp, ada, jobId, ["SUCCEEDED", "FAILED", "STOPPED"], 120_000);
   expect(done.job.status, JSON.stringify(done.runs)).toBe("SUCCEEDED");
   runId = done.job.current_run_id ?? done.runs.at(-1)!.id;
@@ -116,7 +121,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proxy?.stop();
-  await cp?.stop();
+  await agent?.dispose();
 });
 
 describe("training code on the original client, on the real stack", () => {

@@ -6,28 +6,27 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { jobState } from "../support/jobs.js";
 import { submitCustom } from "../support/lifecycle.js";
+import { newFleet, newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 let cp: ControlPlane;
+let fleet = "";
 let op = "";
 let agent: ForgeletProc;
 
 beforeAll(async () => {
-  cp = await startControlPlane({ agent: false });
-  op = String(
-    (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "orph", role: "operator" })).body.token,
-  );
-  await call(cp, cp.adminToken, "POST", "/v1/fleets", { name: "orphans", kind: "process" });
-  agent = await enrollForgelet(cp, "orphans", { name: "orphan-box", gpus: 1 });
+  cp = sharedControlPlane();
+  op = (await newUser(cp, "orph")).token;
+  fleet = await newFleet(cp, "orphans");
+  agent = await enrollForgelet(cp, fleet, { name: `${fleet}-box`, gpus: 1 });
 });
 
 afterAll(async () => {
   await agent?.dispose();
-  await cp?.stop();
 });
 
 async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 30_000) {
@@ -42,7 +41,7 @@ describe("the start-up sweep", () => {
   it("stops a workload no journal record claims, reports it on the node, and the run fails as infrastructure", async () => {
     const id = await submitCustom(cp, op, {
       name: "orphan",
-      fleet: "orphans",
+      fleet,
       workspace: await uploadWorkspace(cp.url, op, [
         { path: "exp/train.sh", content: "#!/usr/bin/env bash\necho started\nsleep 600\n", mode: 0o755 },
       ]),
@@ -63,7 +62,7 @@ describe("the start-up sweep", () => {
     // The hello that follows the sweep carries it to the control plane.
     const orphans = async () =>
       (
-        (await call(cp, cp.adminToken, "GET", "/v1/fleets/orphans/nodes")).body.nodes as Array<{
+        (await call(cp, cp.adminToken, "GET", `/v1/fleets/${fleet}/nodes`)).body.nodes as Array<{
           orphans: Array<Record<string, unknown>>;
         }>
       )[0]!.orphans;

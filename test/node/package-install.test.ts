@@ -18,7 +18,8 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { type ControlPlane, call } from "../support/control-plane.js";
+import { newFleet, newUser, sharedControlPlane } from "../support/shared-control-plane.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -50,11 +51,10 @@ beforeAll(async () => {
     { cwd: outside, encoding: "utf8", env: { ...process.env, npm_config_cache: join(work, "npm-cache") } },
   );
   expect(install.status, `${install.stdout}${install.stderr}`).toBe(0);
-  cp = await startControlPlane({ agent: false });
+  cp = sharedControlPlane();
 }, 180_000);
 
 afterAll(async () => {
-  await cp?.stop();
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -120,21 +120,25 @@ describe("the sf and forgelet package", () => {
 
   it("logs in to a real control plane and lists jobs", async () => {
     const url = cp?.url ?? "";
-    const login = bin("sf", ["login", "--server", url, "--token", cp?.adminToken ?? ""]);
+    // A user of this file's own: the shared control plane holds other files' jobs.
+    const user = await newUser(cp!, "pkg");
+    const login = bin("sf", ["login", "--server", url, "--token", user.token]);
     expect(login.code, `${login.stdout}${login.stderr}`).toBe(0);
     const ls = bin("sf", ["job", "ls", "--json"]);
     expect(ls.code, `${ls.stdout}${ls.stderr}`).toBe(0);
     expect(JSON.parse(ls.stdout)).toMatchObject({ jobs: [] });
-    const me = await call({ url }, cp?.adminToken ?? "", "GET", "/v1/me");
+    const me = await call({ url }, user.token, "GET", "/v1/me");
     expect(me.status).toBe(200);
+    expect((me.body.user as { name: string }).name).toBe(user.name);
   });
 
   it("enrolls forgelet and loads its docker runtime from the package (dockerode bundled)", async () => {
+    const fleet = await newFleet(cp!, "pkg");
     const { body } = await call(
       { url: cp?.url ?? "" },
       cp?.adminToken ?? "",
       "POST",
-      "/v1/fleets/local/enrollment-tokens",
+      `/v1/fleets/${fleet}/enrollment-tokens`,
       {},
     );
     const state = join(home, "forgelet");

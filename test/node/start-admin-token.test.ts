@@ -2,6 +2,9 @@
  * `npm start` with SF_BOOTSTRAP_ADMIN_TOKEN set: that token is the admin token the Worker accepts (it used
  * to be the script's alone while the Worker kept a generated one, so the start failed with 401); a bad one,
  * or one that differs from a state directory's own, is refused before anything starts.
+ *
+ * Its own control planes, not the project's shared one: what it tests is `npm start` itself, with fresh and
+ * existing state directories.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -1,6 +1,9 @@
 /**
- * Tier 3: the issue's "done when" journey against `npm start` itself (scripts/start.mjs → wrangler dev),
+ * Tier 3: the issue's "done when" journey against `npm start` itself (scripts/start.mjs → workerd),
  * over real HTTP on loopback, then a restart on the same state to prove nothing is lost.
+ *
+ * Its own control planes, not the project's shared one: what it tests is `npm start` itself, its first
+ * start and a restart on the same state.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -161,5 +164,47 @@ describe("npm start", () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--host takes an IPv4 address of this machine, got "nope"');
     expect(existsSync(fresh)).toBe(false);
+  });
+
+  it("takes --ratelimit NAME=LIMIT for a [[ratelimits]] binding: past the limit a failed login is locked out", async () => {
+    const limited = await startControlPlane({ agent: false, ratelimits: { AUTH_FAILURES_BY_ADDRESS: 3 } });
+    try {
+      const answers: number[] = [];
+      for (let i = 0; i < 5; i++)
+        answers.push((await call(limited, "sfp_not-a-token", "GET", "/v1/me")).status);
+      // Three failed logins are within the limit (401); the fourth passes it and locks the address out.
+      expect(answers).toEqual([401, 401, 401, 429, 429]);
+      const locked = await call(limited, limited.adminToken, "GET", "/v1/me");
+      expect(locked.status).toBe(429);
+      expect((locked.body.error as { code: string }).code).toBe("TOO_MANY_FAILED_LOGINS");
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it("refuses a --ratelimit that is not NAME=LIMIT, or names no binding of wrangler.toml", () => {
+    const start = (arg: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          join(import.meta.dirname, "../../scripts/start.mjs"),
+          "--ratelimit",
+          arg,
+          "--no-agent",
+          "--state-dir",
+          mkdtempSync(join(tmpdir(), "sf-journey-limit-")),
+        ],
+        { encoding: "utf8", timeout: 60_000 },
+      );
+    const bad = start("AUTH_FAILURES_BY_ADDRESS=0");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain(
+      '--ratelimit expects NAME=LIMIT with a binding NAME and a positive LIMIT, got "AUTH_FAILURES_BY_ADDRESS=0"',
+    );
+    const unknown = start("NO_SUCH_LIMIT=5");
+    expect(unknown.status).not.toBe(0);
+    expect(`${unknown.stdout}${unknown.stderr}`).toContain(
+      "--ratelimit NO_SUCH_LIMIT=5: wrangler.toml has no [[ratelimits]] binding NO_SUCH_LIMIT",
+    );
   });
 });

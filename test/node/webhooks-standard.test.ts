@@ -1,9 +1,12 @@
 /**
- * Tier 3, Standard Webhooks end to end: the real control plane (wrangler dev → workerd, no agent) sends job
+ * Tier 3, Standard Webhooks end to end: the real control plane (scripts/start.mjs → workerd, no agent) sends job
  * events to real node:http receivers on loopback, and every delivery is checked by code that is not
  * StarForge's: the `standardwebhooks` npm package through the snippet docs/api.md prints, and the Python
  * verifier written from the specification. Jobs wait QUEUED in the agent-less `local` fleet and are
  * stopped, which gives a `job.queued` and a `job.stopped` event without GPUs.
+ *
+ * Its own control plane, not the project's shared one: it restarts the plane on the same state directory (a
+ * delivery survives the restart).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";

@@ -1,12 +1,18 @@
 /**
- * Tier 3, signed webhooks end to end: the real control plane (wrangler dev → workerd, no agent) sends job
- * events to real node:http receivers on loopback. Jobs wait QUEUED in the agent-less `local` fleet and are
- * stopped, which gives a `job.queued` and a terminal `job.stopped` event without GPUs. Deliveries are
+ * Tier 3, signed webhooks end to end: the real control plane (the node project's shared one, no agent) sends
+ * job events to real node:http receivers on loopback. Jobs wait QUEUED in a fleet of this file's own with
+ * no nodes and are stopped, which gives a `job.queued` and a terminal `job.stopped` event without GPUs. Deliveries are
  * checked with the verifiers exactly as docs/operations.md prints them.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type ControlPlane, call } from "../support/control-plane.js";
 import { baseSpec, recipeDigest } from "../support/jobs.js";
+import {
+  newFleet,
+  newUser,
+  sharedControlPlane,
+  sharedControlPlaneVars,
+} from "../support/shared-control-plane.js";
 import {
   documentedVerifier,
   type Receiver,
@@ -15,9 +21,11 @@ import {
   verifyWithPython,
 } from "../support/webhook-receiver.js";
 
-const MAX_ATTEMPTS = 4;
+/** The shared plane's SF_WEBHOOK_MAX_ATTEMPTS (test/support/global-control-plane.ts sets it for this file). */
+const MAX_ATTEMPTS = Number(sharedControlPlaneVars().SF_WEBHOOK_MAX_ATTEMPTS);
 
 let cp: ControlPlane;
+let fleet = "";
 let ada = "";
 let bob = "";
 let digest = "";
@@ -36,14 +44,13 @@ interface Delivery {
 }
 
 beforeAll(async () => {
-  cp = await startControlPlane({
-    agent: false,
-    vars: { SF_WEBHOOK_RETRY_SECONDS: 1, SF_WEBHOOK_MAX_ATTEMPTS: MAX_ATTEMPTS },
-  });
-  const user = async (name: string) =>
-    String((await call(cp, cp.adminToken, "POST", "/v1/users", { name, role: "operator" })).body.token);
-  ada = await user("ada");
-  bob = await user("bob");
+  cp = sharedControlPlane();
+  // The retry timing the file's tests watch.
+  expect(sharedControlPlaneVars()).toMatchObject({ SF_WEBHOOK_RETRY_SECONDS: "1" });
+  expect(MAX_ATTEMPTS).toBeGreaterThan(1);
+  fleet = await newFleet(cp, "hooks");
+  ada = (await newUser(cp, "ada")).token;
+  bob = (await newUser(cp, "bob")).token;
   digest = await recipeDigest(cp, ada, "python/charlm");
   verify = await documentedVerifier();
 });
@@ -52,10 +59,6 @@ beforeAll(async () => {
 afterEach(async () => {
   for (const h of hooks.splice(0)) await call(cp, h.token, "DELETE", `/v1/webhooks/${h.id}`);
   for (const r of receivers.splice(0)) await r.close();
-});
-
-afterAll(async () => {
-  await cp?.stop();
 });
 
 async function receiver(answer: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
@@ -72,11 +75,11 @@ async function addWebhook(token: string, url: string, events: string[]) {
   return { id, secret: String(r.body.secret) };
 }
 
-/** A job that waits QUEUED (no agent in `local`) and is then stopped: events 1 (queued) and 2 (stopped). */
+/** A job that waits QUEUED (no node in this file's fleet) and is then stopped: events 1 (queued) and 2 (stopped). */
 async function submitAndStop(token: string, name: string): Promise<{ job: string; ms: number[] }> {
   const spec = baseSpec({
     name,
-    fleet: "local",
+    fleet,
     recipe: { name: "python/charlm", version: "1.0.0", digest },
     framework: { kind: "python", version: "3", runtime_id: "python3-stdlib", image: null },
   });

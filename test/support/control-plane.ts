@@ -37,6 +37,8 @@ export async function startControlPlane(
     port?: number;
     agent?: boolean;
     vars?: Record<string, string | number>;
+    /** Limits of [[ratelimits]] bindings for this run (npm start --ratelimit). */
+    ratelimits?: Record<string, number>;
     /** Where it listens and what it tells agents and workloads (default 127.0.0.1). */
     host?: string;
   } = {},
@@ -55,6 +57,7 @@ export async function startControlPlane(
   ];
   if (opts.agent === false) args.push("--no-agent");
   for (const [k, v] of Object.entries(opts.vars ?? {})) args.push("--var", `${k}=${v}`);
+  for (const [k, v] of Object.entries(opts.ratelimits ?? {})) args.push("--ratelimit", `${k}=${v}`);
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,
@@ -136,43 +139,18 @@ export async function waitGroupGone(pgid: number, timeoutMs: number): Promise<vo
 }
 
 /**
- * The local dev server (wrangler's proxy in front of workerd) answers a request that was in flight while
- * it swapped its runtime with this 503, and retries only GETs itself. It is local tooling, not the control
- * plane: tier-3 helpers send such a request again.
+ * The text of wrangler's dev proxy's answer to a request it lost ("Your worker restarted mid-request"). The
+ * local control plane no longer runs behind that proxy (scripts/serve-worker.mjs); tests that see it fail.
  */
 export const DEV_SERVER_RESTARTED = "Your worker restarted mid-request";
 
-/** fetch, sending the request again (at most twice) when the local dev server restarted under it. */
+/**
+ * fetch, with the answer read whole. Nothing is ever sent again: a dropped connection or a 5xx from the
+ * local control plane is a bug of the stack under test, so the test sees it (test/unit/dev-fetch.test.ts).
+ */
 export async function devFetch(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
-  const idempotent = (init.method ?? "GET") === "GET" || init.method === "HEAD";
-  for (let attempt = 1; ; attempt++) {
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(url, init);
-      text = await res.text();
-    } catch (err) {
-      // The local dev server also drops a connection now and then while it swaps its runtime under load
-      // ("other side closed"): a read is sent again, and says so; anything else is the test's failure.
-      const code = (err as { cause?: { code?: string } }).cause?.code;
-      if (idempotent && attempt < 3 && (code === "UND_ERR_SOCKET" || code === "ECONNRESET")) {
-        console.log(
-          `[dev server] ${init.method ?? "GET"} ${new URL(url).pathname}: connection dropped (${code}); sent again`,
-        );
-        await new Promise((r) => setTimeout(r, 500));
-        continue;
-      }
-      throw err;
-    }
-    if (res.status === 503 && text.startsWith(DEV_SERVER_RESTARTED) && attempt < 3) {
-      console.log(
-        `[dev server] ${init.method ?? "GET"} ${new URL(url).pathname}: ${text.slice(0, 60)}; sent again`,
-      );
-      await new Promise((r) => setTimeout(r, 500));
-      continue;
-    }
-    return { status: res.status, text };
-  }
+  const res = await fetch(url, init);
+  return { status: res.status, text: await res.text() };
 }
 
 /** A minimal JSON client for tier-3 tests. */

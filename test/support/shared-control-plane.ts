@@ -16,6 +16,8 @@ export interface SharedPlaneInfo {
   adminToken: string;
   stateDir: string;
   pgid: number;
+  /** The deployment-wide settings it was started with (test/support/global-control-plane.ts). */
+  vars: Record<string, string>;
 }
 
 declare module "vitest" {
@@ -35,7 +37,13 @@ export function sharedControlPlane(): ControlPlane {
       "no shared control plane: this file runs in a vitest project whose globalSetup starts one (cli, node)",
     );
   }
-  return { ...info, output: () => "", stop: async () => {} };
+  const { vars: _vars, ...plane } = info;
+  return { ...plane, output: () => "", stop: async () => {} };
+}
+
+/** The deployment-wide settings (wrangler.toml [vars] overrides) the shared plane runs with. */
+export function sharedControlPlaneVars(): Record<string, string> {
+  return inject("controlPlane")?.vars ?? {};
 }
 
 let counter = 0;

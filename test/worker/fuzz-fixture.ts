@@ -1,13 +1,14 @@
 /**
  * The fuzz suites' fixture, built through the real API: users of each role, a fleet with a node and two
  * dispatched jobs (their runs' ingest tokens), a second fleet for the admin routes to change, an agent
- * credential, a webhook with a delivery, a blob, the capsule, an enrollment token and a device code.
+ * credential, a webhook with a delivery, a blob, the capsule, an enrollment token and a device code. The
+ * Fixture's shape is fuzz-model.ts's, which the local-stack fuzz builds over HTTP.
  */
 import { SELF } from "cloudflare:test";
 import { digestOf } from "../../contract/digest.js";
 import type { JobSpecInput } from "../../contract/jobspec.schema.js";
 import { enroll, publishTestCapsule } from "./agent-support.js";
-import type { Identities } from "./fuzz-support.js";
+import { CLOSED, type Fixture, type Identities } from "./fuzz-model.js";
 import {
   ADMIN,
   api,
@@ -19,30 +20,6 @@ import {
   registerNode,
 } from "./helpers.js";
 import { runToken } from "./ingest-helpers.js";
-
-export interface Fixture {
-  ids: Identities;
-  main: { id: string; name: string };
-  side: { id: string; name: string };
-  sideNode: string;
-  spec: JobSpecInput;
-  /** A python/charlm job: typed hyperparameters, no image. */
-  charlm: JobSpecInput;
-  /** A dispatched job of the operator on `main`, with its run: read back and ingested into. */
-  job: { id: string; runId: string; epoch: number };
-  /** A second dispatched job, whose token is the "other run's" ingest token; job actions target it. */
-  victim: { id: string; runId: string };
-  tokenId: string;
-  webhookId: string;
-  deliveryId: string;
-  blob: { digest: string; content: string };
-  capsule: Record<string, string>;
-  enrollToken: string;
-  device: { code: string; userCode: string };
-}
-
-/** A webhook endpoint on a closed loopback port: deliveries fail at once and nothing leaves the machine. */
-export const CLOSED = "http://127.0.0.1:9/hook";
 
 async function dispatched(op: string, spec: JobSpecInput) {
   const r = await api(op, "POST", "/v1/jobs", spec);
@@ -122,24 +99,4 @@ export async function buildFixture(): Promise<Fixture> {
     enrollToken: minted.body.token,
     device: { code: device.device_code, userCode: device.user_code },
   };
-}
-
-/** Ids of every kind, to put where a route expects another kind. */
-export function idsOfEveryKind(f: Fixture): string[] {
-  return [
-    f.main.id,
-    f.main.name,
-    f.side.name,
-    f.job.id,
-    f.job.runId,
-    f.victim.id,
-    f.sideNode,
-    f.tokenId,
-    f.webhookId,
-    f.deliveryId,
-    encodeURIComponent(f.blob.digest),
-    "fz-target",
-    "fz-viewer",
-    "custom",
-  ];
 }

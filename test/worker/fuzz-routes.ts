@@ -5,19 +5,18 @@
  * fuzzed too. Each gets generated requests: its valid request mutated (fields dropped, renamed, retyped,
  * out of range, huge, deeply nested), garbage bodies, wrong content types, odd headers and credentials,
  * odd path parameters and query strings. Every answer is below 500 and every refusal is coded; a refused
- * request leaves D1, the fleets' Durable Objects and the fixture run's Durable Object as they were.
+ * request leaves D1, the fleets' Durable Objects and the fixture run's Durable Object as they were. The
+ * requests are fuzz-requests.ts's, which the local-stack fuzz (test/node) sends over real connections too.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../worker/app.js";
-import { type Body, bodyFor, garbage, oddHeaders, oddSegment, queryFor } from "./fuzz-arbitraries.js";
-import { buildFixture, type Fixture, idsOfEveryKind } from "./fuzz-fixture.js";
-import { type Seed, seedFor } from "./fuzz-seeds.js";
+import { buildFixture } from "./fuzz-fixture.js";
+import { expectCodedAnswer, type Fixture } from "./fuzz-model.js";
+import { requestArb, routesOf } from "./fuzz-requests.js";
+import { seedFor } from "./fuzz-seeds.js";
 import {
-  authFor,
-  expectCodedAnswer,
   expectConsistentFleet,
-  type FuzzRequest,
   fleetSnapshot,
   fuzzParams,
   fuzzRuns,
@@ -46,58 +45,7 @@ function inGroup(group: RouteGroup, path: string): boolean {
 
 /** The routes the app registers whose path passes `filter`, as `METHOD /path`. */
 export function registeredRoutes(filter: (path: string) => boolean): string[] {
-  const all = createApp()
-    .routes.filter((r) => r.method !== "ALL" && filter(r.path))
-    .map((r) => `${r.method} ${r.path}`);
-  return [...new Set(all)];
-}
-
-/** The route's path with its parameters: mostly the seed's, sometimes another kind of id, or odd. */
-function pathArb(f: Fixture, route: string, seed: Seed): fc.Arbitrary<string> {
-  const template = route.split(" ")[1]!;
-  const names = [...template.matchAll(/:(\w+)|\*/g)].map((m) => m[1] ?? "*");
-  const others = idsOfEveryKind(f);
-  const values = names.map((n) =>
-    fc.oneof(
-      { weight: 6, arbitrary: fc.constant(seed.params?.[n] ?? f.main.name) },
-      { weight: 1, arbitrary: fc.constantFrom(...others) },
-      { weight: 2, arbitrary: oddSegment },
-    ),
-  );
-  return fc.tuple(...values).map((vs) => {
-    let i = 0;
-    return template.replace(/:(\w+)|\*/g, () => vs[i++]!);
-  });
-}
-
-function bodyArb(seed: Seed): fc.Arbitrary<Body> {
-  if (!seed.raw && seed.also) return fc.constantFrom(seed.body, ...seed.also).chain(bodyFor);
-  if (!seed.raw) return bodyFor(seed.body);
-  const raw = seed.raw.text;
-  return fc.oneof(
-    { weight: 4, arbitrary: fc.constant<Body>({ kind: "text", text: raw }) },
-    { weight: 2, arbitrary: garbage() },
-    {
-      weight: 1,
-      arbitrary: fc.nat({ max: raw.length }).map((n): Body => ({ kind: "text", text: raw.slice(n) })),
-    },
-    { weight: 1, arbitrary: fc.constant<Body>({ kind: "none" }) },
-  );
-}
-
-/** A request to `route`: its seed, mutated in every part. */
-export function requestArb(f: Fixture, route: string, seed: Seed): fc.Arbitrary<FuzzRequest> {
-  const method = route.split(" ")[0]!;
-  const seedHeaders = Object.entries(seed.headers ?? {});
-  return fc.record({
-    method: method === "GET" ? fc.constantFrom("GET", "GET", "GET", "HEAD") : fc.constant(method),
-    path: pathArb(f, route, seed),
-    query: queryFor(seed.query ?? {}),
-    auth: authFor(seed.as),
-    body: bodyArb(seed),
-    contentType: fc.constant(seed.raw?.type ?? "application/json"),
-    headers: fc.tuple(fc.subarray(seedHeaders), oddHeaders).map(([kept, odd]) => [...kept, ...odd]),
-  });
+  return routesOf(createApp(), filter);
 }
 
 /** Fuzzes every route of `group`; `afterwards` runs once all of them are done (the fixture is up). */

@@ -4,8 +4,7 @@
  * (as admin, with the main fleet for its parameters): see `seedFor`.
  */
 import type { JobSpecInput } from "../../contract/jobspec.schema.js";
-import { CLOSED, type Fixture } from "./fuzz-fixture.js";
-import type { Who } from "./fuzz-support.js";
+import { CLOSED, type Fixture, type Who } from "./fuzz-model.js";
 
 export interface Seed {
   as: Who;

@@ -1,14 +1,22 @@
 /**
- * What the fuzz suites share: the run count (SF_RUNS) and seed, sending a generated request over the
- * real fetch path, the checks every answer must pass, and snapshots of the state a refused request must
- * not change (D1, a Fleet DO, a Run DO).
+ * What the fuzz suites share in workerd: the run count (SF_RUNS) and seed, sending a generated request
+ * over the real fetch path, and snapshots of the state a refused request must not change (D1, a Fleet DO,
+ * a Run DO). What needs no workerd (who sends, the answer rules, the request generators) lives in
+ * fuzz-model.ts and fuzz-requests.ts, which the local-stack fuzz imports from Node too.
  */
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
-import fc from "fast-check";
+import type fc from "fast-check";
 import { expect } from "vitest";
-import { ERROR_CODES } from "../../contract/errors.js";
-import { type Body, CONTENT_TYPES, serialize } from "./fuzz-arbitraries.js";
-import { LEAK } from "./helpers.js";
+import { CONTENT_TYPES } from "./fuzz-arbitraries.js";
+import {
+  type Answer,
+  expectCodedAnswer,
+  IDENTITIES,
+  type Identities,
+  seedOf,
+  type Who,
+} from "./fuzz-model.js";
+import { type Auth, authFor, type FuzzRequest, wireRequest } from "./fuzz-requests.js";
 import { testEnv } from "./test-env.js";
 
 /**
@@ -20,89 +28,8 @@ export function fuzzRuns(fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-/** One fixed seed per property name, so every run generates the same requests and a failure replays. */
-export function seedOf(name: string): number {
-  let h = 0x5f0f;
-  for (const ch of name) h = (Math.imul(h, 31) + ch.charCodeAt(0)) | 0;
-  return h;
-}
-
 export function fuzzParams<T>(name: string, fallbackRuns: number, examples: T[] = []): fc.Parameters<T> {
   return { seed: seedOf(name), numRuns: fuzzRuns(fallbackRuns), examples };
-}
-
-/** Who sends a request: a role's token, an agent credential, a run's ingest token, nobody, or a bad form. */
-export const IDENTITIES = ["admin", "operator", "viewer", "none", "agent", "ingest", "ingest-other"] as const;
-export type Who = (typeof IDENTITIES)[number];
-export type Identities = Record<Exclude<Who, "none">, string>;
-
-/** Authorization values that are not a valid credential, or an odd spelling of one (`{admin}`). */
-const BAD_AUTH = [
-  "Bearer",
-  "Bearer ",
-  "Basic Zm9vOmJhcg==",
-  "Bearer a b",
-  "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJub2RfeCJ9.",
-  "Bearer eyJ!!!.e30.x",
-  "Bearer eyJhbGciOiJIUzI1NiJ9.e30.AAAA",
-  `Bearer sfp_${"0".repeat(40)}`,
-  `Bearer ${"x".repeat(8_000)}`,
-  "bearer {admin}",
-  "Bearer\t{admin}",
-  "Bearer {admin} extra",
-  "Bearer {ingest}",
-  "Bearer é",
-];
-const BAD_INGEST = ["garbage", "eyJ.eyJ.sig", "{admin}", "{agent}", " ", "x".repeat(8_000)];
-
-export type Auth = { who: Who } | { header: "authorization" | "x-starforge-token"; value: string };
-
-/** Mostly `right` (so requests reach the route's own code), sometimes anyone else or a bad form. */
-export function authFor(right: Who): fc.Arbitrary<Auth> {
-  return fc.oneof(
-    { weight: 8, arbitrary: fc.constant<Auth>({ who: right }) },
-    { weight: 2, arbitrary: fc.constantFrom(...IDENTITIES).map((who): Auth => ({ who })) },
-    {
-      weight: 1,
-      arbitrary: fc.oneof(
-        fc.constantFrom(...BAD_AUTH).map((value): Auth => ({ header: "authorization", value })),
-        fc.constantFrom(...BAD_INGEST).map((value): Auth => ({ header: "x-starforge-token", value })),
-      ),
-    },
-  );
-}
-
-function authHeaders(auth: Auth, ids: Identities): Record<string, string> {
-  const fill = (v: string) => v.replace(/\{(\w[\w-]*)\}/g, (_, k: keyof Identities) => ids[k] ?? k);
-  if ("header" in auth) return { [auth.header]: fill(auth.value) };
-  if (auth.who === "none") return {};
-  if (auth.who === "ingest" || auth.who === "ingest-other") return { "x-starforge-token": ids[auth.who] };
-  return { authorization: `Bearer ${ids[auth.who]}` };
-}
-
-export interface FuzzRequest {
-  method: string;
-  /** Path with its parameters in place, as they go on the wire (already escaped, or oddly). */
-  path: string;
-  query: string;
-  auth: Auth;
-  body: Body;
-  /** The route's own content type for its valid body (JSON unless said otherwise). */
-  contentType: string | null;
-  headers: Array<[string, string]>;
-}
-
-export interface Answer {
-  status: number;
-  contentType: string;
-  text: string;
-}
-
-function bodyInit(b: Body): string | Uint8Array | undefined {
-  if (b.kind === "json") return b.value === undefined ? undefined : serialize(b.value);
-  if (b.kind === "text") return b.text;
-  if (b.kind === "bytes") return new Uint8Array(b.bytes);
-  return undefined;
 }
 
 /**
@@ -110,13 +37,8 @@ function bodyInit(b: Body): string | Uint8Array | undefined {
  * (a live tail never ends by itself) and an accepted WebSocket upgrade is closed at once.
  */
 export async function send(req: FuzzRequest, ids: Identities): Promise<Answer> {
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(authHeaders(req.auth, ids))) headers.set(k, v);
-  const body = req.method === "GET" || req.method === "HEAD" ? undefined : bodyInit(req.body);
-  if (body !== undefined && req.contentType !== null) headers.set("content-type", req.contentType);
-  for (const [k, v] of req.headers) headers.set(k, v);
-  const url = `http://sf.test${req.path}${req.query ? `?${req.query}` : ""}`;
-  const res = await SELF.fetch(url, { method: req.method, headers, body });
+  const { method, target, headers, body } = wireRequest(req, ids);
+  const res = await SELF.fetch(`http://sf.test${target}`, { method, headers, body });
   const contentType = res.headers.get("content-type") ?? "";
   if (res.webSocket) {
     res.webSocket.accept();
@@ -128,30 +50,6 @@ export async function send(req: FuzzRequest, ids: Identities): Promise<Answer> {
     return { status: res.status, contentType, text: "" };
   }
   return { status: res.status, contentType, text: await res.text() };
-}
-
-/**
- * What every answer must be: never a 5xx; a refusal is `{error: {code, message}}` with a known code whose
- * status is the HTTP status, and names no file, stack frame or server path. HEAD answers have no body;
- * HTML pages (`html`) answer a person, not a client, so only the status rule applies to them.
- */
-export function expectCodedAnswer(label: string, method: string, res: Answer, html = false): void {
-  const shown = `${label} → ${res.status} ${res.text.slice(0, 400)}`;
-  expect(res.status, shown).toBeLessThan(500);
-  if (res.status < 400 || method === "HEAD" || html) return;
-  let body: unknown;
-  try {
-    body = JSON.parse(res.text);
-  } catch {
-    expect.fail(`${shown}: a refusal that is not JSON`);
-  }
-  expect(body, shown).toEqual({
-    error: expect.objectContaining({ code: expect.any(String), message: expect.any(String) }),
-  });
-  const code = (body as { error: { code: string } }).error.code;
-  expect(Object.keys(ERROR_CODES), shown).toContain(code);
-  expect(res.status, shown).toBe(ERROR_CODES[code as keyof typeof ERROR_CODES]);
-  expect(res.text, shown).not.toMatch(LEAK);
 }
 
 let tableNames: string[] | null = null;
@@ -249,4 +147,16 @@ export async function expectConsistentFleet(fleetId: string): Promise<void> {
   expect(s).toEqual({ twice: [], beyond: [], orphan: [] });
 }
 
-export { CONTENT_TYPES };
+// What moved to the workerd-free modules (fuzz-model.ts, fuzz-requests.ts), still importable from here.
+export {
+  type Answer,
+  type Auth,
+  authFor,
+  CONTENT_TYPES,
+  expectCodedAnswer,
+  type FuzzRequest,
+  IDENTITIES,
+  type Identities,
+  seedOf,
+  type Who,
+};
