@@ -64,8 +64,17 @@ function filesContaining(dir: string, needle: string): string[] {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const path = join(d, e.name);
       if (e.isDirectory()) walk(path);
-      else if (e.isFile() && statSync(path).size < 512 * 1024 * 1024) {
-        if (readFileSync(path).includes(needle)) hits.push(path);
+      else if (e.isFile()) {
+        // The agent removes a run's scratch files as the run ends: one gone since the listing holds nothing.
+        let bytes: Buffer;
+        try {
+          if (statSync(path).size >= 512 * 1024 * 1024) continue;
+          bytes = readFileSync(path);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
+          throw err;
+        }
+        if (bytes.includes(needle)) hits.push(path);
       }
     }
   };

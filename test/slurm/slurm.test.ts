@@ -374,7 +374,11 @@ describe("Slurm: when the cluster fails", () => {
           status: string;
           pending_reasons?: Array<{ code: string; details: Record<string, unknown> }>;
         };
-        return j.pending_reasons?.find((r) => r.code === "RUNTIME_WAITING") ? j : undefined;
+        // Until Slurm's scheduler has given one, forgelet shows the placeholder "submitted".
+        const slurms = j.pending_reasons?.find(
+          (r) => r.code === "RUNTIME_WAITING" && r.details.reason !== "submitted",
+        );
+        return slurms ? j : undefined;
       },
       60_000,
       250,
