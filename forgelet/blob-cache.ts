@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DIGEST_RE } from "../contract/digest.js";
+import { describeFetchError } from "./net-errors.js";
 
 export class DigestMismatchError extends Error {
   constructor(
@@ -68,9 +69,14 @@ export class BlobCache {
   }
 
   private async download(digest: string, final: string, source?: string): Promise<string> {
-    const res = await fetch(`${this.server}${source ?? `/v1/blobs/${digest}`}`, {
-      headers: { authorization: `Bearer ${this.credential}` },
-    });
+    let res: Response;
+    try {
+      res = await fetch(`${this.server}${source ?? `/v1/blobs/${digest}`}`, {
+        headers: { authorization: `Bearer ${this.credential}` },
+      });
+    } catch (err) {
+      throw new BlobFetchError(digest, 0, `fetching blob ${digest} failed: ${describeFetchError(err)}`);
+    }
     if (!res.ok || !res.body) {
       throw new BlobFetchError(
         digest,
@@ -86,7 +92,11 @@ export class BlobCache {
       await pipeline(body, createWriteStream(tmp, { mode: 0o600 }));
     } catch (err) {
       rmSync(tmp, { force: true });
-      throw new BlobFetchError(digest, 0, `fetching blob ${digest} was interrupted: ${String(err)}`);
+      throw new BlobFetchError(
+        digest,
+        0,
+        `fetching blob ${digest} was interrupted: ${describeFetchError(err)}`,
+      );
     }
     const actual = `sha256:${hash.digest("hex")}`;
     if (actual !== digest) {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import { z } from "zod";
 import { type Check, check, humanDuration } from "./doctor-report.js";
+import { codeOf, messageOf } from "./net-errors.js";
 import { webSocketProxyOptions } from "./proxy.js";
 import { proxyFor, redactProxy } from "./proxy-env.js";
 import { CREDENTIAL_FILE, type CredentialFile, type ProxySettings, readCredential } from "./settings.js";
@@ -325,27 +326,6 @@ function diagnose(err: unknown, t: ServerTarget): { detail: string; fix: string 
     };
   }
   return { detail: code ? `${msg} (${code})` : msg, fix: "check the server URL and the network path to it" };
-}
-
-/** The system error code of a failure, looking through fetch's `cause` and Happy Eyeballs' AggregateError. */
-function codeOf(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
-    const o = e as { code?: unknown; cause?: unknown; errors?: unknown[] };
-    if (typeof o.code === "string") return o.code;
-    const first = Array.isArray(o.errors) ? (o.errors[0] as { code?: unknown } | undefined) : undefined;
-    if (first && typeof first.code === "string") return first.code;
-    e = o.cause;
-  }
-  return undefined;
-}
-
-function messageOf(err: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
-    if (e instanceof Error && e.message && !parts.includes(e.message)) parts.push(e.message);
-    e = (e as { cause?: unknown }).cause;
-  }
-  return parts.join(": ") || String(err);
 }
 
 function parseJson(text: string): unknown {
