@@ -79,7 +79,9 @@ afterAll(async () => {
 
 describe("Slurm without a shared directory (pull mode)", () => {
   it("each step fetches its inputs by digest; pause → resume pulls the checkpoint too; nothing is left on the nodes", async () => {
-    const id = await ck.submitCharlm(cp, op, { fleet: FLEET, name: "pull-charlm", maxSteps: 400 });
+    // Steps enough that the pause lands mid-run on a fast machine too: with 400, a run that reached step 100
+    // trained to its last step while Slurm delivered the cancel, and the resumed run had nothing left to do.
+    const id = await ck.submitCharlm(cp, op, { fleet: FLEET, name: "pull-charlm", maxSteps: 1000 });
     jobs.add(id);
     const first = (await waitForStatus(cp, op, id, ["RUNNING"], 90_000)).job.current_run_id!;
     // The job runs from its node's own copy, built by pull.py; the script names no path of the agent's.
