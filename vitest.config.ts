@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { experimental_readRawConfig } from "wrangler";
+import { LongestFirstSequencer } from "./test/support/sequencer.js";
 
 /** Secrets and endpoints the workerd tests run with (never real ones). */
 export const TEST_BINDINGS = {
@@ -16,6 +17,9 @@ export const TEST_BINDINGS = {
   SF_WEBHOOK_RETRY_SECONDS: "1",
   // Small, so the size limit is testable without gigabyte bodies.
   SF_MAX_BLOB_BYTES: "1048576",
+  // One log line per request is thousands of lines a run, each carried out of workerd and printed by
+  // vitest; errors still show. test/worker/request-logs.test.ts sets the level it tests.
+  SF_LOG_LEVEL: "error",
 };
 
 type Ratelimit = { simple: { limit: number; period: 10 | 60 } };
@@ -52,6 +56,8 @@ export default defineConfig(async () => {
   const { ratelimits, limits } = testRatelimits();
   return {
     test: {
+      maxWorkers: Number(process.env.SF_TEST_WORKERS || 4),
+      sequence: { sequencer: LongestFirstSequencer },
       projects: [
         {
           plugins: [pythonAsText],
@@ -59,6 +65,8 @@ export default defineConfig(async () => {
             name: "unit",
             include: ["test/unit/**/*.test.ts"],
             environment: "node",
+            // A hang detector, not a speed limit: the files share two cores with the other projects'.
+            testTimeout: 30_000,
           },
         },
         {
@@ -70,8 +78,6 @@ export default defineConfig(async () => {
             hookTimeout: 120_000,
             // One control plane for the project's files (test/support/shared-control-plane.ts).
             globalSetup: ["test/support/global-control-plane.ts"],
-            // Each file starts real processes; run them one at a time on a 2-core machine.
-            fileParallelism: false,
           },
         },
         {
@@ -83,7 +89,6 @@ export default defineConfig(async () => {
             hookTimeout: 120_000,
             // One control plane for the project's files (test/support/shared-control-plane.ts).
             globalSetup: ["test/support/global-control-plane.ts"],
-            fileParallelism: false,
           },
         },
         {
@@ -181,6 +186,8 @@ export default defineConfig(async () => {
           test: {
             name: "worker",
             include: ["test/worker/**/*.test.ts"],
+            // A hang detector, not a speed limit: the files share two cores with the other projects'.
+            testTimeout: 60_000,
             setupFiles: ["test/worker/setup.ts"],
           },
         },

@@ -1,20 +1,23 @@
+// A control plane of its own (startControlPlane), not the project's shared one: it changes the
+// catalog (recipes and profiles), which is deployment-wide and which other files read whole while they run
+// beside this one (the known methods and profiles, the digest a lock records).
 /** Tier 3: `sf admin profile ls|set|rm` and `sf admin recipe publish` against a real control plane. */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { type ControlPlane, call } from "../support/control-plane.js";
+import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { newSfHome, type SfEnv, sf, sfJson } from "../support/sf.js";
-import { newUser, sharedControlPlane, unique } from "../support/shared-control-plane.js";
+import { newUser, unique } from "../support/shared-control-plane.js";
 
 let cp: ControlPlane;
 let admin: SfEnv;
 let operator: SfEnv;
 const dir = mkdtempSync(join(tmpdir(), "sf-recipes-"));
 /**
- * The catalog is deployment-wide and shared with every other file: this file's profiles and recipes have
- * names of their own, and the seeded ones (h200, h100, a100, the built-in recipes) are only read.
+ * This file's profiles and recipes have names of their own all the same, and the seeded ones (h200, h100,
+ * a100, the built-in recipes) are only read.
  */
 const HALF = unique("h200x4");
 const ODD = unique("odd");
@@ -44,9 +47,13 @@ const recipe = (version: string, description = "a test recipe") => ({
 });
 
 beforeAll(async () => {
-  cp = sharedControlPlane();
+  cp = await startControlPlane({ agent: false });
   admin = as(cp.adminToken);
   operator = as((await newUser(cp, "olga", "operator")).token);
+});
+
+afterAll(async () => {
+  await cp?.stop();
 });
 
 describe("sf admin profile", () => {

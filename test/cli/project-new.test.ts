@@ -1,3 +1,6 @@
+// A control plane of its own (startControlPlane), not the project's shared one: it changes the
+// catalog (recipes), which is deployment-wide and which other files read whole while they run
+// beside this one (the known methods and profiles, the digest a lock records).
 /**
  * Tier 3: `sf methods`, `sf new` and `sf validate` as real processes against a real control plane.
  * `sf new` is all-or-nothing (a failure mid-write leaves no directory); `sf validate` never needs the
@@ -6,12 +9,12 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { RecipeLock } from "../../contract/recipe-lock.schema.js";
-import { type ControlPlane, call } from "../support/control-plane.js";
+import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { newSfHome, sf, sfJson } from "../support/sf.js";
-import { newUser, sharedControlPlane, unique } from "../support/shared-control-plane.js";
+import { newUser, unique } from "../support/shared-control-plane.js";
 
 let cp: ControlPlane;
 const home = newSfHome();
@@ -25,12 +28,16 @@ const BROKEN = `${unique("acme")}/broken`;
 const BUILTIN = ["custom/custom", "python/charlm", "torch/ddp", "torch/tinylm"];
 
 beforeAll(async () => {
-  cp = sharedControlPlane();
+  cp = await startControlPlane({ agent: false });
   const user = await newUser(cp, "nina", "operator");
   expect((await sf(["login", "--token", user.token], { home, server: cp.url })).code).toBe(0);
   const cwd = mkdtempSync(join(tmpdir(), "sf-new-"));
   expect((await sf(["init", "proj"], { home, cwd })).code).toBe(0);
   root = join(cwd, "proj");
+});
+
+afterAll(async () => {
+  await cp?.stop();
 });
 
 describe("sf methods", () => {

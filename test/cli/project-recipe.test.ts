@@ -1,3 +1,6 @@
+// A control plane of its own (startControlPlane), not the project's shared one: it changes the
+// catalog (recipes), which is deployment-wide and which other files read whole while they run
+// beside this one (the known methods and profiles, the digest a lock records).
 /**
  * Tier 3: `sf recipe status` and `sf recipe upgrade` against a real control plane, where an admin
  * publishes newer versions of a recipe under the locks. Upgrades print every change, keep the user's
@@ -6,11 +9,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { type ControlPlane, call } from "../support/control-plane.js";
+import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { newSfHome, sf, sfJson } from "../support/sf.js";
-import { newUser, sharedControlPlane, unique } from "../support/shared-control-plane.js";
+import { newUser, unique } from "../support/shared-control-plane.js";
 
 let cp: ControlPlane;
 const home = newSfHome();
@@ -62,7 +65,7 @@ const warmup = { type: "int", default: 10, min: 0, doc: "warmup steps" };
 const dropout = { type: "float", default: 0.2, min: 0, max: 1, doc: "dropout probability" };
 
 beforeAll(async () => {
-  cp = sharedControlPlane();
+  cp = await startControlPlane({ agent: false });
   const user = await newUser(cp, "otto", "operator");
   expect((await sf(["login", "--token", user.token], { home, server: cp.url })).code).toBe(0);
   const cwd = mkdtempSync(join(tmpdir(), "sf-recipe-"));
@@ -70,6 +73,10 @@ beforeAll(async () => {
   root = join(cwd, "proj");
   await publish("1.0.0", { lr, warmup });
   for (const name of ["a", "b", "m"]) expect((await sf(["new", name, "--method", LM], env())).code).toBe(0);
+});
+
+afterAll(async () => {
+  await cp?.stop();
 });
 
 describe("sf recipe status", () => {
