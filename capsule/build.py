@@ -55,7 +55,9 @@ def digest(data):
 
 
 def write(path, data, mode):
-    tmp = path + ".tmp"
+    # A temp name of this process's own and an atomic rename: two builds at once (CI's lanes each build)
+    # never hand a reader half a file.
+    tmp = "%s.%d.tmp" % (path, os.getpid())
     with open(tmp, "wb") as f:
         f.write(data)
     os.chmod(tmp, mode)

@@ -3,7 +3,7 @@
 // TypeScript loader, and builds the job capsule (dist/capsule) when its builder is present.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -41,7 +41,24 @@ const singleFile = {
   },
 };
 
+/**
+ * Writes esbuild's outputs (write: false) only where their bytes changed, each through a temp file of this
+ * process's own and a rename: two builds at once (CI's lanes each build) never hand a starting process
+ * half a file, and an unchanged build touches nothing.
+ */
+async function writeOutputs(result) {
+  for (const f of result.outputFiles) {
+    const old = await readFile(f.path).catch(() => null);
+    if (old?.equals(f.contents)) continue;
+    await mkdir(dirname(f.path), { recursive: true });
+    const tmp = `${f.path}.${process.pid}.tmp`;
+    await writeFile(tmp, f.contents);
+    await rename(tmp, f.path);
+  }
+}
+
 await build({
+  write: false,
   absWorkingDir: root,
   entryPoints: entries.map((e) => ({ in: e.in, out: e.out })),
   outdir: "dist",
@@ -59,12 +76,13 @@ await build({
     js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
   },
   logLevel: "warning",
-});
+}).then(writeOutputs);
 
 // sf: code-split so each command's implementation loads only when that command runs (`sf --help`
 // must start fast).
 if (existsSync(join(root, "cli/main.ts"))) {
   await build({
+    write: false,
     absWorkingDir: root,
     entryPoints: [{ in: "cli/main.ts", out: "sf" }],
     outdir: "dist",
@@ -79,7 +97,7 @@ if (existsSync(join(root, "cli/main.ts"))) {
       js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
     logLevel: "warning",
-  });
+  }).then(writeOutputs);
 }
 
 if (existsSync(join(root, "capsule", "build.py"))) {
