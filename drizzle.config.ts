@@ -2,6 +2,6 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./durable-objects/ledger/schema.ts",
+  schema: "./d1/schema.ts",
   out: "./migrations",
 });

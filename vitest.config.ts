@@ -15,6 +15,7 @@ export const TEST_BINDINGS = {
   SF_AGENT_LOST_GRACE_SECONDS: "2",
   SF_RETRY_BACKOFF_SECONDS: "1",
   SF_WEBHOOK_RETRY_SECONDS: "1",
+  SF_RESERVATION_SETTLE_SECONDS: "1",
   // Small, so the size limit is testable without gigabyte bodies.
   SF_MAX_BLOB_BYTES: "1048576",
   // One log line per request is thousands of lines a run, each carried out of workerd and printed by

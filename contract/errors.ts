@@ -98,7 +98,7 @@ export interface ErrorBody {
 }
 
 /** Flat, serialisable facts attached to an error (what limit, which id). */
-export type ErrorDetails = Record<string, string | number | boolean | null>;
+export type ErrorDetails = Record<string, string | number | boolean | null | string[]>;
 
 /** A result shape for RPC boundaries (Durable Object methods), where thrown errors lose their fields. */
 export type Result<T> =

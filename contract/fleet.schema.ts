@@ -20,6 +20,14 @@ export const FleetConfig = z.object({
   drainNote: z.string().nullable(),
   /** Absent in configurations stored before distributed jobs: the defaults then. */
   network: FleetNetwork.optional(),
+  /**
+   * The images a job may name (contract/image-allowlist.ts), checked again by the Fleet DO when it queues
+   * a job, so a narrowed list binds every submit answered after the change. Absent in configurations
+   * stored before: the fleet then leaves the check to admission alone.
+   */
+  imageAllowlist: z.array(z.string()).optional(),
+  /** What admission does when the HuggingFace hub cannot answer; checked again when the job is queued. */
+  hfUnavailable: z.enum(["admit", "refuse"]).optional(),
 });
 export type FleetConfig = z.infer<typeof FleetConfig>;
 
@@ -35,6 +43,16 @@ export interface SubmitInput {
   capsule: Record<string, string> | null;
   /** Resolved at admission from the catalog: how to start it and which image runs it. */
   launch: { entrypoint: Entrypoint; image: string | null };
+  /** The image is the catalog framework's own default (an admin published it): no allowlist applies. */
+  imageFromCatalog?: boolean;
+  /**
+   * Why the HuggingFace preflight could not check the job's repos (the hub did not answer and the fleet, as
+   * the submitting isolate cached it, admits unchecked); the Fleet DO refuses it if the fleet refuses now.
+   */
+  hfUnchecked?: string;
+  /** The request's Idempotency-Key and body hash, recorded with the admission D1 projects. */
+  idemKey?: string | null;
+  requestHash?: string | null;
 }
 
 export const JOB_ACTIONS = ["stop", "pause", "resume"] as const;

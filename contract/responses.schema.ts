@@ -164,6 +164,10 @@ export const JobList = z.looseObject({ jobs: z.array(JobView), next_cursor: z.st
 export const JobAnswer = z.looseObject({ job: JobDetail });
 export type JobAnswer = z.infer<typeof JobAnswer>;
 
+/** POST /v1/jobs with a job array (`{"jobs": [...]}`): every job, in the order sent. */
+export const JobsAnswer = z.looseObject({ jobs: z.array(JobDetail) });
+export type JobsAnswer = z.infer<typeof JobsAnswer>;
+
 export const LogLine = z.looseObject({
   cursor: z.number().int().min(0),
   rank: z.number().int(),

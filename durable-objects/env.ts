@@ -14,6 +14,7 @@ export interface DoEnv
       | "FLEET"
       | "RUN"
       | "WEBHOOKS"
+      | "USERS"
       | "SF_AGENT_HEARTBEAT_SECONDS"
       | "SF_AGENT_LOST_GRACE_SECONDS"
       | "SF_AGENT_CREDENTIAL_HOURS"
@@ -23,10 +24,12 @@ export interface DoEnv
       | "SF_OUTBOX_RETRY_SECONDS"
       | "SF_WEBHOOK_RETRY_SECONDS"
       | "SF_WEBHOOK_MAX_ATTEMPTS"
+      | "SF_RESERVATION_SETTLE_SECONDS"
       | "SF_PUBLIC_URL"
     >,
     SettingsEnv {
   FLEET: DurableObjectNamespace;
   RUN: DurableObjectNamespace;
   WEBHOOKS: DurableObjectNamespace;
+  USERS: DurableObjectNamespace;
 }

@@ -16,6 +16,7 @@ export interface SettingsEnv {
   SF_OUTBOX_RETRY_SECONDS?: string;
   SF_WEBHOOK_RETRY_SECONDS?: string;
   SF_WEBHOOK_MAX_ATTEMPTS?: string;
+  SF_RESERVATION_SETTLE_SECONDS?: string;
   /** HMAC key for run-scoped ingest tokens (a secret: never in wrangler.toml). */
   SF_JWT_SECRET?: string;
   /** base64url of the 32-byte key job secrets are sealed with (a secret; docs/security.md). */
@@ -49,6 +50,11 @@ const DoSettings = z.object({
     const n = Number(v);
     return Number.isInteger(n) && n > 0 ? n : 8;
   }),
+  /**
+   * After this long, a user's object asks the fleet about an admission it reserved but never heard of
+   * again (the submitting request died between the two): the job is there, or its slot and key are freed.
+   */
+  reservationSettleMs: seconds(15),
   publicUrl: z.string().optional(),
   jwtSecret: z.string().optional(),
   secretsKey: z.string().optional(),
@@ -72,6 +78,7 @@ export function doSettings(env: SettingsEnv): DoSettings {
       outboxRetryMs: env.SF_OUTBOX_RETRY_SECONDS,
       webhookRetryMs: env.SF_WEBHOOK_RETRY_SECONDS,
       webhookMaxAttempts: env.SF_WEBHOOK_MAX_ATTEMPTS,
+      reservationSettleMs: env.SF_RESERVATION_SETTLE_SECONDS,
       publicUrl: env.SF_PUBLIC_URL || undefined,
       jwtSecret: env.SF_JWT_SECRET || undefined,
       secretsKey: env.SF_SECRETS_KEY || undefined,

@@ -80,7 +80,7 @@ function run(args, { input, describeInput, okCodes = [0] } = {}) {
 // --- the secrets, their checks and how each is made when absent ------------------------------------------
 
 const b64url = (n) => randomBytes(n).toString("base64url");
-/** The same rules as worker/env.ts and durable-objects/ledger/secret-box.ts, checked before any upload. */
+/** The same rules as worker/env.ts and d1/secret-box.ts, checked before any upload. */
 const SECRET_RULES = {
   SF_BOOTSTRAP_ADMIN_TOKEN: {
     check: (v) => v.length >= 16 && /^[\x21-\x7e]+$/.test(v),

@@ -28,6 +28,7 @@ import { tokensRoutes } from "./routes/tokens.routes.js";
 import { usageRoutes } from "./routes/usage.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
 import { webhooksRoutes } from "./routes/webhooks.routes.js";
+import { noteConfigWrite } from "./services/config-cache.js";
 import { errorFields, log, requestIdOf } from "./services/log.js";
 import { observeRequests } from "./services/log-request.js";
 
@@ -52,6 +53,11 @@ export function createApp(): Hono<Env> {
   });
   app.use("/v1/*", authenticate);
   app.use("*", limitBodies);
+  // An admin's change to what admission caches is seen by this isolate's next submit at once.
+  app.use("/v1/*", async (c, next) => {
+    await next();
+    noteConfigWrite(c.req.method, c.req.path, c.res.status);
+  });
 
   app.route("/v1", healthRoutes);
   app.route("/v1", usersRoutes);

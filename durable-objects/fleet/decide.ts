@@ -33,7 +33,7 @@ import { runEvent } from "./rules/events.js";
 import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
 import { type NodeAction, type NodeAdminReport, nodeAction } from "./rules/nodes.js";
-import { action, retryDue, submit } from "./rules/runs.js";
+import { action, retryDue, settleAdmissions, submit } from "./rules/runs.js";
 import { configure, registerNode, schedule, scheduleSubmitted, setQuota } from "./rules/schedule.js";
 import type { FleetEffect, Ledger } from "./state.js";
 import { timerTarget } from "./timers.js";
@@ -44,7 +44,10 @@ export type FleetEvent =
   | { type: "set_quota"; userId: string; quota: Quota }
   | { type: "drain"; note: string | null }
   | { type: "undrain" }
-  | { type: "submit"; input: SubmitInput }
+  /** One admitted job, or a job array's (queued all or none). */
+  | { type: "submit"; inputs: SubmitInput[] }
+  /** The user's object asks about reservations it has no report of (rules/runs.ts settleAdmissions). */
+  | { type: "settle_admissions"; jobIds: string[] }
   | { type: "action"; jobId: string; action: JobAction; actor: Actor; reason?: string }
   | { type: "register_node"; input: RegisterNodeBody }
   | { type: "run_event"; input: RunEventInput }
@@ -71,7 +74,8 @@ export interface FleetResults {
   set_quota: undefined;
   drain: DrainReport;
   undrain: DrainReport;
-  submit: Result<{ job: JobDetail }>;
+  submit: Result<{ jobs: JobDetail[] }>;
+  settle_admissions: Record<string, { status: string; version: number } | null>;
   action: Result<JobDetail>;
   register_node: Result<NodeView>;
   run_event: RunEventOutcome;
@@ -125,7 +129,9 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
     case "undrain":
       return undrain(t);
     case "submit":
-      return submit(t, e.input);
+      return submit(t, e.inputs);
+    case "settle_admissions":
+      return settleAdmissions(t, e.jobIds);
     case "action":
       return action(t, e.jobId, e.action, e.actor, e.reason);
     case "register_node":

@@ -36,11 +36,14 @@ import type {
 import { newId } from "../../contract/ids.js";
 import type { ResumeFrom } from "../../contract/launch-request.schema.js";
 import { type DoEnv, doSettings } from "../env.js";
+import { userStub } from "../user/stub.js";
+import type { FleetAdmissions, JobVersions } from "../user/types.js";
 import { pokeDueWebhooks } from "../webhooks/stub.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
 import { buildLaunchRequest, findResume, openLaunchSecrets } from "./launch.js";
 import { agentAdmitted } from "./node-admin.js";
-import { drainOutbox } from "./outbox.js";
+import { drainOutbox, userNotes } from "./outbox.js";
+import type { OutboxEntry } from "./outbox-entry.js";
 import type { CommandRow } from "./rows.js";
 import { launchContext } from "./rules/agents.js";
 import { fleetId } from "./rules/ledger.js";
@@ -51,6 +54,10 @@ import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, renewTimer, timerTarget }
 import { inspect, jobDetail, runView } from "./views.js";
 
 const MAX_OUTBOX_RETRY_MS = 300_000;
+/** How long changes gather before one flush writes them to D1 together. */
+const FLUSH_WINDOW_MS = 10;
+/** The alarm that flushes should the coalescing timer never fire (the object was evicted first). */
+const OUTBOX_BACKSTOP_MS = 1_000;
 /** Stop frames sent for a report about a run that is over give its workload this long. */
 const OVER_STOP_GRACE_SECONDS = 10;
 /** How long a rank that already reported success may take to exit by itself before it is stopped. */
@@ -65,9 +72,15 @@ const SocketAttachment = z.object({
 });
 type SocketAttachment = z.infer<typeof SocketAttachment>;
 
-export class FleetDO extends DurableObject<DoEnv> {
+export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   private readonly store: FleetStore;
   private flushing: Promise<void> | null = null;
+  /** A coalesced flush is armed (scheduleFlush). */
+  private flushArmed = false;
+  /** Until when a failed flush's backoff holds further coalesced flushes back (0: none failed). */
+  private retryAt = 0;
+  /** Flushes that failed in a row (the backoff's attempt count). */
+  private failures = 0;
 
   constructor(ctx: DurableObjectState, env: DoEnv) {
     super(ctx, env);
@@ -89,18 +102,18 @@ export class FleetDO extends DurableObject<DoEnv> {
 
   async configure(cfg: FleetConfig): Promise<void> {
     this.decide({ type: "configure", config: cfg });
-    await this.afterChange();
+    await this.afterAction();
   }
 
   async setQuota(userId: string, quota: Quota): Promise<void> {
     this.decide({ type: "set_quota", userId, quota });
-    await this.afterChange();
+    await this.afterAction();
   }
 
   /** Maintenance drain on (idempotent) or off; the report lists what it paused and what blocks it. */
   async setDrain(draining: boolean, note: string | null): Promise<DrainReport> {
     const report = this.decide(draining ? { type: "drain", note } : { type: "undrain" });
-    await this.afterChange();
+    await this.afterAction();
     return report;
   }
 
@@ -109,10 +122,48 @@ export class FleetDO extends DurableObject<DoEnv> {
     return currentDrainReport(this.store);
   }
 
-  async submit(input: SubmitInput): Promise<Result<{ job: JobDetail }>> {
-    const r = this.decide({ type: "submit", input });
+  /**
+   * Queues admitted jobs (one, or a job array's, all or none). The answer leaves once the jobs are
+   * committed here (the output gate); D1 hears of them after it, in a batch shared with other changes.
+   */
+  async submit(inputs: SubmitInput[]): Promise<Result<{ jobs: JobDetail[] }>> {
+    const r = this.decide({ type: "submit", inputs });
     await this.afterChange();
     return r;
+  }
+
+  /**
+   * The user's object asks about reservations it never had a report of: each job queued here answers with
+   * its status and version, and a job id never queued answers null and is never queued from now on.
+   */
+  async settleAdmissions(jobIds: string[]): Promise<JobVersions> {
+    const r = this.decide({ type: "settle_admissions", jobIds });
+    await this.afterChange();
+    return r;
+  }
+
+  /** The status and version of each job named that this fleet holds (null: it holds no such job). */
+  async jobStates(jobIds: string[]): Promise<JobVersions> {
+    const out: JobVersions = {};
+    for (const id of jobIds) {
+      const job = this.store.job(id);
+      out[id] = job ? { status: job.status, version: job.version } : null;
+    }
+    return out;
+  }
+
+  /**
+   * Read-your-writes: flushes what is waiting for D1 now. True once D1 holds every change made here
+   * before this call; false when D1 refused (the caller answers 503 rather than a stale read).
+   */
+  async projected(): Promise<boolean> {
+    for (let i = 0; i < 3 && this.store.outboxSize() > 0; i++) {
+      await this.flush(this.failures, true);
+      // D1 refused: the outbox timer's backoff tries again; the reader hears so now.
+      if (this.retryAt > Date.now()) break;
+    }
+    await this.armAlarm();
+    return this.store.outboxSize() === 0;
   }
 
   async jobAction(
@@ -122,7 +173,7 @@ export class FleetDO extends DurableObject<DoEnv> {
     reason?: string,
   ): Promise<Result<JobDetail>> {
     const r = this.decide({ type: "action", jobId, action, actor, reason });
-    await this.afterChange();
+    await this.afterAction();
     return r;
   }
 
@@ -143,7 +194,7 @@ export class FleetDO extends DurableObject<DoEnv> {
         for (const ws of this.ctx.getWebSockets(`agent:${id}`)) ws.close(4003, `node ${action}d by an admin`);
       }
     }
-    await this.afterChange();
+    await this.afterAction();
     return r;
   }
 
@@ -154,7 +205,7 @@ export class FleetDO extends DurableObject<DoEnv> {
 
   async registerNode(input: RegisterNodeBody): Promise<Result<NodeView>> {
     const r = this.decide({ type: "register_node", input });
-    await this.afterChange();
+    await this.afterAction();
     return r;
   }
 
@@ -386,11 +437,42 @@ export class FleetDO extends DurableObject<DoEnv> {
     );
   }
 
-  /** After any state change: persist to D1, hand agents their commands, point the alarm at what is next. */
+  /**
+   * After any state change: hand agents their commands, point the alarm at what is next, and have the
+   * change reach D1 and the users' objects soon, off the caller's path (scheduleFlush).
+   */
   private async afterChange(): Promise<void> {
-    await this.flush();
+    this.scheduleFlush();
     await this.pushCommands();
     await this.armAlarm();
+  }
+
+  /**
+   * After a user's or an admin's action (a stop, a drain, a node registered or administered, the fleet's
+   * configuration or a quota): as afterChange, and the answer waits for D1 to hold it, as every change did
+   * before admissions moved off D1; the caller's next read of any route sees it. A flush D1 refuses still
+   * answers (the change is durable here, and the retry carries it).
+   */
+  private async afterAction(): Promise<void> {
+    await this.afterChange();
+    await this.projected();
+  }
+
+  /**
+   * Coalesces flushes: the first change after a flush arms one, FLUSH_WINDOW_MS later, which writes every
+   * change made meanwhile in one D1 batch (up to its size cap; a drain takes several if needed). The
+   * outbox timer, armed once per window, is the backstop should this object be evicted first.
+   */
+  private scheduleFlush(): void {
+    // After a failed flush the outbox timer's backoff decides when D1 is tried again.
+    if (this.flushArmed || Date.now() < this.retryAt || this.store.outboxSize() === 0) return;
+    this.flushArmed = true;
+    this.store.setTimer(OUTBOX_TIMER, Date.now() + OUTBOX_BACKSTOP_MS);
+    setTimeout(() => {
+      this.flushArmed = false;
+      // A failed flush armed its retry timer: point the alarm at it.
+      void this.flush().then(() => this.armAlarm());
+    }, FLUSH_WINDOW_MS);
   }
 
   /**
@@ -549,11 +631,21 @@ export class FleetDO extends DurableObject<DoEnv> {
    * and arms a retry timer with exponential backoff; the caller's request still succeeds because the
    * state is durable in this object.
    */
-  private async flush(attempts = 0): Promise<void> {
+  private async flush(attempts = this.failures, again = false): Promise<void> {
+    // A read's barrier waits for the flush under way, then runs its own for what came after it.
+    if (this.flushing) {
+      await this.flushing;
+      if (!again) return;
+    }
     if (this.flushing) return this.flushing;
     this.flushing = (async () => {
       try {
-        const { deliveries } = await drainOutbox(this.store, this.env.DB);
+        const { deliveries } = await drainOutbox(this.store, this.env.DB, (entries) =>
+          this.notifyUsers(entries),
+        );
+        this.retryAt = 0;
+        this.failures = 0;
+        if (this.store.outboxSize() === 0) this.store.deleteTimer(OUTBOX_TIMER);
         // Webhook deliveries the flush created are sent by their owners' dispatchers, never on this path.
         if (deliveries) this.ctx.waitUntil(pokeDueWebhooks(this.env));
       } catch (err) {
@@ -563,12 +655,20 @@ export class FleetDO extends DurableObject<DoEnv> {
           jitter: "none",
         });
         console.error(`fleet outbox flush failed (attempt ${attempts + 1}); retrying in ${delay} ms`, err);
-        this.store.setTimer(OUTBOX_TIMER, Date.now() + delay, attempts + 1);
+        this.failures = attempts + 1;
+        this.retryAt = Date.now() + delay;
+        this.store.setTimer(OUTBOX_TIMER, this.retryAt, attempts + 1);
       } finally {
         this.flushing = null;
       }
     })();
     return this.flushing;
+  }
+
+  /** Tells each user's object what a flushed chunk says about its jobs and runs (fleet/outbox.ts). */
+  private async notifyUsers(entries: readonly OutboxEntry[]): Promise<void> {
+    const notes = userNotes(fleetId(this.store), entries);
+    await Promise.all([...notes].map(([userId, n]) => userStub(this.env, userId).notes(userId, n)));
   }
 
   private async armAlarm(): Promise<void> {

@@ -15,10 +15,10 @@ import {
   type Placement,
   type ResumeFrom,
 } from "../../contract/launch-request.schema.js";
+import { db } from "../../d1/client.js";
+import { SecretKeyError, secretKeyring } from "../../d1/secret-box.js";
+import { openSecrets, type SecretRow, secretsOfJob } from "../../d1/secrets.js";
 import type { DoEnv, DoSettings } from "../env.js";
-import { db } from "../ledger/client.js";
-import { SecretKeyError, secretKeyring } from "../ledger/secret-box.js";
-import { openSecrets, type SecretRow, secretsOfJob } from "../ledger/secrets.js";
 import { runStub } from "../run/stub.js";
 import type { JobRow, RunRow } from "./rows.js";
 

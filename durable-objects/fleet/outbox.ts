@@ -1,11 +1,13 @@
 /**
  * The Fleet DO's outbox: every change is recorded here in the same SQL transaction, then flushed to the
- * D1 ledger in order. Each entry becomes idempotent D1 statements (ledger/projections.ts: versioned
+ * D1 ledger in order. Each entry becomes idempotent D1 statements (projections.ts: versioned
  * upserts, insert-or-ignore by key), so a flush that is retried, replayed after a restart, or partially
  * repeated is harmless.
  */
-import { isFanout, projectionStatements } from "../ledger/projections.js";
+
+import type { FleetNotes } from "../user/types.js";
 import type { OutboxEntry } from "./outbox-entry.js";
+import { isFanout, projectionStatements } from "./projections.js";
 import type { FleetStore } from "./store.js";
 
 /** One outbox entry as the D1 statements that apply it. */
@@ -13,7 +15,8 @@ export function toStatements(d1: D1Database, entry: OutboxEntry): D1PreparedStat
   return projectionStatements(d1, [entry]);
 }
 
-const BATCH_ENTRIES = 50;
+/** Entries per D1 batch: a chunk of coalesced admissions (a job is about four entries). */
+const BATCH_ENTRIES = 200;
 
 /** The row a snapshot entry projects (a later snapshot of the same row replaces it whole), else null. */
 function snapshotKey(e: OutboxEntry): string | null {
@@ -48,10 +51,46 @@ export interface Drained {
 }
 
 /**
- * Drains the outbox into D1 in order, one D1 batch (a transaction) per chunk, acknowledging each chunk
- * only after D1 committed it. Throws on the first failure; what was not acknowledged is retried later.
+ * What each user's object learns from a chunk once D1 holds it: its jobs' states (each one now
+ * projected), its runs' GPUs and the usage they recorded. Keyed by user id.
  */
-export async function drainOutbox(store: FleetStore, d1: D1Database): Promise<Drained> {
+export function userNotes(fleetId: string, entries: readonly OutboxEntry[]): Map<string, FleetNotes> {
+  const out = new Map<string, FleetNotes>();
+  const of = (userId: string): FleetNotes => {
+    let n = out.get(userId);
+    if (!n) {
+      n = { fleetId, jobs: [], usage: [], runs: [] };
+      out.set(userId, n);
+    }
+    return n;
+  };
+  for (const e of entries) {
+    if (e.kind === "job")
+      of(e.job.user_id).jobs.push({ id: e.job.id, status: e.job.status, version: e.job.version });
+    else if (e.kind === "usage")
+      of(e.user_id).usage.push({ run_id: e.run_id, day: e.day, gpu_seconds: e.gpu_seconds });
+    else if (e.kind === "run") {
+      of(e.run.user_id).runs.push({
+        id: e.run.id,
+        gpus: e.run.gpus,
+        allocated_at: Date.parse(e.run.allocated_at),
+        ended: e.run.ended_at !== null,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Drains the outbox in order, one chunk at a time: into D1 (one batch, a transaction), then to the
+ * objects of the users it concerns (`notify`), acknowledging the chunk only after both took it. Throws on
+ * the first failure; what was not acknowledged is sent again later (both sides are idempotent).
+ */
+export async function drainOutbox(
+  store: FleetStore,
+  d1: D1Database,
+  notify: (entries: readonly OutboxEntry[]) => Promise<void>,
+): Promise<Drained> {
   const out: Drained = { flushed: 0, deliveries: false };
   for (;;) {
     const rows = store.outboxBatch(BATCH_ENTRIES);
@@ -61,7 +100,9 @@ export async function drainOutbox(store: FleetStore, d1: D1Database): Promise<Dr
     if (stmts.length > 0) {
       const results = await d1.batch(stmts);
       if (results.some((r, i) => isFanout(stmts[i]!) && (r.meta.changes ?? 0) > 0)) out.deliveries = true;
+      store.countD1Batch();
     }
+    await notify(entries);
     store.ackOutbox(rows[rows.length - 1]!.seq);
     out.flushed += rows.length;
   }

@@ -14,8 +14,11 @@ export interface FleetStats {
   /** Agents enrolled in the fleet, with an open socket now, and marked lost (socket gone, in grace or past it). */
   agents: { enrolled: number; connected: number; lost: number };
   gpus: { total: number; allocated: number };
-  /** State changes not yet written to D1, and how old the oldest is (0 when there is none). */
-  outbox: { entries: number; oldest_age_seconds: number };
+  /**
+   * State changes not yet written to D1, how old the oldest is (0 when there is none), and the D1
+   * transactions the flushes wrote so far (each carries many admissions: changes are coalesced).
+   */
+  outbox: { entries: number; oldest_age_seconds: number; d1_batches: number };
 }
 
 export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number): FleetStats {
@@ -46,6 +49,10 @@ export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number
     outbox: {
       entries: outbox.n,
       oldest_age_seconds: outbox.oldest === null ? 0 : Math.max(0, now - outbox.oldest) / 1000,
+      d1_batches: Number(
+        sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'd1_batches'").toArray()[0]?.value ??
+          0,
+      ),
     },
   };
 }

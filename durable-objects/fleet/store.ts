@@ -82,6 +82,9 @@ const MIGRATIONS: string[][] = [
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
 
+/** Meta key: D1 batches the outbox flushes wrote, ever. */
+export const D1_BATCHES = "d1_batches";
+
 const JOB_COLUMNS = [
   "id",
   "user_id",
@@ -422,6 +425,11 @@ export class FleetStore extends SqlStore implements Ledger {
 
   outboxSize(): number {
     return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox").one().n;
+  }
+
+  /** One more D1 transaction written by the flush (GET /v1/admin/metrics: D1 writes per admission). */
+  countD1Batch(): void {
+    this.setMeta(D1_BATCHES, String(Number(this.getMeta(D1_BATCHES) ?? "0") + 1));
   }
 
   ackOutbox(upToSeq: number): void {

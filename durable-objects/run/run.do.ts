@@ -29,10 +29,10 @@ import type {
   ValidationSamplesView,
   ValidationStepsView,
 } from "../../contract/readback.schema.js";
+import { db, schema } from "../../d1/client.js";
+import { secretKeyring } from "../../d1/secret-box.js";
+import { openSecrets, type SecretRow } from "../../d1/secrets.js";
 import type { DoEnv } from "../env.js";
-import { db, schema } from "../ledger/client.js";
-import { secretKeyring } from "../ledger/secret-box.js";
-import { openSecrets, type SecretRow } from "../ledger/secrets.js";
 import { doSettings } from "../settings.js";
 import { maskNeedles, maskText } from "./mask.js";
 import { consoleLines, LOG_HOLD_LIMITS, normalizeTs } from "./policy.js";

@@ -1,7 +1,7 @@
 /**
  * One pass of a user's webhook deliveries: claim what is due (a lease, so an attempt lost with its sender
  * is retried when the lease ends), send each claimed delivery signed (contract/webhook-signature.ts) and
- * with a timeout, and record the attempt (the D1 side is ledger/deliveries.ts). The WebhookDispatcher's
+ * with a timeout, and record the attempt (the D1 side is d1/deliveries.ts). The WebhookDispatcher's
  * alarm points at the earliest.
  */
 import { nowIso } from "../../contract/ids.js";
@@ -16,7 +16,7 @@ import {
   recordAttempt,
   sweepFinished,
   usersWithDueDeliveries,
-} from "../ledger/deliveries.js";
+} from "../../d1/deliveries.js";
 import { ATTEMPT_TIMEOUT_MS, attemptOutcome, type RetrySettings } from "./policy.js";
 
 /** Deliveries claimed and sent together; they go out concurrently. */

@@ -116,7 +116,7 @@ export function engineSubmit(
   });
   const submit = (i: number) => {
     now += 1;
-    const r = run({ type: "submit" as const, input: submitInput(i) }).result;
+    const r = run({ type: "submit" as const, inputs: [submitInput(i)] }).result;
     if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
   };
   // Set-up written straight into the ledger (a fleet that got here through events would be the same):

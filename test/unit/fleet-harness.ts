@@ -172,26 +172,29 @@ export class Fleet {
 
   trySubmit(o: SubmitOptions & { jobId: string }) {
     const jobId = o.jobId;
-    return this.decide({
+    const r = this.decide({
       type: "submit",
-      input: {
-        jobId,
-        userId: o.user ?? ADA.userId,
-        userName: o.user ?? ADA.name,
-        spec: spec(o),
-        priority: o.priority ?? 10,
-        quota: { ...DEFAULT_QUOTA, max_gpus: 10_000, max_jobs: 10_000, daily_gpu_hours: 1e6 },
-        blobDigests: [],
-        capsule: { "runner.pyz": `sha256:${"c".repeat(64)}` },
-        launch: {
-          entrypoint:
-            o.launch === "python" || o.python
-              ? { kind: "python", module: "charlm.train" }
-              : { kind: "script", path: "train.sh" },
-          image: o.image ?? null,
+      inputs: [
+        {
+          jobId,
+          userId: o.user ?? ADA.userId,
+          userName: o.user ?? ADA.name,
+          spec: spec(o),
+          priority: o.priority ?? 10,
+          quota: { ...DEFAULT_QUOTA, max_gpus: 10_000, max_jobs: 10_000, daily_gpu_hours: 1e6 },
+          blobDigests: [],
+          capsule: { "runner.pyz": `sha256:${"c".repeat(64)}` },
+          launch: {
+            entrypoint:
+              o.launch === "python" || o.python
+                ? { kind: "python", module: "charlm.train" }
+                : { kind: "script", path: "train.sh" },
+            image: o.image ?? null,
+          },
         },
-      },
+      ],
     }).result;
+    return r.ok ? { ...r, value: { job: r.value.jobs[0]! } } : r;
   }
 
   act(jobId: string, action: JobAction, actor: Actor = ADA) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { imageAllowed, parseImageRef } from "../../worker/services/image-allowlist.js";
+import { imageAllowed, parseImageRef } from "../../contract/image-allowlist.js";
 
 const SHA_A = `sha256:${"a".repeat(64)}`;
 const SHA_B = `sha256:${"b".repeat(64)}`;

@@ -1,7 +1,7 @@
 /**
- * Imports point inward only (docs/architecture.md "Layers"): contract imports nothing of ours; the
- * Durable Objects import contract and themselves, never the Worker; the Worker reaches an object only
- * through its class, its stub and its env; sf and forgelet share nothing but contract; no service
+ * Imports point inward only (docs/architecture.md "Layers"): contract imports nothing of ours; the D1
+ * layer (d1/) imports contract and itself; the Durable Objects import contract, d1 and themselves, never
+ * the Worker; the Worker reaches an object only through its class, its stub and its env; sf and forgelet share nothing but contract; no service
  * imports a route; Node-only helpers never reach workerd code; and no file imports itself in a cycle.
  * Read from the sources with the TypeScript scanner's rules approximated by one regex per form.
  */
@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const LAYERS = ["contract", "durable-objects", "worker", "cli", "forgelet"] as const;
+const LAYERS = ["contract", "d1", "durable-objects", "worker", "cli", "forgelet"] as const;
 type Layer = (typeof LAYERS)[number];
 
 function sources(dir: string): string[] {
@@ -62,17 +62,16 @@ function allowed(from: string, to: string): boolean {
   switch (a) {
     case "contract":
       return b === "contract";
+    case "d1":
+      return b === "contract" || b === "d1";
     case "durable-objects":
-      return b === "contract" || b === "durable-objects";
+      return b === "contract" || b === "d1" || b === "durable-objects";
     case "worker":
       if (from.startsWith("worker/services/") && to.startsWith("worker/routes/")) return false;
-      // An object's class, its stub and its env; and the D1 ledger, which the objects write and all read.
+      // An object's class, its stub and its env, nothing else of the objects.
       if (b === "durable-objects")
-        return (
-          /(\.do|\/stub|^durable-objects\/env|^durable-objects\/rpc)\.ts$/.test(to) ||
-          to.startsWith("durable-objects/ledger/")
-        );
-      return b === "contract" || b === "worker";
+        return /(\.do|\/stub|^durable-objects\/env|^durable-objects\/rpc)\.ts$/.test(to);
+      return b === "contract" || b === "d1" || b === "worker";
     case "cli":
     case "forgelet":
       return b === "contract" || b === a;
@@ -91,12 +90,14 @@ describe("the import graph", () => {
     expect(outward).toEqual([]);
   });
 
-  it("reaches D1 only through the typed ledger (durable-objects/ledger/): no SQL text elsewhere", () => {
+  it("reaches D1 only through its typed layer (d1/) and the fleet's projection: no SQL text elsewhere", () => {
+    // durable-objects/fleet/projections.ts turns the fleet's outbox entries into D1 statements: D1 code
+    // that belongs to the fleet (it reads the fleet's entry types and the webhook payload it fans out).
     const raw = files
       .filter(
         (f) =>
           (f.startsWith("worker/") || f.startsWith("durable-objects/")) &&
-          !f.startsWith("durable-objects/ledger/"),
+          f !== "durable-objects/fleet/projections.ts",
       )
       .flatMap((f) =>
         readFileSync(join(ROOT, f), "utf8")

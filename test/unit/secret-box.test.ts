@@ -8,7 +8,7 @@ import {
   SecretKeyError,
   sealSecret,
   secretKeyring,
-} from "../../durable-objects/ledger/secret-box.js";
+} from "../../d1/secret-box.js";
 import { maskNeedles, maskText } from "../../durable-objects/run/mask.js";
 
 const newKey = () => randomBytes(32).toString("base64url");

@@ -85,7 +85,7 @@ describe("wrangler.toml's environments", () => {
     );
     expect(problems).toHaveLength(2);
     expect(problems[0] ?? "").toMatch(
-      /^\[env\.staging\] durable_objects FLEET=FleetDO, RUN=RunDO ≠ top level/,
+      /^\[env\.staging\] durable_objects FLEET=FleetDO, RUN=RunDO, USERS=UserDO ≠ top level/,
     );
     expect(problems[1] ?? "").toMatch(
       /^\[env\.staging\] ratelimits AUTH_FAILURES_BY_ADDRESS 20\/60s ≠ top level/,

@@ -6,6 +6,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   ADMIN,
   api,
+  converged,
   countRows,
   createFleet,
   createUser,
@@ -123,6 +124,8 @@ describe("quota", () => {
     const token = await userWithQuota("aq-count", { max_jobs: 3 });
     const me = (await api(token, "GET", "/v1/me")).body.user.id as string;
     const counted = async () => {
+      // D1 is a projection: read it at the convergence point.
+      await converged();
       const kept = await testEnv.DB.prepare("SELECT active FROM admission_counts WHERE user_id = ?")
         .bind(me)
         .first<{ active: number }>();

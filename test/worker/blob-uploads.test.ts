@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { digestOf } from "../../contract/digest.js";
 import { newId, nowIso } from "../../contract/ids.js";
-import { db } from "../../durable-objects/ledger/client.js";
+import { db } from "../../d1/client.js";
 import { config } from "../../worker/env.js";
 import { AppError } from "../../worker/errors.js";
 import { blobUploads, startUpload } from "../../worker/services/blob-uploads.js";

@@ -153,4 +153,42 @@ describe("blobs", () => {
     expect((await get(agentThere, fileDigest)).status).toBe(403);
     expect((await get(other, manifestDigest)).status).toBe(403);
   });
+
+  it("serves a just-dispatched job's blob to its fleet's agent before D1 holds the job, and 503 (not 403) while D1 refuses writes", async () => {
+    const owner = await createUser("blob-race");
+    await createFleet("blob-race-fleet");
+    const file = enc.encode("#!/bin/bash\necho race\n");
+    const fileDigest = await digestOf(file);
+    const manifest = enc.encode(
+      JSON.stringify({
+        manifest_version: 1,
+        files: [{ path: "train.sh", digest: fileDigest, size: file.length, mode: 0o755 }],
+      }),
+    );
+    const manifestDigest = await digestOf(manifest);
+    expect((await put(owner, fileDigest, file)).status).toBe(201);
+    expect((await put(owner, manifestDigest, manifest)).status).toBe(201);
+    const t = await api(ADMIN, "POST", "/v1/fleets/blob-race-fleet/enrollment-tokens");
+    const agent = (await api(null, "POST", "/v1/agents/enroll", { token: t.body.token })).body
+      .credential as string;
+    const spec = await customSpec({ fleet: "blob-race-fleet", name: "race" });
+    spec.source = { workspace: manifestDigest, experiment_dir: "." };
+
+    // D1 refuses the fleet's writes: the job is in its Fleet DO only. The agent's read is not refused as
+    // if the job did not exist; it is told to come back.
+    await testEnv.DB.exec("ALTER TABLE job_events RENAME TO job_events_offline");
+    try {
+      expect((await api(owner, "POST", "/v1/jobs", spec)).status).toBe(201);
+      const behind = await get(agent, fileDigest);
+      expect(behind.status).toBe(503);
+      expect(behind.headers.get("retry-after")).toBe("2");
+      expect(((await behind.json()) as { error: { code: string } }).error.code).toBe("UNAVAILABLE");
+    } finally {
+      await testEnv.DB.exec("ALTER TABLE job_events_offline RENAME TO job_events");
+    }
+    // D1 is back: a miss (the fleet's retry may not have come yet) makes the fleet write first.
+    const back = await get(agent, fileDigest);
+    expect(back.status).toBe(200);
+    expect(new Uint8Array(await back.arrayBuffer())).toEqual(file);
+  });
 });

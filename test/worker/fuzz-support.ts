@@ -17,6 +17,7 @@ import {
   type Who,
 } from "./fuzz-model.js";
 import { type Auth, authFor, type FuzzRequest, wireRequest } from "./fuzz-requests.js";
+import { converged } from "./helpers.js";
 import { testEnv } from "./test-env.js";
 
 /**
@@ -63,8 +64,12 @@ let tableNames: string[] | null = null;
  */
 const COUNT_ONLY = new Set(["tokens", "webhook_deliveries", "device_codes", "audit_log"]);
 
-/** Every D1 table's row count, and the rows of the tables that change only when a request succeeds. */
+/**
+ * Every D1 table's row count, and the rows of the tables that change only when a request succeeds, at the
+ * convergence point (what the fleets hold is in D1: a change reaches D1 after its answer).
+ */
 export async function ledgerSnapshot(): Promise<Record<string, unknown>> {
+  await converged();
   tableNames ??= (
     await testEnv.DB.prepare(
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT LIKE 'd1_%' AND name != 'metric_counters' ORDER BY name",

@@ -129,8 +129,27 @@ export function installHubStub(repos: HubRepo[]): HubStub {
   return stub;
 }
 
-/** Reads D1 directly, to prove what a rejected request did not leave behind. */
+/**
+ * The convergence point: every fleet has written what it holds to D1 (a submit's 201 comes before that;
+ * docs/architecture.md "Submit"). Tests that read D1 directly wait for it first.
+ */
+export async function converged(): Promise<void> {
+  const r = await api(ADMIN, "GET", "/v1/fleets");
+  for (const f of r.body.fleets as Array<{ id: string }>) {
+    const stub = testEnv.FLEET.get(testEnv.FLEET.idFromName(f.id)) as unknown as {
+      projected(): Promise<boolean>;
+    };
+    if (!(await stub.projected())) throw new Error(`fleet ${f.id} could not write to D1`);
+  }
+}
+
+/** Reads D1 directly (at the convergence point), to prove what a rejected request did not leave behind. */
 export async function countRows(table: string): Promise<number> {
+  await converged();
+  return rowsIn(table);
+}
+
+async function rowsIn(table: string): Promise<number> {
   const r = await testEnv.DB.prepare(`SELECT COUNT(*) AS n FROM ${table}`).first<{ n: number }>();
   return r?.n ?? 0;
 }
@@ -147,7 +166,8 @@ export interface SubmitFootprint {
 /** Everything a submit can leave behind: ledger rows in D1 plus the fleet DO's queue. */
 export async function submitFootprint(fleet: string): Promise<SubmitFootprint> {
   const rows = {} as SubmitFootprint["rows"];
-  for (const t of LEDGER_TABLES) rows[t] = await countRows(t);
+  await converged();
+  for (const t of LEDGER_TABLES) rows[t] = await rowsIn(t);
   const f = await api(ADMIN, "GET", `/v1/fleets/${fleet}`);
   if (f.status !== 200) throw new Error(`submitFootprint ${fleet}: ${f.status} ${JSON.stringify(f.body)}`);
   return { rows, queued: f.body.totals.queued as number, queue: f.body.queue as unknown[] };

@@ -55,11 +55,14 @@ describe("outbox", () => {
     const stub = testEnv.FLEET.get(testEnv.FLEET.idFromName(f.id));
     const submitted = await api(op, "POST", "/v1/jobs", await customSpec({ fleet: "replay", gpus: 1 }));
     const id = submitted.body.job.id as string;
+    // D1 is a projection: read it at the convergence point.
+    await stub.projected();
     const before = await d1Job(id);
     expect(before?.status).toBe("QUEUED");
 
     // Node registration moves the job on; then an old snapshot is replayed into D1 directly.
     await registerNode("replay", "n1", 1);
+    await stub.projected();
     const moved = await d1Job(id);
     expect(moved?.status).toBe("SUBMITTED");
     await testEnv.DB.prepare(

@@ -1,11 +1,11 @@
 /**
- * The outbox's entries as D1 statements (durable-objects/ledger/projections.ts), applied to the real D1
+ * The outbox's entries as D1 statements (durable-objects/fleet/projections.ts), applied to the real D1
  * schema: many entries become a few statements (rows travel as JSON), the newest snapshot of a row wins
  * whatever the order, a replay changes nothing, and rows too big for one statement are split.
  */
 import { describe, expect, it } from "vitest";
 import type { OutboxEntry } from "../../durable-objects/fleet/outbox-entry.js";
-import { isFanout, projectionStatements } from "../../durable-objects/ledger/projections.js";
+import { isFanout, projectionStatements } from "../../durable-objects/fleet/projections.js";
 import { testEnv } from "./test-env.js";
 
 const DB = () => testEnv.DB;

@@ -268,7 +268,7 @@ describe("rotating SF_SECRETS_KEY", () => {
   it("rewraps every value under the new key while the old one is listed, then opens them without it", async () => {
     const { createExecutionContext, env, waitOnExecutionContext } = await import("cloudflare:test");
     const { default: worker } = await import("../../worker/index.js");
-    const { openSecret, secretKeyring } = await import("../../durable-objects/ledger/secret-box.js");
+    const { openSecret, secretKeyring } = await import("../../d1/secret-box.js");
     const OLD = testEnv.SF_SECRETS_KEY as string;
     const NEW = "bmV3LXNlY3JldHMta2V5LTMyLWJ5dGVzLWxvbmchISE";
     await api(alice, "PUT", "/v1/secrets/ROTATE_ME", { value: "value-before-rotation" });

@@ -4,7 +4,7 @@
  * token never comes back. Built-in recipe versions are ensured on every start (insert-or-ignore).
  */
 import { sql } from "drizzle-orm";
-import { col, db, prepared, schema } from "../../durable-objects/ledger/client.js";
+import { col, db, prepared, schema } from "../../d1/client.js";
 import { BUILTIN_RECIPES, INITIAL_PROFILES } from "../catalog/builtin.js";
 import { normalizeRecipe } from "../catalog/catalog.service.js";
 import { type AppEnv, config } from "../env.js";

@@ -6,7 +6,7 @@ import { and, eq } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { ROLE_RANK, type Role } from "../../contract/api.schema.js";
 import { nowIso } from "../../contract/ids.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
+import { db, schema } from "../../d1/client.js";
 import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 import { verifyAgentCredential } from "./agent-credential.js";
@@ -37,8 +37,9 @@ export function bearer(c: Ctx): string | null {
 }
 
 /**
- * Routes whose D1 write re-checks the caller's token in the same statement (still valid, user enabled,
- * role high enough: see jobs.routes.ts), so they may start from a user this isolate resolved recently.
+ * Routes whose atomic step re-checks the caller's token (a submit's reservation in the user's object:
+ * not revoked, user enabled, role high enough; worker/submit/submit.ts), so they may start from a user this
+ * isolate resolved recently.
  */
 const RECHECKED_ROUTES = new Set(["POST /v1/jobs"]);
 
@@ -108,7 +109,7 @@ async function resolvePrincipal(c: Ctx, token: string, mayRemember: boolean): Pr
     role: row.user.role,
     tokenId: row.token.id,
   };
-  rememberUser(hash, user, row.token.lastUsedAt);
+  rememberUser(hash, user, row.token.lastUsedAt, row.token.expiresAt);
   return user;
 }
 

@@ -1,8 +1,9 @@
 /**
- * Users resolved from their tokens, remembered by this isolate for a minute. Only routes whose own D1
- * write re-checks the token in the same statement (RECHECKED_ROUTES in middleware.ts: a submit's
- * reservation) start from a remembered user, so a token revoked, expired, disabled or demoted meanwhile
- * never gets anything done there; it is forgotten as soon as such a check fails.
+ * Users resolved from their tokens, remembered by this isolate for a minute. Only routes whose atomic step
+ * re-checks the token (RECHECKED_ROUTES in middleware.ts: a submit's reservation in the user's object,
+ * which refuses a revoked token and a disabled or demoted user) start from a remembered user, so a token
+ * revoked, disabled or demoted meanwhile never gets anything done there; one past its expiry is never
+ * served from here; it is forgotten as soon as such a check fails.
  */
 import type { Principal } from "./principal.js";
 
@@ -14,6 +15,8 @@ const MAX_ENTRIES = 10_000;
 interface Entry {
   user: User;
   lastUsedAt: string | null;
+  /** The token's own expiry (ISO), if it has one. */
+  expiresAt: string | null;
   until: number;
 }
 
@@ -22,16 +25,22 @@ const byHash = new Map<string, Entry>();
 export function rememberedUser(hash: string, now = Date.now()): Entry | null {
   const e = byHash.get(hash);
   if (!e) return null;
-  if (e.until <= now) {
+  if (e.until <= now || (e.expiresAt !== null && Date.parse(e.expiresAt) <= now)) {
     byHash.delete(hash);
     return null;
   }
   return e;
 }
 
-export function rememberUser(hash: string, user: User, lastUsedAt: string | null, now = Date.now()): void {
+export function rememberUser(
+  hash: string,
+  user: User,
+  lastUsedAt: string | null,
+  expiresAt: string | null = null,
+  now = Date.now(),
+): void {
   if (byHash.size >= MAX_ENTRIES) byHash.clear();
-  byHash.set(hash, { user, lastUsedAt, until: now + TTL_MS });
+  byHash.set(hash, { user, lastUsedAt, expiresAt, until: now + TTL_MS });
 }
 
 /** Forgets every remembered use of a token (its check failed). */

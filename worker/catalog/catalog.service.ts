@@ -9,7 +9,7 @@ import {
   recipeDigest,
 } from "../../contract/catalog.schema.js";
 import { canonicalJson } from "../../contract/digest.js";
-import { type Db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, schema } from "../../d1/client.js";
 import { AppError } from "../errors.js";
 
 export interface NormalizedRecipe {

@@ -13,7 +13,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { sha256Hex } from "../../contract/digest.js";
 import { nowIso } from "../../contract/ids.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
+import { db, schema } from "../../d1/client.js";
 import type { Principal } from "../auth/principal.js";
 import { hashSecret, randomBase64Url } from "../auth/secrets.js";
 import type { AppEnv } from "../env.js";

@@ -7,16 +7,17 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { DIGEST_RE } from "../../contract/digest.js";
 import { PartReport, StartUploadRequest, UPLOAD_ID_RE } from "../../contract/uploads.schema.js";
-import { type Db, db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, db, schema } from "../../d1/client.js";
 import { type Ctx, currentUser, type Env, isAdmin, requireRole } from "../auth/middleware.js";
 import type { Principal } from "../auth/principal.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
-import { blobKey } from "../services/admission.js";
 import { abortUpload, completeUpload, reportPart, startUpload } from "../services/blob-uploads.js";
 import { blobResponse } from "../services/runs.service.js";
 import { declaredLength, putVerified } from "../services/verified-put.js";
+import { blobKey } from "../submit/checks.js";
+import { catchUp } from "../submit/read-your-writes.js";
 
 function digestParam(c: Ctx): string {
   const d = c.req.param("digest") ?? "";
@@ -117,7 +118,10 @@ export const blobsRoutes = new Hono<Env>()
       if (!head) return c.body(null, 404);
       return c.body(null, 200, { "content-length": String(head.size), etag: `"${digest}"` });
     }
-    if (!(await mayRead(db(c.env.DB), p, digest))) {
+    const d = db(c.env.DB);
+    // A miss may be a job D1 does not hold yet (an agent launching what its fleet just dispatched, a
+    // user reading what they just submitted): the fleet writes first, then the answer is final.
+    if (!(await mayRead(d, p, digest)) && !(await catchUp(c).then(() => mayRead(d, p, digest)))) {
       throw new AppError("FORBIDDEN", "you may not read this blob: it belongs to no job you can read");
     }
     return blobResponse(c.env, digest);

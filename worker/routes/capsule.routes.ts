@@ -2,9 +2,9 @@ import { Hono } from "hono";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
-import { blobKey } from "../services/admission.js";
 import { recordAudit } from "../services/audit.service.js";
 import { currentCapsule, PublishCapsuleBody, publishCapsule } from "../services/capsule.service.js";
+import { blobKey } from "../submit/checks.js";
 
 export const capsuleRoutes = new Hono<Env>()
   .get("/capsule", requireRole("viewer"), async (c) => {

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import { db } from "../../durable-objects/ledger/client.js";
+import { db } from "../../d1/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { publishRecipe, readCatalog } from "../catalog/catalog.service.js";
 import { AppError } from "../errors.js";

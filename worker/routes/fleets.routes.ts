@@ -11,7 +11,7 @@ import {
 import type { DrainReport } from "../../contract/fleet.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
 import { isValidTimeZone } from "../../contract/time.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
+import { db, schema } from "../../d1/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { mintSecret } from "../auth/secrets.js";
 import { AppError, unwrap } from "../errors.js";

@@ -7,7 +7,7 @@ import { desc } from "drizzle-orm";
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { Hono } from "hono";
 import { API_VERSION, MIN_CLI_VERSION, PRODUCT_VERSION } from "../../contract/version.js";
-import { db } from "../../durable-objects/ledger/client.js";
+import { db } from "../../d1/client.js";
 import type { Env } from "../auth/middleware.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";

@@ -40,7 +40,7 @@ import {
   ValidationSample,
 } from "../../contract/ingest.schema.js";
 import { runIsOver } from "../../contract/job-states.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
+import { db, schema } from "../../d1/client.js";
 import { authenticateRun, type IngestCtx, type IngestEnv, requireSameRun } from "../auth/ingest-auth.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";

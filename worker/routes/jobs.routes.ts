@@ -1,53 +1,19 @@
 import { and, desc, eq, getTableColumns, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
 import { JobActionBody, JobListQuery } from "../../contract/api.schema.js";
-import { canonicalJson, sha256Hex } from "../../contract/digest.js";
-import type { JobAction, JobDetail } from "../../contract/fleet.schema.js";
-import { newId } from "../../contract/ids.js";
+import { sha256Hex } from "../../contract/digest.js";
+import type { JobAction } from "../../contract/fleet.schema.js";
 import { ACTION_TARGETS, type JobState, RESTING_STATES } from "../../contract/job-states.js";
-import {
-  type AdmissionRow,
-  admissionOf,
-  dropReservation,
-  keyedAdmission,
-  releaseResume,
-  reserveAdmission,
-  reserveResume,
-  STALE_RESERVATION_MS,
-  takeOverStale,
-} from "../../durable-objects/ledger/admissions.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
-import { type Ctx, currentUser, type Env, reauthenticate, requireRole } from "../auth/middleware.js";
-import { forgetToken } from "../auth/principal-cache.js";
-import { config } from "../env.js";
+import { db, schema } from "../../d1/client.js";
+import { userStub } from "../../durable-objects/user/stub.js";
+import { type Ctx, currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError, unwrap } from "../errors.js";
 import { notTooDeep, parseValue } from "../http.js";
-import {
-  type Checked,
-  checkHub,
-  checkQuota,
-  checkSpec,
-  maxJobsSql,
-  submitterFacts,
-  submitterRead,
-  submitterValid,
-} from "../services/admission.js";
-import { configCache, configGeneration } from "../services/config-cache.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
-import { httpHubClient } from "../services/hf-hub.js";
-import { jobHistory, jobView, readableJob } from "../services/jobs.service.js";
-import { requireSecrets, withHubToken } from "../services/secrets.service.js";
-import { quotaOf, userByName } from "../services/users.service.js";
-
-/** How long a retry waits for the in-flight request that holds its Idempotency-Key. */
-const KEYED_WAIT_MS = 5_000;
-
-const IdempotencyKey = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces");
+import { jobHistory, jobView } from "../services/jobs.service.js";
+import { userByName } from "../services/users.service.js";
+import { freshJob, readYourWrites } from "../submit/read-your-writes.js";
+import { submitJobs } from "../submit/submit.js";
 
 /** `s` for a LIKE pattern with `\` as the escape: its own %, _ and \ match only themselves. */
 function likeEscape(s: string): string {
@@ -76,70 +42,28 @@ async function readBody(c: Ctx, code: "INVALID_SPEC" | "BAD_REQUEST"): Promise<u
   }
 }
 
-/**
- * The job an earlier request with this key created, read from the fleet that holds it. A request still
- * in flight is waited for (briefly), so concurrent retries all answer with the one job.
- */
-async function awaitKeyedJob(c: Ctx, prior: AdmissionRow): Promise<JobDetail | null> {
-  const stub = fleetStub(c.env, prior.fleet_id);
-  const deadline = Date.now() + KEYED_WAIT_MS;
-  for (;;) {
-    const job = await stub.getJob(prior.job_id);
-    if (job || Date.now() > deadline) return job;
-    await scheduler.wait(50);
-  }
-}
-
-/** Answers a keyed request whose key is already taken: a replay, a conflict, or null (take it over). */
-async function answerTakenKey(c: Ctx, prior: AdmissionRow, requestHash: string): Promise<JobDetail | null> {
-  if (prior.request_hash !== requestHash) {
-    throw new AppError(
-      "IDEMPOTENCY_KEY_REUSED",
-      "this Idempotency-Key was already used for a different request",
-      {
-        job_id: prior.job_id,
-      },
-    );
-  }
-  // A stale reservation's job never reached its fleet: no point waiting for it.
-  const stale =
-    prior.state === "reserved" && Date.parse(prior.created_at) < Date.now() - STALE_RESERVATION_MS;
-  const job = stale
-    ? await fleetStub(c.env, prior.fleet_id).getJob(prior.job_id)
-    : await awaitKeyedJob(c, prior);
-  if (job) return job;
-  if (!stale)
-    throw new AppError(
-      "CONFLICT",
-      "a request with this Idempotency-Key is still being processed; retry shortly",
-    );
-  return null;
-}
-
-function replayed(c: Ctx, job: JobDetail) {
-  c.header("Idempotent-Replayed", "true");
-  return c.json({ job }, 200);
-}
-
 async function act(c: Ctx, action: JobAction) {
   const me = currentUser(c);
   const body = c.req.header("content-type")?.includes("json")
     ? parseValue(JobActionBody, await readBody(c, "BAD_REQUEST"))
     : {};
-  const d = db(c.env.DB);
-  const job = await readableJob(d, me, c.req.param("id")!);
-  // Resuming makes the job active again: it takes one of its owner's job slots, atomically.
+  const job = await freshJob(c, c.req.param("id")!);
+  // Resuming makes the job active again: it takes one of its owner's job slots, atomically, in the
+  // owner's object. Only a resumable job takes one; anything else gets the fleet's INVALID_TRANSITION.
   let tookSlot = false;
-  // Only a resumable job takes a slot; anything else gets the DO's INVALID_TRANSITION.
   if (action === "resume" && ACTION_TARGETS.resume[job.status as JobState]) {
-    const max = (await quotaOf(d, job.userId)).max_jobs;
-    tookSlot = await reserveResume(c.env.DB, job.id, job.userId, max);
-    if (!tookSlot && (await admissionOf(c.env.DB, job.id))?.state === "released") {
-      throw new AppError("QUOTA_EXCEEDED", `resuming would exceed the owner's limit of ${max} active jobs`, {
-        limit: "max_jobs",
-        value: max,
-      });
+    const slot = await userStub(c.env, job.userId).reserveResume(job.userId, job.id, job.fleetId, Date.now());
+    if (slot.kind === "over_quota") {
+      throw new AppError(
+        "QUOTA_EXCEEDED",
+        `resuming would exceed the owner's limit of ${slot.max} active jobs`,
+        {
+          limit: "max_jobs",
+          value: slot.max,
+        },
+      );
     }
+    tookSlot = slot.kind === "reserved";
   }
   const result = await fleetStub(c.env, job.fleetId).jobAction(
     job.id,
@@ -147,147 +71,16 @@ async function act(c: Ctx, action: JobAction) {
     { userId: me.userId, name: me.name, admin: me.role === "admin" },
     body.reason,
   );
-  if (!result.ok && tookSlot) await releaseResume(c.env.DB, job.id);
+  if (!result.ok && tookSlot) await userStub(c.env, job.userId).releaseResume(job.id);
   return c.json({ job: unwrap(result) });
 }
 
 export const jobsRoutes = new Hono<Env>()
-  .post("/jobs", requireRole("operator"), async (c) => {
-    const me = currentUser(c);
-    const raw = await readBody(c, "INVALID_SPEC");
-    const d = db(c.env.DB);
-    const keyHeader = c.req.header("idempotency-key");
-    const key = keyHeader === undefined ? null : parseValue(IdempotencyKey, keyHeader);
-    const requestHash = key ? await sha256Hex(canonicalJson(raw)) : null;
-    const cfg = config(c.env);
-    const hub = httpHubClient(cfg.hfEndpoint);
-    const checks = async () => {
-      const checked = await checkSpec(c.env, d, raw);
-      const { spec, token } = await withHubToken(
-        c.env,
-        d,
-        { userId: me.userId, fleetId: checked.fleet.id },
-        checked.spec,
-      );
-      await checkHub(hub, spec, token, checked.fleet.hfUnavailable === "admit" ? "open" : "closed");
-      return { ...checked, spec };
-    };
-
-    // 1. The spec, against cached configuration. A retry of a finished submit is answered even if a check
-    //    would now refuse it: the job exists, whatever the fleet, the hub or the catalog say now.
-    let checked: Checked | null = null;
-    let refusal: unknown = null;
-    try {
-      checked = await checks();
-    } catch (err) {
-      refusal = err;
-    }
-    if (!checked) {
-      // The caller may be a user this isolate remembered: refusals go only to a token that is still good.
-      await reauthenticate(c, "operator");
-      // A refusal may rest on configuration cached before an admin changed it (a fleet drained, then
-      // reopened): if the generation moved, the checks run again on fresh rows.
-      if (configCache.sync(await configGeneration(c.env.DB))) {
-        try {
-          checked = await checks();
-        } catch (err) {
-          refusal = err;
-        }
-      }
-    }
-    if (!checked) {
-      const prior = key ? await keyedAdmission(c.env.DB, me.userId, key) : null;
-      if (prior && requestHash) {
-        const job = await answerTakenKey(c, prior, requestHash);
-        if (job) return replayed(c, job);
-      }
-      throw refusal;
-    }
-
-    // 2. One D1 round trip: the token is still good, the configuration generation, quota and usage, and
-    //    the slot reserved (only if the token is good and the user under max_jobs; the key is unique).
-    const now = Date.now();
-    const jobId = newId("job");
-    const slot = {
-      jobId,
-      userId: me.userId,
-      fleetId: checked.fleet.id,
-      key,
-      requestHash,
-      maxJobs: maxJobsSql(me.userId),
-      guard: submitterValid(me, now),
-    };
-    const { reservation, reads } = await reserveAdmission(
-      c.env.DB,
-      slot,
-      [submitterRead(c.env.DB, me, now)],
-      now,
-    );
-    const facts = submitterFacts(reads[0]!, now);
-    if (!facts.valid) {
-      // The token or its user changed since this isolate resolved it: answer as a fresh lookup would.
-      forgetToken(me.tokenId);
-      await reauthenticate(c, "operator");
-      throw new AppError(
-        "UNAUTHENTICATED",
-        "this token is no longer valid for submitting; check `sf whoami`",
-      );
-    }
-    if (reservation.kind === "key_taken") {
-      const job = await answerTakenKey(c, reservation.existing, requestHash!);
-      if (job) return replayed(c, job);
-      if (!(await takeOverStale(c.env.DB, reservation.existing.job_id, slot))) {
-        throw new AppError(
-          "CONFLICT",
-          "a request with this Idempotency-Key is still being processed; retry shortly",
-        );
-      }
-    }
-    const { quota } = facts;
-    // 3. What the slot's transaction saw decides: configuration that changed meanwhile is read again and
-    //    checked again, then the quota. A refusal gives the slot and the key back.
-    try {
-      if (configCache.sync(facts.configGen)) checked = await checks();
-      checkQuota(checked.spec, quota, facts.gpuHoursToday);
-      const fleet = checked.fleet;
-      await requireSecrets(
-        d,
-        { userId: me.userId, fleetId: fleet.id, fleetName: fleet.name },
-        checked.spec.secrets,
-      );
-    } catch (err) {
-      if (reservation.kind !== "over_quota") await dropReservation(c.env.DB, jobId);
-      throw err;
-    }
-    if (reservation.kind === "over_quota") {
-      throw new AppError(
-        "QUOTA_EXCEEDED",
-        `you have ${reservation.active} active jobs; your limit is ${quota.max_jobs}`,
-        { limit: "max_jobs", value: quota.max_jobs },
-      );
-    }
-    const { spec } = checked;
-    const result = await fleetStub(c.env, checked.fleet.id).submit({
-      jobId,
-      userId: me.userId,
-      userName: me.name,
-      spec,
-      quota,
-      priority: Math.min(spec.lifecycle.priority ?? quota.priority, quota.priority),
-      blobDigests: checked.blobDigests,
-      capsule: checked.capsule,
-      launch: checked.launch,
-    });
-    if (!result.ok) {
-      // The fleet refused: give the slot and the key back so the rejected submit leaves nothing behind.
-      // (An RPC that threw may still have queued the job; that reservation is kept and settles or goes stale.)
-      await dropReservation(c.env.DB, jobId);
-    }
-    return c.json({ job: unwrap(result).job }, 201);
-  })
+  .post("/jobs", requireRole("operator"), async (c) => submitJobs(c, await readBody(c, "INVALID_SPEC")))
   .get("/jobs", requireRole("viewer"), async (c) => {
     const me = currentUser(c);
     const q = parseValue(JobListQuery, c.req.query());
+    await readYourWrites(c);
     const d = db(c.env.DB);
     const wantAll = q.all === "1" || q.all === "true" || (q.user !== undefined && q.user !== me.name);
     if (wantAll && me.role !== "admin") throw new AppError("FORBIDDEN", "only admins list other users' jobs");
@@ -351,7 +144,7 @@ export const jobsRoutes = new Hono<Env>()
   })
   .get("/jobs/:id", requireRole("viewer"), async (c) => {
     const d = db(c.env.DB);
-    const job = await readableJob(d, c.get("principal"), c.req.param("id"));
+    const job = await freshJob(c, c.req.param("id"));
     return c.json({
       job: { ...jobView(job), spec: JSON.parse(job.spec) as unknown },
       ...(await jobHistory(d, job.id)),

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { NodeActionBody } from "../../contract/api.schema.js";
 import type { NodeAction } from "../../contract/fleet.schema.js";
-import { db } from "../../durable-objects/ledger/client.js";
+import { db } from "../../d1/client.js";
 import { type Ctx, currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { unwrap } from "../errors.js";
 import { parseJson } from "../http.js";

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { nowIso } from "../../contract/ids.js";
 import { ProfileEntry } from "../../contract/profile-grammar.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
+import { db, schema } from "../../d1/client.js";
 import { type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";

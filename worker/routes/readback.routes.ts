@@ -6,12 +6,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { LogStream } from "../../contract/ingest.schema.js";
-import { db } from "../../durable-objects/ledger/client.js";
+import { db } from "../../d1/client.js";
 import { type Ctx, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseValue } from "../http.js";
-import { readableJob } from "../services/jobs.service.js";
+
 import { artifactDownload, jobRun, type RunRef, runStub, runTimeline } from "../services/runs.service.js";
+import { freshJob, readableJobNow } from "../submit/read-your-writes.js";
 
 /** A decimal integer query parameter (z.coerce would read an empty `?rank=` as 0). */
 function int(min: number, max: number) {
@@ -82,7 +83,7 @@ const LastEventId = int(0, Number.MAX_SAFE_INTEGER);
 
 async function runOf(c: Ctx, wanted: string | undefined): Promise<RunRef> {
   const d = db(c.env.DB);
-  const job = await readableJob(d, c.get("principal"), c.req.param("id")!);
+  const job = await readableJobNow(c, c.req.param("id")!);
   return jobRun(d, job, wanted);
 }
 
@@ -152,7 +153,7 @@ export const readbackRoutes = new Hono<Env>()
   .get("/jobs/:id/events", requireRole("viewer"), async (c) => {
     const q = parseValue(RunQuery, c.req.query());
     const d = db(c.env.DB);
-    const job = await readableJob(d, c.get("principal"), c.req.param("id"));
+    const job = await freshJob(c, c.req.param("id"));
     const run = await jobRun(d, job, q.run);
     const [timeline, lifecycle] = await Promise.all([
       runTimeline(d, job.id, run.id),

@@ -6,9 +6,9 @@
 import { Hono } from "hono";
 import { SecretName } from "../../contract/jobspec.schema.js";
 import { SetSecretBody } from "../../contract/secrets.schema.js";
-import { db } from "../../durable-objects/ledger/client.js";
-import type { SecretAddress } from "../../durable-objects/ledger/secret-box.js";
-import { deleteSecret, listSecrets, putSecret, rewrapSecrets } from "../../durable-objects/ledger/secrets.js";
+import { db } from "../../d1/client.js";
+import type { SecretAddress } from "../../d1/secret-box.js";
+import { deleteSecret, listSecrets, putSecret, rewrapSecrets } from "../../d1/secrets.js";
 import { type Ctx, currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson, parseValue } from "../http.js";

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { CreateTokenBody } from "../../contract/api.schema.js";
-import { db } from "../../durable-objects/ledger/client.js";
+import { db } from "../../d1/client.js";
+import { userStub } from "../../durable-objects/user/stub.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
@@ -44,5 +45,8 @@ export const tokensRoutes = new Hono<Env>()
         details: { user_id: t.userId },
       });
     }
+    // Its user's object refuses it from before this answer leaves, whatever an isolate still remembers
+    // of it (fenced again on a repeat, in case an earlier revoke failed after D1 took it).
+    await userStub(c.env, t.userId).fenceToken(t.userId, t.id);
     return c.json({ id: t.id, revoked: true });
   });

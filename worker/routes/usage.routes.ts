@@ -3,12 +3,12 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { ACTIVE_STATES } from "../../contract/job-states.js";
 import { DAY_MS, splitByUtcDay, utcDay } from "../../contract/time.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
+import { db, schema } from "../../d1/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseValue } from "../http.js";
-import { gpuHoursToday } from "../services/admission.js";
-import { quotaOf, userByName } from "../services/users.service.js";
+import { gpuHoursTodayInLedger, quotaOf, userByName } from "../services/users.service.js";
+import { readYourWrites } from "../submit/read-your-writes.js";
 
 /** GET /v1/usage query parameters: `days` (1–366) adds the per-day series. */
 const UsageQuery = z.object({
@@ -58,6 +58,8 @@ export const usageRoutes = new Hono<Env>().get("/usage", requireRole("viewer"), 
   if (who && who !== me.name && me.role !== "admin")
     throw new AppError("FORBIDDEN", "only admins read other users' usage");
   const user = who ? await userByName(d, who) : await userByName(d, me.name);
+  // Your own usage counts what you just submitted (read-your-writes, as GET /v1/jobs).
+  if (user.name === me.name) await readYourWrites(c);
   const now = Date.now();
   const firstDay = q.days ? utcDay(Math.floor(now / DAY_MS) * DAY_MS - (q.days - 1) * DAY_MS) : null;
 
@@ -104,7 +106,7 @@ export const usageRoutes = new Hono<Env>().get("/usage", requireRole("viewer"), 
     user: user.name,
     active_gpus: open.reduce((s, r) => s + r.gpus, 0),
     active_jobs: activeJobs?.n ?? 0,
-    gpu_hours_today: await gpuHoursToday(d, user.id, now),
+    gpu_hours_today: await gpuHoursTodayInLedger(d, user.id, now),
     gpu_hours_total: ((total?.s ?? 0) + liveSeconds) / 3600,
     quota: await quotaOf(d, user.id),
     fleets,

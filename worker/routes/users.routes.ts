@@ -2,7 +2,8 @@ import { asc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { CreateUserBody, QuotaBody, UpdateUserBody } from "../../contract/api.schema.js";
 import { newId, nowIso } from "../../contract/ids.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
+import { db, schema } from "../../d1/client.js";
+import { userStub } from "../../durable-objects/user/stub.js";
 import { currentUser, type Env, isAdmin, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
@@ -66,7 +67,11 @@ export const usersRoutes = new Hono<Env>()
       await d.update(schema.users).set(changes).where(eq(schema.users.id, u.id)).run();
       await recordAudit(c, { action: "user.update", target: `user:${u.name}`, details: changes });
     }
-    return c.json({ user: userView(await userByName(d, u.name)) });
+    const updated = await userByName(d, u.name);
+    // Submits check the account in the user's object: a disabled or demoted user is refused from here on.
+    if (Object.keys(changes).length > 0)
+      await userStub(c.env, u.id).setAccount(u.id, { disabled: updated.disabled, role: updated.role });
+    return c.json({ user: userView(updated) });
   })
   .get("/users/:name/quota", requireRole("viewer"), async (c) => {
     const me = c.get("principal");
@@ -94,7 +99,9 @@ export const usersRoutes = new Hono<Env>()
       .values(row)
       .onConflictDoUpdate({ target: schema.quotas.userId, set: row })
       .run();
-    // Fleets schedule with the quota they hold; push the change so queued jobs see it now.
+    // The user's object admits with it from this answer on; fleets schedule with the quota they hold, so
+    // the change goes to them too and queued jobs see it now.
+    await userStub(c.env, u.id).setQuota(u.id, q);
     await Promise.all((await fleetStubs(c.env)).map((stub) => stub.setQuota(u.id, q)));
     await recordAudit(c, {
       action: "quota.set",

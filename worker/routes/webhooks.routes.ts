@@ -4,7 +4,7 @@
  */
 import { Hono } from "hono";
 import { CreateWebhookBody, DeliveriesQuery } from "../../contract/webhooks.schema.js";
-import { db } from "../../durable-objects/ledger/client.js";
+import { db } from "../../d1/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson, parseValue } from "../http.js";

@@ -7,7 +7,7 @@
 import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
 import type { AuditQuery } from "../../contract/audit.schema.js";
 import { nowIso } from "../../contract/ids.js";
-import { type Db, db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, db, schema } from "../../d1/client.js";
 import { clientAddress } from "../auth/login-limiter.js";
 import type { Ctx } from "../auth/middleware.js";
 import type { Principal } from "../auth/principal.js";

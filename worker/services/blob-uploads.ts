@@ -18,10 +18,10 @@ import {
   type StartUploadResponse,
   type StoredPart,
 } from "../../contract/uploads.schema.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
+import { db, schema } from "../../d1/client.js";
 import type { Config } from "../env.js";
 import { AppError } from "../errors.js";
-import { blobKey } from "./admission.js";
+import { blobKey } from "../submit/checks.js";
 import { UPLOAD_TTL_SECONDS } from "./artifact-target.js";
 import { errorFields, log } from "./log.js";
 import type { S3Objects } from "./s3-objects.js";

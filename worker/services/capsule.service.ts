@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { CAPSULE_FILES } from "../../contract/capsule.schema.js";
 import { Digest } from "../../contract/digest.js";
-import { db, schema } from "../../durable-objects/ledger/client.js";
+import { db, schema } from "../../d1/client.js";
 
 export const CapsuleFiles = z
   .object(

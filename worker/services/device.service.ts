@@ -10,7 +10,7 @@
  */
 import { and, eq, gt, lt, sql } from "drizzle-orm";
 import { nowIso } from "../../contract/ids.js";
-import { col, db, prepared, schema } from "../../durable-objects/ledger/client.js";
+import { col, db, prepared, schema } from "../../d1/client.js";
 import { hashSecret } from "../auth/secrets.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";

@@ -1,8 +1,8 @@
 import { eq, or } from "drizzle-orm";
 import { FleetNetwork, TimeWindow } from "../../contract/api.schema.js";
 import type { FleetConfig } from "../../contract/fleet.schema.js";
+import { type Db, db, schema } from "../../d1/client.js";
 import { fleetStub } from "../../durable-objects/fleet/stub.js";
-import { type Db, db, schema } from "../../durable-objects/ledger/client.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
 
@@ -35,6 +35,8 @@ export function fleetConfig(f: FleetRow): FleetConfig {
     draining: f.draining,
     drainNote: f.drainNote,
     network: FleetNetwork.parse(JSON.parse(f.network)),
+    imageAllowlist: JSON.parse(f.imageAllowlist) as string[],
+    hfUnavailable: f.hfUnavailable,
   };
 }
 

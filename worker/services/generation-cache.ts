@@ -1,11 +1,12 @@
 /**
  * What admission reads that only admins change (fleets, hardware profiles, recipes, the published
  * capsule), cached by this isolate under the ledger's configuration generation: D1 triggers bump
- * `meta.config_gen` in the same statement as any change to those tables (migrations/0005). Every submit
- * reads the generation in the D1 batch that reserves its slot; if it moved, the cache is dropped and the
- * checks run again on fresh rows before the job goes anywhere. So a cached row is never trusted past the
- * transaction that admits a job. A lookup that finds nothing (no capsule published yet) is cached like
- * any other answer: creating the row bumps the generation too. A load that throws is never cached.
+ * `meta.config_gen` in the same statement as any change to those tables (migrations/0005). A submit
+ * refreshes the generation after its answer once the last sync is a second old (config-cache.ts
+ * refreshConfigSoon), and a refused submit re-checks against fresh rows when it moved; what must bind the
+ * moment an admin changes it is re-checked by the object that owns it (a fleet's drain and image allowlist
+ * by its Fleet DO). A lookup that finds nothing (no capsule published yet) is cached like any other
+ * answer: creating the row bumps the generation too. A load that throws is never cached.
  */
 export class ConfigCache {
   private gen: string | null = null;
@@ -23,6 +24,12 @@ export class ConfigCache {
     // Kept only if the generation did not move while it loaded (it may predate the change).
     if (gen === this.gen) this.entries.set(key, v);
     return v;
+  }
+
+  /** Drops everything cached (this isolate just changed the configuration itself). */
+  forget(): void {
+    this.gen = null;
+    this.entries.clear();
   }
 
   /** Adopts the generation read from the ledger; true when it moved (everything cached was dropped). */

@@ -2,7 +2,7 @@ import { asc, eq } from "drizzle-orm";
 import type { JobView } from "../../contract/api.schema.js";
 import type { JobState } from "../../contract/job-states.js";
 import type { PendingReason } from "../../contract/pending-reasons.schema.js";
-import { type Db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, schema } from "../../d1/client.js";
 import type { Principal } from "../auth/principal.js";
 import { AppError } from "../errors.js";
 

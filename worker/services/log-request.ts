@@ -83,10 +83,13 @@ async function count(c: Observed, route: string | null, code: string | null): Pr
   if (route === "/v1/jobs") {
     if (status >= 400 && code) addToCounter("admission_rejections", code);
     else if (status === 201) {
-      const job = (await answerOf(c))?.job;
-      const fleet = isRecord(job) && typeof job.fleet_id === "string" ? job.fleet_id : null;
+      // One job, or a job array's (all in one fleet).
+      const body = await answerOf(c);
+      const jobs = Array.isArray(body?.jobs) ? body.jobs : [body?.job];
+      const first: unknown = jobs[0];
+      const fleet = isRecord(first) && typeof first.fleet_id === "string" ? first.fleet_id : null;
       if (!fleet) return false;
-      addToCounter("admissions", fleet);
+      addToCounter("admissions", fleet, jobs.length);
     } else return false;
     return true;
   }

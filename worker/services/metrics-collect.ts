@@ -7,7 +7,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { API_VERSION, MIN_CLI_VERSION, PRODUCT_VERSION } from "../../contract/version.js";
-import { type Db, db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, db, schema } from "../../d1/client.js";
 import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 import { fleetStub } from "./fleets.service.js";
@@ -99,11 +99,17 @@ async function gather(env: AppEnv, now: number): Promise<Gathered> {
 
 type PerFleet = (s: FleetStats) => number;
 
-function perFleet(g: Gathered, name: string, help: string, value: PerFleet): Family {
+function perFleet(
+  g: Gathered,
+  name: string,
+  help: string,
+  value: PerFleet,
+  type: "gauge" | "counter" = "gauge",
+): Family {
   const samples = g.fleets.flatMap((f) =>
     f.stats ? [{ labels: { fleet: f.name }, value: value(f.stats) }] : [],
   );
-  return { name, help, type: "gauge", samples };
+  return { name, help, type, samples };
 }
 
 function counter(
@@ -207,6 +213,13 @@ export async function collectMetrics(env: AppEnv, now: number): Promise<Family[]
       "starforge_outbox_oldest_age_seconds",
       "Age of the oldest state change not yet written to D1 (0: none); the lag of the ledger behind the fleet.",
       (s) => s.outbox.oldest_age_seconds,
+    ),
+    perFleet(
+      g,
+      "starforge_outbox_d1_batches_total",
+      "D1 transactions the fleet's outbox flushes wrote; coalesced, each carries many admissions.",
+      (s) => s.outbox.d1_batches,
+      "counter",
     ),
     counter(
       g,

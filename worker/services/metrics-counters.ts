@@ -11,7 +11,7 @@
  */
 import { sql } from "drizzle-orm";
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { db, excluded, prepared } from "../../durable-objects/ledger/client.js";
+import { db, excluded, prepared } from "../../d1/client.js";
 import { errorFields, log } from "./log.js";
 
 /** Declared here, not in the ledger's schema: only this module and the metrics route read or write it. */

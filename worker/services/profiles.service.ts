@@ -1,7 +1,7 @@
 /** The hardware registry (profiles) as admission and the routes read it. */
 import { asc } from "drizzle-orm";
 import type { ProfileEntry } from "../../contract/profile-grammar.js";
-import { type Db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, schema } from "../../d1/client.js";
 
 export async function readProfiles(d: Db): Promise<ProfileEntry[]> {
   const rows = await d.select().from(schema.profiles).orderBy(asc(schema.profiles.name)).all();

@@ -2,11 +2,11 @@
 import { and, desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { runIsOver } from "../../contract/job-states.js";
-import { type Db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, schema } from "../../d1/client.js";
 import { runStub } from "../../durable-objects/run/stub.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
-import { blobKey } from "./admission.js";
+import { blobKey } from "../submit/checks.js";
 import { type JobRow, jobHistory } from "./jobs.service.js";
 
 export { runStub };

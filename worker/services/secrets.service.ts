@@ -4,14 +4,10 @@
  */
 import type { JobSpec } from "../../contract/jobspec.schema.js";
 import type { SecretView } from "../../contract/secrets.schema.js";
+import type { Db } from "../../d1/client.js";
+import { SecretKeyError, type SecretKeyring, secretKeyring } from "../../d1/secret-box.js";
+import { openSecrets, type SecretRow, secretsOfJob } from "../../d1/secrets.js";
 import { type DoEnv, doSettings } from "../../durable-objects/env.js";
-import type { Db } from "../../durable-objects/ledger/client.js";
-import {
-  SecretKeyError,
-  type SecretKeyring,
-  secretKeyring,
-} from "../../durable-objects/ledger/secret-box.js";
-import { openSecrets, type SecretRow, secretsOfJob } from "../../durable-objects/ledger/secrets.js";
 import { AppError } from "../errors.js";
 
 /** The settings that hold the keys. */

@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { newId, nowIso } from "../../contract/ids.js";
 import type { TokenView } from "../../contract/responses.schema.js";
-import { type Db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, schema } from "../../d1/client.js";
 import { mintSecret } from "../auth/secrets.js";
 
 export type { TokenView };

@@ -1,6 +1,8 @@
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { DEFAULT_QUOTA, type Quota, QuotaBody } from "../../contract/api.schema.js";
-import { type Db, schema } from "../../durable-objects/ledger/client.js";
+import { gpuHoursToday } from "../../contract/quota.js";
+import { utcDay } from "../../contract/time.js";
+import { type Db, schema } from "../../d1/client.js";
 import { AppError } from "../errors.js";
 
 export type UserRow = typeof schema.users.$inferSelect;
@@ -36,4 +38,27 @@ export function quotaFromRow(q: typeof schema.quotas.$inferSelect | undefined): 
     allowed_profiles: JSON.parse(q.allowedProfiles) as string[],
     priority: q.priority,
   });
+}
+
+/** GET /v1/usage's figure: GPU-hours today (UTC) from the D1 ledger (finished runs plus the open ones). */
+export async function gpuHoursTodayInLedger(
+  d: Db,
+  userId: string,
+  now: number = Date.now(),
+): Promise<number> {
+  const done = await d
+    .select({ s: sql<number>`coalesce(sum(${schema.runUsage.gpuSeconds}), 0)` })
+    .from(schema.runUsage)
+    .where(and(eq(schema.runUsage.userId, userId), eq(schema.runUsage.day, utcDay(now))))
+    .get();
+  const open = await d
+    .select({ gpus: schema.runs.gpus, at: schema.runs.allocatedAt })
+    .from(schema.runs)
+    .where(and(eq(schema.runs.userId, userId), sql`${schema.runs.endedAt} IS NULL`))
+    .all();
+  return gpuHoursToday(
+    done?.s ?? 0,
+    open.map((r) => ({ gpus: r.gpus, allocatedAt: Date.parse(r.at) })),
+    now,
+  );
 }

@@ -15,7 +15,7 @@ import {
   TEST_EVENT_TYPE,
   webhookUrlProblem,
 } from "../../contract/webhooks.schema.js";
-import { type Db, schema } from "../../durable-objects/ledger/client.js";
+import { type Db, schema } from "../../d1/client.js";
 import { pokeWebhookDispatcher } from "../../durable-objects/webhooks/stub.js";
 import type { Principal } from "../auth/principal.js";
 import type { AppEnv } from "../env.js";

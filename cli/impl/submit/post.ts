@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { sleepBackoff } from "../../../contract/backoff.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
-import { JobAnswer } from "../../../contract/responses.schema.js";
+import { JobAnswer, JobsAnswer } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { CliError } from "../../errors.js";
 import { c, info, status } from "../../output.js";
@@ -18,7 +18,7 @@ export interface JobDetail {
   [key: string]: unknown;
 }
 
-/** A key for this invocation; sweeps append the job's index. */
+/** A key for this invocation (a sweep's one request has one too). */
 export function idempotencyKey(): string {
   return `sf-${randomUUID()}`;
 }
@@ -35,10 +35,29 @@ function retryable(err: unknown): boolean {
 }
 
 export async function postJob(api: Api, spec: JobSpec, key: string): Promise<JobDetail> {
+  return withRetries(async () => {
+    const r = await api.post("/v1/jobs", JobAnswer, spec, { headers: { "idempotency-key": key } });
+    return r.job;
+  });
+}
+
+/** Posts a job array: the server admits every job or none, in one request. */
+export async function postJobs(api: Api, specs: JobSpec[], key: string): Promise<JobDetail[]> {
+  return withRetries(async () => {
+    const r = await api.post(
+      "/v1/jobs",
+      JobsAnswer,
+      { jobs: specs },
+      { headers: { "idempotency-key": key } },
+    );
+    return r.jobs;
+  });
+}
+
+async function withRetries<T>(send: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const r = await api.post("/v1/jobs", JobAnswer, spec, { headers: { "idempotency-key": key } });
-      return r.job;
+      return await send();
     } catch (err) {
       if (attempt >= RETRIES || !retryable(err)) throw err;
       info(

@@ -1,7 +1,8 @@
 /**
  * `sf sweep EXP --set-grid k=v1,v2 …`: the cartesian product of the grid, bounded by --max. Every
- * combination is typed before anything leaves the machine (all or none), the workspace is packed and
- * uploaded once, and the jobs share one sweep id and differ only in their grid params.
+ * combination is typed before anything leaves the machine, the workspace is packed and uploaded once,
+ * and the jobs, which share one sweep id and differ only in their grid params, go in one request that the
+ * server admits all or none (a job array).
  */
 import type { Command } from "commander";
 import { ulid } from "ulid";
@@ -11,7 +12,7 @@ import { emit, info, table } from "../../output.js";
 import { parseSets, validateExperiment } from "../project/validate.js";
 import type { SweepFlags } from "./flags.js";
 import { parseGrid } from "./params.js";
-import { idempotencyKey, type JobDetail, postJob } from "./post.js";
+import { idempotencyKey, type JobDetail, postJobs } from "./post.js";
 import { loadLocal, prepareRemote } from "./prepare.js";
 import { buildSpec, jobName } from "./spec.js";
 
@@ -83,8 +84,7 @@ export async function sweep(cmd: Command, expName: string, o: SweepFlags): Promi
   const remote = await prepareRemote(cmd, local, o);
   const sweepId = `swp_${ulid().toLowerCase()}`;
   const base = jobName(o.name ?? exp.name, 63 - `-s${size - 1}`.length);
-  const jobs: Array<{ job: JobDetail; params: Record<string, ParamValue> }> = [];
-  for (const [index, { combo, result }] of combos.entries()) {
+  const specs = combos.map(({ combo, result }, index) => {
     const params = Object.fromEntries(Object.keys(combo).map((k) => [k, result.hyperparams[k]!]));
     const spec = buildSpec({
       exp,
@@ -101,22 +101,18 @@ export async function sweep(cmd: Command, expName: string, o: SweepFlags): Promi
       provenance: remote.provenance,
       sweep: { id: sweepId, index, params },
     });
-    try {
-      jobs.push({ job: await postJob(remote.api, spec, `${key}-${index}`), params });
-    } catch (err) {
-      if (!(err instanceof CliError) || jobs.length === 0) throw err;
-      // Some jobs exist already: say which, so nobody re-runs the whole sweep blind.
-      throw new CliError(
-        `${err.message} (submitted ${jobs.length} of ${size} before this: ${jobs.map((j) => j.job.id).join(", ")})`,
-        {
-          code: err.code,
-          exit: err.exit,
-          hint:
-            err.hint ?? `sweep ${sweepId} is partial; stop its jobs with \`sf job stop\` or submit the rest`,
-        },
-      );
-    }
-  }
+    return { spec, params };
+  });
+  // One request, admitted all or none: a refusal leaves no job of the sweep behind.
+  const admitted = await postJobs(
+    remote.api,
+    specs.map((s) => s.spec),
+    key,
+  );
+  const jobs: Array<{ job: JobDetail; params: Record<string, ParamValue> }> = admitted.map((job, i) => ({
+    job,
+    params: specs[i]!.params,
+  }));
 
   emit({ sweep: { id: sweepId, size }, jobs, upload: remote.upload }, () => {
     info(`sweep ${sweepId}: ${size} job${size === 1 ? "" : "s"}`);

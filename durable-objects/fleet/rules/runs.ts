@@ -7,12 +7,15 @@ import { backoffDelay } from "../../../contract/backoff.js";
 import { fail, ok, type Result } from "../../../contract/errors.js";
 import type {
   Actor,
+  FleetConfig,
   JobAction,
   JobDetail,
   RunEventInput,
   RunEventOutcome,
   SubmitInput,
 } from "../../../contract/fleet.schema.js";
+import { nowIso } from "../../../contract/ids.js";
+import { imageAllowed } from "../../../contract/image-allowlist.js";
 import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import { movedKey, retriesKey } from "../keys.js";
@@ -20,22 +23,80 @@ import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../row
 import { retryTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
-import { closeRun, config, emit, emitJob, putJob, recordEvent, releaseRun, setStatus } from "./ledger.js";
+import {
+  closeRun,
+  config,
+  emit,
+  emitJob,
+  fleetId,
+  putJob,
+  recordEvent,
+  releaseRun,
+  setStatus,
+} from "./ledger.js";
 
 /** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
 export const STOP_GRACE_SECONDS = 30;
 const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
 
-/**
- * Queues an admitted job. Per-user limits that span fleets (active jobs, Idempotency-Key) were reserved
- * atomically in D1 before this call; what is checked here is this fleet's own state.
- */
-export function submit(t: Tx, input: SubmitInput): Result<{ job: JobDetail }> {
-  const cfg = config(t.s);
-  if (!cfg) return fail("FLEET_NOT_FOUND", "this fleet is not configured");
+/** The meta key that marks a job id whose admission was abandoned: it is never queued from then on. */
+export const abandonedKey = (jobId: string): string => `abandoned:${jobId}`;
+
+/** Why this fleet's own state refuses to queue `input` now; null: it may. */
+function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never> | null {
   if (cfg.draining)
     return fail("FLEET_DRAINING", `fleet ${cfg.name} is draining: ${cfg.drainNote ?? "maintenance"}`);
-  if (t.s.job(input.jobId)) return fail("ALREADY_EXISTS", `job ${input.jobId} already exists`);
+  if (t.s.meta(abandonedKey(input.jobId)) !== null) {
+    return fail(
+      "CONFLICT",
+      `job ${input.jobId}'s admission took too long and was abandoned; nothing was queued: submit again`,
+    );
+  }
+  if (input.hfUnchecked && cfg.hfUnavailable === "refuse") {
+    // The fleet stopped admitting jobs the hub could not check since the submitting isolate looked.
+    return fail("HF_UNAVAILABLE", input.hfUnchecked);
+  }
+  const image = input.launch.image;
+  // The allowlist as it is now, not as the submitting isolate cached it: a narrowed list binds every
+  // submit queued after the change.
+  if (image && !input.imageFromCatalog && cfg.imageAllowlist && !imageAllowed(image, cfg.imageAllowlist)) {
+    return fail(
+      "IMAGE_NOT_ALLOWED",
+      `image ${image} is not on fleet ${cfg.name}'s allowlist${cfg.imageAllowlist.length ? ` (${cfg.imageAllowlist.join(", ")})` : " (empty)"}`,
+      { image, allowlist: cfg.imageAllowlist },
+    );
+  }
+  return null;
+}
+
+/**
+ * Queues admitted jobs, all or none (one, or a job array's). Per-user limits that span fleets (active
+ * jobs, the Idempotency-Key) were reserved in the user's object before this call; what is checked here
+ * is this fleet's own state. A job id queued once is never queued again (ALREADY_EXISTS: a retry of the
+ * same admission reads the job instead), nor after its admission was abandoned.
+ */
+export function submit(t: Tx, inputs: readonly SubmitInput[]): Result<{ jobs: JobDetail[] }> {
+  const cfg = config(t.s);
+  if (!cfg) return fail("FLEET_NOT_FOUND", "this fleet is not configured");
+  const known = inputs.find((i) => t.s.job(i.jobId) !== null);
+  if (known) return fail("ALREADY_EXISTS", `job ${known.jobId} already exists`);
+  for (const input of inputs) {
+    const refused = queueRefusal(t, cfg, input);
+    if (refused) return refused;
+  }
+  let quotaChanged = false;
+  const rows = inputs.map((input) => {
+    const q = queueJob(t, input);
+    quotaChanged ||= q.quotaChanged;
+    return q.row;
+  });
+  if (quotaChanged || rows.length > 1) t.schedule();
+  else t.scheduleSubmitted(rows[0]!);
+  return ok({ jobs: rows.map((r) => jobDetail(t.s, r.id)!) });
+}
+
+/** One admitted job into the queue, with its admitted event and its ledger entries. */
+function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boolean } {
   // A quota that differs from what the fleet holds changes how the user's other queued jobs are seen.
   const quotaBody = JSON.stringify(input.quota);
   const quotaChanged = t.s.quotaBody(input.userId) !== quotaBody;
@@ -64,11 +125,38 @@ export function submit(t: Tx, input: SubmitInput): Result<{ job: JobDetail }> {
   putJob(t, row);
   const digests = [...input.blobDigests, ...Object.values(input.capsule ?? {})];
   if (digests.length > 0) emit(t, { kind: "blob_refs", job_id: input.jobId, digests });
+  emit(t, {
+    kind: "admission",
+    job_id: input.jobId,
+    user_id: input.userId,
+    fleet_id: fleetId(t.s),
+    idem_key: input.idemKey ?? null,
+    request_hash: input.requestHash ?? null,
+    created_at: nowIso(t.now),
+  });
   recordEvent(t, row, null, "QUEUED", "admitted", `user:${input.userName}`, {});
   emitJob(t, row);
-  if (quotaChanged) t.schedule();
-  else t.scheduleSubmitted(row);
-  return ok({ job: jobDetail(t.s, input.jobId)! });
+  return { row, quotaChanged };
+}
+
+/**
+ * The user's object asks about reservations no report settled: each job queued here answers with its
+ * status and version; a job id never queued is marked abandoned (never queued from now on) and answers null.
+ */
+export function settleAdmissions(
+  t: Tx,
+  jobIds: readonly string[],
+): Record<string, { status: string; version: number } | null> {
+  const out: Record<string, { status: string; version: number } | null> = {};
+  for (const id of jobIds) {
+    const job = t.s.job(id);
+    if (job) out[id] = { status: job.status, version: job.version };
+    else {
+      if (t.s.meta(abandonedKey(id)) === null) t.setMeta(abandonedKey(id), String(t.now));
+      out[id] = null;
+    }
+  }
+  return out;
 }
 
 /** stop / pause / resume by a person; acting on a job takes it over from a drain or window. */

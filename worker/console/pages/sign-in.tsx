@@ -6,7 +6,7 @@
  */
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { db, schema } from "../../../durable-objects/ledger/client.js";
+import { db, schema } from "../../../d1/client.js";
 import { hashSecret } from "../../auth/secrets.js";
 import type { ConsoleCtx, ConsoleEnv } from "../api.js";
 import { Layout, Notice } from "../layout.js";

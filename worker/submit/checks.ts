@@ -1,32 +1,27 @@
 /**
- * Admission: every check a submit must pass before the Fleet DO queues it, cheapest first. Nothing here
- * writes, so a rejected submit leaves nothing behind. What depends on the submitter (token, quota, usage)
- * is read in the one D1 batch that also reserves the job's slot (jobs.routes.ts); the reads for it are
- * built here.
+ * Admission's checks of the spec itself, cheapest first (worker/submit/submit.ts runs the whole sequence).
+ * Nothing here writes, so a refused submit leaves nothing behind. Admin-owned rows come through the
+ * isolate's ConfigCache; what depends on the submitter (token, account, quota, usage) is the user's
+ * object's to check, atomically with the slot it reserves.
  */
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import { DEFAULT_QUOTA, type Quota } from "../../contract/api.schema.js";
+import { inArray } from "drizzle-orm";
 import type { RecipeVersion } from "../../contract/catalog.schema.js";
 import type { SubmitInput } from "../../contract/fleet.schema.js";
 import { validateHyperparams } from "../../contract/hyperparams.js";
-import { nowIso } from "../../contract/ids.js";
-import { JobSpec, totalGpus } from "../../contract/jobspec.schema.js";
+import { imageAllowed } from "../../contract/image-allowlist.js";
+import { JobSpec } from "../../contract/jobspec.schema.js";
 import { ProfileError, poolGpus, shapeFor } from "../../contract/profile-grammar.js";
-import { utcDay } from "../../contract/time.js";
 import { WorkspaceManifest } from "../../contract/workspace-manifest.schema.js";
-import { type Db, prepared, schema } from "../../durable-objects/ledger/client.js";
-import type { Principal } from "../auth/principal.js";
+import { type Db, schema } from "../../d1/client.js";
 import { findRecipeVersion, recipeExists } from "../catalog/catalog.service.js";
 import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
 import { parseValue } from "../http.js";
-import { currentCapsule } from "./capsule.service.js";
-import { configCache } from "./config-cache.js";
-import { type FleetRow, fleetByRef } from "./fleets.service.js";
-import type { HubClient, HubVerdict } from "./hf-hub.js";
-import { imageAllowed } from "./image-allowlist.js";
-import { readProfiles } from "./profiles.service.js";
-import { quotaFromRow } from "./users.service.js";
+import { currentCapsule } from "../services/capsule.service.js";
+import { configCache } from "../services/config-cache.js";
+import { type FleetRow, fleetByRef } from "../services/fleets.service.js";
+import type { HubClient, HubVerdict } from "../services/hf-hub.js";
+import { readProfiles } from "../services/profiles.service.js";
 
 const CONTAINER_FLEETS = new Set(["docker", "kuberay"]);
 const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
@@ -39,9 +34,11 @@ export interface Checked {
   blobDigests: string[];
   capsule: SubmitInput["capsule"];
   launch: SubmitInput["launch"];
+  /** The image is the catalog framework's own default: no allowlist applies to it. */
+  imageFromCatalog: boolean;
+  /** Set when the HuggingFace preflight could not check the repos and the fleet admitted them unchecked. */
+  hfUnchecked?: string;
 }
-
-type User = Extract<Principal, { kind: "user" }>;
 
 /**
  * Every check of the spec itself, cheapest first: it parses, names a fleet that takes work, matches the
@@ -69,6 +66,7 @@ export async function checkSpec(env: AppEnv, d: Db, raw: unknown): Promise<Check
     blobDigests,
     capsule: await configCache.get("capsule", () => currentCapsule(env.DB)),
     launch: { entrypoint: recipe.entrypoint, image: effectiveImage(spec, recipe) },
+    imageFromCatalog: isCatalogImage(spec, recipe),
   };
 }
 
@@ -116,146 +114,6 @@ export async function checkHub(
     verdicts.push(await hub.check("dataset", spec.data.hf_dataset, spec.data.revision, opts));
   }
   return verdicts;
-}
-
-/** What the submitter's quota allows, given GPU-hours used today (UTC). */
-export function checkQuota(spec: JobSpec, quota: Quota, usedToday: number): void {
-  const denied = spec.resources.pools.filter(
-    (p) => quota.allowed_profiles.length > 0 && !quota.allowed_profiles.includes(p.profile),
-  );
-  if (denied.length > 0) {
-    throw new AppError(
-      "PROFILE_NOT_ALLOWED",
-      `your quota does not allow profile ${denied.map((p) => p.profile).join(", ")}; allowed: ${quota.allowed_profiles.join(", ")}`,
-    );
-  }
-  const gpus = totalGpus(spec);
-  if (gpus > quota.max_gpus) {
-    throw new AppError(
-      "QUOTA_EXCEEDED",
-      `this job needs ${gpus} GPUs; your quota allows ${quota.max_gpus} at once`,
-      {
-        limit: "max_gpus",
-        value: quota.max_gpus,
-        requested: gpus,
-      },
-    );
-  }
-  if (usedToday >= quota.daily_gpu_hours) {
-    throw new AppError(
-      "QUOTA_EXCEEDED",
-      `you used ${usedToday.toFixed(1)} of your ${quota.daily_gpu_hours} GPU-hours today (UTC); try again tomorrow`,
-      { limit: "daily_gpu_hours", value: quota.daily_gpu_hours, used: usedToday },
-    );
-  }
-}
-
-/** The user's max_jobs as the reservation reads it, in its own transaction. */
-export function maxJobsSql(userId: string): SQL {
-  const q = schema.quotas;
-  return sql`COALESCE((SELECT ${q.maxJobs} FROM ${q} WHERE ${q.userId} = ${userId}), ${DEFAULT_QUOTA.max_jobs})`;
-}
-
-/** What a submit needs to know about its submitter, read in the batch that reserves its slot. */
-export interface SubmitterFacts {
-  /** The token is still valid, its user enabled and allowed to submit. */
-  valid: boolean;
-  /** The configuration generation (ConfigCache). */
-  configGen: string;
-  quota: Quota;
-  /** GPU-hours used today (UTC). */
-  gpuHoursToday: number;
-}
-
-/** One statement, one row: everything in SubmitterFacts (GPU-seconds as finished + open-run terms). */
-export function submitterRead(d1: D1Database, user: User, now: number): D1PreparedStatement {
-  const q = schema.quotas;
-  const u = schema.runUsage;
-  const r = schema.runs;
-  const quotaCol = (c: SQL) => sql`(SELECT ${c} FROM ${q} WHERE ${q.userId} = ${user.userId})`;
-  return prepared(
-    d1,
-    sql`SELECT ${submitterValid(user, now)} AS valid,
-      (SELECT ${schema.meta.value} FROM ${schema.meta} WHERE ${schema.meta.key} = 'config_gen') AS configGen,
-      ${quotaCol(sql`${q.userId}`)} AS quotaUser,
-      ${quotaCol(sql`${q.maxGpus}`)} AS maxGpus, ${quotaCol(sql`${q.maxJobs}`)} AS maxJobs,
-      ${quotaCol(sql`${q.dailyGpuHours}`)} AS dailyGpuHours,
-      ${quotaCol(sql`${q.allowedProfiles}`)} AS allowedProfiles, ${quotaCol(sql`${q.priority}`)} AS priority,
-      (SELECT coalesce(sum(${u.gpuSeconds}), 0) FROM ${u}
-        WHERE ${u.userId} = ${user.userId} AND ${u.day} = ${utcDay(now)}) AS doneSeconds,
-      (SELECT json_group_array(json_array(${r.gpus}, ${r.allocatedAt})) FROM ${r}
-        WHERE ${r.userId} = ${user.userId} AND ${r.endedAt} IS NULL) AS open`,
-  );
-}
-
-export function submitterFacts(r: D1Result, now: number): SubmitterFacts {
-  const row = r.results[0] as {
-    valid: number;
-    configGen: string | null;
-    quotaUser: string | null;
-    maxGpus: number;
-    maxJobs: number;
-    dailyGpuHours: number;
-    allowedProfiles: string;
-    priority: number;
-    doneSeconds: number;
-    open: string;
-  };
-  const quota = quotaFromRow(
-    row.quotaUser === null
-      ? undefined
-      : {
-          userId: row.quotaUser,
-          maxGpus: row.maxGpus,
-          maxJobs: row.maxJobs,
-          dailyGpuHours: row.dailyGpuHours,
-          allowedProfiles: row.allowedProfiles,
-          priority: row.priority,
-          updatedAt: "",
-        },
-  );
-  const open = (JSON.parse(row.open) as Array<[number, string]>).map(([gpus, at]) => ({ gpus, at }));
-  return {
-    valid: row.valid === 1,
-    configGen: row.configGen ?? "0",
-    quota,
-    gpuHoursToday: gpuHoursFrom(row.doneSeconds, open, now),
-  };
-}
-
-/** GPU-hours today from finished GPU-seconds and the open runs (counted from today's start up to now). */
-function gpuHoursFrom(doneSeconds: number, open: Array<{ gpus: number; at: string }>, now: number): number {
-  const dayStart = Date.parse(`${utcDay(now)}T00:00:00.000Z`);
-  const live = open.reduce(
-    (s, r) => s + (Math.max(0, now - Math.max(Date.parse(r.at), dayStart)) / 1000) * r.gpus,
-    0,
-  );
-  return (doneSeconds + live) / 3600;
-}
-
-/** GPU-hours today (UTC): finished allocations from run_usage plus the open ones up to now. */
-export async function gpuHoursToday(d: Db, userId: string, now: number = Date.now()): Promise<number> {
-  const done = await d
-    .select({ s: sql<number>`coalesce(sum(${schema.runUsage.gpuSeconds}), 0)` })
-    .from(schema.runUsage)
-    .where(and(eq(schema.runUsage.userId, userId), eq(schema.runUsage.day, utcDay(now))))
-    .get();
-  const open = await d
-    .select({ gpus: schema.runs.gpus, at: schema.runs.allocatedAt })
-    .from(schema.runs)
-    .where(and(eq(schema.runs.userId, userId), sql`${schema.runs.endedAt} IS NULL`))
-    .all();
-  return gpuHoursFrom(done?.s ?? 0, open, now);
-}
-
-/** The user's token is still valid, the user enabled and allowed to submit (the reservation's guard). */
-export function submitterValid(user: User, now: number): SQL {
-  const t = schema.tokens;
-  const u = schema.users;
-  return sql`EXISTS (SELECT 1 FROM ${t} JOIN ${u} ON ${u.id} = ${t.userId}
-    WHERE ${t.id} = ${user.tokenId} AND ${t.revokedAt} IS NULL
-      AND (${t.expiresAt} IS NULL OR ${t.expiresAt} > ${nowIso(now)})
-      AND ${u.disabled} = 0 AND ${u.role} IN ('operator', 'admin'))`;
 }
 
 async function catalogHandshake(d: Db, spec: JobSpec): Promise<RecipeVersion> {
@@ -332,6 +190,12 @@ async function checkProfiles(d: Db, spec: JobSpec): Promise<void> {
 /** The image a job runs: its own, else the catalog framework's default. */
 function effectiveImage(spec: JobSpec, recipe: RecipeVersion): string | null {
   return spec.framework.image ?? recipe.frameworks.find((f) => f.kind === spec.framework.kind)?.image ?? null;
+}
+
+/** The job runs the catalog framework's own default image (an admin published it). */
+function isCatalogImage(spec: JobSpec, recipe: RecipeVersion): boolean {
+  const image = effectiveImage(spec, recipe);
+  return image !== null && image === recipe.frameworks.find((f) => f.kind === spec.framework.kind)?.image;
 }
 
 function checkImage(spec: JobSpec, recipe: RecipeVersion, fleet: FleetRow): void {

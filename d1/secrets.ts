@@ -4,7 +4,7 @@
  * secret of a name, else its fleet's (the more specific one wins).
  */
 import { and, asc, eq, inArray, ne, or } from "drizzle-orm";
-import { nowIso } from "../../contract/ids.js";
+import { nowIso } from "../contract/ids.js";
 import { type Db, schema } from "./client.js";
 import { openSecret, type SecretAddress, type SecretKeyring, sealSecret } from "./secret-box.js";
 

@@ -1,11 +1,11 @@
 /**
  * Webhook deliveries in D1: created by the Fleet DO's outbox flush (one per subscribed endpoint and job
- * event, in the same batch as the event: ledger/projections.ts), claimed, recorded and swept by the owner's WebhookDispatcher.
+ * event, in the same batch as the event: durable-objects/fleet/projections.ts), claimed, recorded and swept by the owner's WebhookDispatcher.
  * The pending rows are the timers (`next_attempt_at`); a claim is a lease, so an attempt lost with its
  * sender is retried once the lease ends, and a redelivery that cleared the lease wins over a late result.
  */
 import { and, asc, eq, inArray, lt, lte, min, ne, sql } from "drizzle-orm";
-import type { DeliveryAttempt } from "../../contract/webhooks.schema.js";
+import type { DeliveryAttempt } from "../contract/webhooks.schema.js";
 import { db, schema } from "./client.js";
 
 const { webhooks, webhookDeliveries: wd } = schema;

@@ -9,9 +9,9 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { nowIso } from "../../contract/ids.js";
 import { ACTIVE_STATES } from "../../contract/job-states.js";
 import { jobEventId, jobEventType } from "../../contract/webhooks.schema.js";
-import type { OutboxEntry } from "../fleet/outbox-entry.js";
+import { schema } from "../../d1/client.js";
 import { jobEventPayload } from "../webhooks/payload.js";
-import { schema } from "./client.js";
+import type { OutboxEntry } from "./outbox-entry.js";
 
 const { jobs, runs, nodes, jobEvents, blobRefs, runUsage, admissions, webhooks, webhookDeliveries } = schema;
 
@@ -109,6 +109,16 @@ const EVENT_PROPS = ["jobId", "seq", "ts", "fromStatus", "toStatus", "edge", "ac
 /** Each statement's text, built once from the drizzle schema. */
 const SQL_TEXT = (() => {
   const adm = names(admissions, ["jobId", "state", "version"]);
+  const admIns = names(admissions, [
+    "jobId",
+    "userId",
+    "fleetId",
+    "idemKey",
+    "requestHash",
+    "state",
+    "version",
+    "createdAt",
+  ]);
   const ev = names(jobEvents, EVENT_PROPS);
   const refs = names(blobRefs, ["digest", "jobId"]);
   const usage = names(runUsage, ["runId", "day", "userId", "fleetId", "gpuSeconds"]);
@@ -132,6 +142,9 @@ const SQL_TEXT = (() => {
     runs: versionedSql(runs, RUN_PROPS, "id", "version"),
     nodes: versionedSql(nodes, NODE_PROPS, "id", "version"),
     // The per-user admission row follows its job: active while it may hold a slot, else released.
+    // A job admitted by its fleet: the row its state then follows (one per job; a replay changes nothing).
+    admitted: `INSERT OR IGNORE INTO ${admIns.table} (${admIns.columns.join(", ")})
+      SELECT ${fromRows(5)}, 'reserved', 0, json_extract(value, '$[5]') FROM json_each(?1)`,
     admissions: `UPDATE ${adm.table} SET ${admState} = j.state, ${admVersion} = j.version
       FROM (SELECT json_extract(value, '$[0]') AS job_id, json_extract(value, '$[1]') AS state,
               json_extract(value, '$[2]') AS version FROM json_each(?1)) AS j
@@ -193,6 +206,7 @@ function bulk(d1: D1Database, text: string, rows: Row[], ...extra: unknown[]): D
 export function projectionStatements(d1: D1Database, entries: readonly OutboxEntry[]): D1PreparedStatement[] {
   const rows = {
     jobs: [] as Row[],
+    admitted: [] as Row[],
     admissions: [] as Row[],
     runs: [] as Row[],
     nodes: [] as Row[],
@@ -287,6 +301,9 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
       case "usage":
         rows.usage.push([e.run_id, e.day, e.user_id, e.fleet_id, e.gpu_seconds]);
         break;
+      case "admission":
+        rows.admitted.push([e.job_id, e.user_id, e.fleet_id, e.idem_key, e.request_hash, e.created_at]);
+        break;
     }
   }
   rows.admissions = [...admissionOf.values()];
@@ -294,6 +311,8 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
   for (const stmt of fanout) fanouts.add(stmt);
   return [
     ...bulk(d1, SQL_TEXT.jobs, rows.jobs),
+    // Inserted before the update that moves them with their jobs' snapshots.
+    ...bulk(d1, SQL_TEXT.admitted, rows.admitted),
     ...bulk(d1, SQL_TEXT.admissions, rows.admissions),
     ...bulk(d1, SQL_TEXT.runs, rows.runs),
     ...bulk(d1, SQL_TEXT.nodes, rows.nodes),

@@ -1,0 +1,276 @@
+/**
+ * The User DO's rows: the user's job slots (one per job it ever admitted, `reserved` while an admission
+ * or a resume is in flight, `active` while the job may hold GPUs, `released` at rest), its
+ * Idempotency-Keys, the tokens fenced off by a revoke, and the usage its daily GPU-hour quota counts.
+ * Times are epoch milliseconds. Every count the admission path takes is an index range over what is held
+ * now (at most about max_jobs rows), never over the user's history.
+ */
+import { type Quota, QuotaBody } from "../../contract/api.schema.js";
+import { gpuHoursToday } from "../../contract/quota.js";
+import { utcDay } from "../../contract/time.js";
+import { SqlStore } from "../sql-store.js";
+
+export const USER_MIGRATIONS: readonly (readonly string[])[] = [
+  [
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    `CREATE TABLE slots (
+      job_id TEXT PRIMARY KEY,
+      fleet_id TEXT NOT NULL,
+      state TEXT NOT NULL,
+      job_version INTEGER NOT NULL DEFAULT 0,
+      reserved_at INTEGER NOT NULL,
+      projected INTEGER NOT NULL DEFAULT 0
+    )`,
+    "CREATE INDEX slots_state ON slots (state, reserved_at)",
+    "CREATE INDEX slots_unprojected ON slots (projected, reserved_at)",
+    `CREATE TABLE idem_keys (
+      key TEXT PRIMARY KEY,
+      request_hash TEXT NOT NULL,
+      fleet_id TEXT NOT NULL,
+      job_ids TEXT NOT NULL,
+      created_at INTEGER NOT NULL
+    )`,
+    "CREATE TABLE fenced_tokens (token_id TEXT PRIMARY KEY, at INTEGER NOT NULL)",
+    `CREATE TABLE usage (
+      run_id TEXT NOT NULL,
+      day TEXT NOT NULL,
+      gpu_seconds REAL NOT NULL,
+      PRIMARY KEY (run_id, day)
+    )`,
+    "CREATE INDEX usage_day ON usage (day)",
+    "CREATE TABLE open_runs (run_id TEXT PRIMARY KEY, gpus INTEGER NOT NULL, allocated_at INTEGER NOT NULL)",
+  ],
+];
+
+export type SlotState = "reserved" | "active" | "released";
+
+export interface SlotRow {
+  [k: string]: SqlStorageValue;
+  job_id: string;
+  fleet_id: string;
+  state: SlotState;
+  job_version: number;
+  reserved_at: number;
+  projected: number;
+}
+
+export interface KeyRow {
+  [k: string]: SqlStorageValue;
+  key: string;
+  request_hash: string;
+  fleet_id: string;
+  /** JSON array of the job ids the keyed request admitted (one, or a job array's). */
+  job_ids: string;
+  created_at: number;
+}
+
+/** Who the user is as far as submitting goes; kept in step by the routes that change it. */
+export interface Account {
+  disabled: boolean;
+  role: string;
+}
+
+const QUOTA = "quota";
+const ACCOUNT = "account";
+const LOADED = "loaded";
+
+export class UserStore extends SqlStore {
+  constructor(sql: SqlStorage) {
+    super(sql, USER_MIGRATIONS);
+  }
+
+  loaded(): boolean {
+    return this.getMeta(LOADED) === "1";
+  }
+
+  markLoaded(): void {
+    this.setMeta(LOADED, "1");
+  }
+
+  quota(): Quota | null {
+    const raw = this.getMeta(QUOTA);
+    return raw ? QuotaBody.parse(JSON.parse(raw)) : null;
+  }
+
+  setQuota(q: Quota): void {
+    this.setMeta(QUOTA, JSON.stringify(q));
+  }
+
+  account(): Account | null {
+    const raw = this.getMeta(ACCOUNT);
+    return raw ? (JSON.parse(raw) as Account) : null;
+  }
+
+  setAccount(a: Account): void {
+    this.setMeta(ACCOUNT, JSON.stringify(a));
+  }
+
+  // slots -------------------------------------------------------------------------
+
+  slot(jobId: string): SlotRow | null {
+    return this.sql.exec<SlotRow>("SELECT * FROM slots WHERE job_id = ?", jobId).toArray()[0] ?? null;
+  }
+
+  /** Jobs holding a slot now: reserved (in flight) or active. */
+  heldCount(): number {
+    return this.sql
+      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM slots WHERE state IN ('reserved', 'active')")
+      .one().n;
+  }
+
+  reserve(jobId: string, fleetId: string, now: number): void {
+    this.sql.exec(
+      "INSERT INTO slots (job_id, fleet_id, state, job_version, reserved_at, projected) VALUES (?, ?, 'reserved', 0, ?, 0)",
+      jobId,
+      fleetId,
+      now,
+    );
+  }
+
+  setSlotState(jobId: string, state: SlotState, reservedAt?: number): void {
+    if (reservedAt === undefined) this.sql.exec("UPDATE slots SET state = ? WHERE job_id = ?", state, jobId);
+    else
+      this.sql.exec("UPDATE slots SET state = ?, reserved_at = ? WHERE job_id = ?", state, reservedAt, jobId);
+  }
+
+  /**
+   * What a fleet reported about one of its jobs (after the change reached D1): a newer version than the
+   * slot saw moves it to `state`; a job this object never reserved (admitted before it existed) is added.
+   */
+  applyJobNote(jobId: string, fleetId: string, state: SlotState, version: number, now: number): void {
+    this.sql.exec(
+      `INSERT INTO slots (job_id, fleet_id, state, job_version, reserved_at, projected) VALUES (?, ?, ?, ?, ?, 1)
+       ON CONFLICT (job_id) DO UPDATE SET
+         state = CASE WHEN excluded.job_version > slots.job_version THEN excluded.state ELSE slots.state END,
+         job_version = MAX(slots.job_version, excluded.job_version),
+         projected = 1`,
+      jobId,
+      fleetId,
+      state,
+      version,
+      now,
+    );
+  }
+
+  /** What a fleet answered about a job right now: a newer version moves the slot, `projected` unchanged. */
+  applyJobState(jobId: string, state: SlotState, version: number): void {
+    this.sql.exec(
+      "UPDATE slots SET state = ?, job_version = ? WHERE job_id = ? AND job_version < ?",
+      state,
+      version,
+      jobId,
+      version,
+    );
+  }
+
+  /** The slots of jobs believed active (not in-flight reservations). */
+  activeSlots(): SlotRow[] {
+    return this.sql.exec<SlotRow>("SELECT * FROM slots WHERE state = 'active'").toArray();
+  }
+
+  dropSlot(jobId: string): void {
+    this.sql.exec("DELETE FROM slots WHERE job_id = ?", jobId);
+  }
+
+  /** Reservations made before `before` that no fleet report settled yet. */
+  staleReservations(before: number): SlotRow[] {
+    return this.sql
+      .exec<SlotRow>("SELECT * FROM slots WHERE state = 'reserved' AND reserved_at < ?", before)
+      .toArray();
+  }
+
+  oldestReservation(): number | null {
+    return (
+      this.sql
+        .exec<{ at: number | null }>("SELECT MIN(reserved_at) AS at FROM slots WHERE state = 'reserved'")
+        .one().at ?? null
+    );
+  }
+
+  /** Jobs admitted since `since` whose change no fleet has reported as written to D1 yet. */
+  unprojected(since: number): Array<{ job_id: string; fleet_id: string }> {
+    return this.sql
+      .exec<{ job_id: string; fleet_id: string }>(
+        "SELECT job_id, fleet_id FROM slots WHERE projected = 0 AND reserved_at >= ?",
+        since,
+      )
+      .toArray();
+  }
+
+  // Idempotency-Keys ------------------------------------------------------------------
+
+  key(key: string): KeyRow | null {
+    return this.sql.exec<KeyRow>("SELECT * FROM idem_keys WHERE key = ?", key).toArray()[0] ?? null;
+  }
+
+  putKey(row: KeyRow): void {
+    this.sql.exec(
+      "INSERT INTO idem_keys (key, request_hash, fleet_id, job_ids, created_at) VALUES (?, ?, ?, ?, ?)",
+      row.key,
+      row.request_hash,
+      row.fleet_id,
+      row.job_ids,
+      row.created_at,
+    );
+  }
+
+  /** Frees the keys whose jobs were all abandoned (never queued): a retry may use them again. */
+  dropKeysOf(jobIds: readonly string[]): void {
+    if (jobIds.length === 0) return;
+    for (const id of jobIds) {
+      this.sql.exec(
+        "DELETE FROM idem_keys WHERE key IN (SELECT k.key FROM idem_keys k, json_each(k.job_ids) j WHERE j.value = ?)",
+        id,
+      );
+    }
+  }
+
+  // fences ------------------------------------------------------------------------------
+
+  fenced(tokenId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM fenced_tokens WHERE token_id = ?", tokenId).toArray().length > 0;
+  }
+
+  fence(tokenId: string, now: number): void {
+    this.sql.exec("INSERT OR IGNORE INTO fenced_tokens (token_id, at) VALUES (?, ?)", tokenId, now);
+  }
+
+  // usage --------------------------------------------------------------------------------
+
+  putUsage(runId: string, day: string, gpuSeconds: number): void {
+    this.sql.exec(
+      "INSERT INTO usage (run_id, day, gpu_seconds) VALUES (?, ?, ?) ON CONFLICT (run_id, day) DO UPDATE SET gpu_seconds = excluded.gpu_seconds",
+      runId,
+      day,
+      gpuSeconds,
+    );
+  }
+
+  putRun(runId: string, gpus: number, allocatedAt: number, ended: boolean): void {
+    if (ended) this.sql.exec("DELETE FROM open_runs WHERE run_id = ?", runId);
+    else
+      this.sql.exec(
+        "INSERT INTO open_runs (run_id, gpus, allocated_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET gpus = excluded.gpus, allocated_at = excluded.allocated_at",
+        runId,
+        gpus,
+        allocatedAt,
+      );
+  }
+
+  /** GPU-hours used today (UTC): finished runs' seconds recorded for today, plus the open runs up to now. */
+  gpuHoursToday(now: number): number {
+    const done = this.sql
+      .exec<{ s: number | null }>("SELECT SUM(gpu_seconds) AS s FROM usage WHERE day = ?", utcDay(now))
+      .one().s;
+    const open = this.sql
+      .exec<{ gpus: number; allocated_at: number }>("SELECT gpus, allocated_at FROM open_runs")
+      .toArray()
+      .map((r) => ({ gpus: r.gpus, allocatedAt: r.allocated_at }));
+    return gpuHoursToday(done ?? 0, open, now);
+  }
+
+  /** Usage of days before yesterday no longer counts toward anything here. */
+  pruneUsage(now: number): void {
+    this.sql.exec("DELETE FROM usage WHERE day < ?", utcDay(now - 86_400_000));
+  }
+}

@@ -1,0 +1,288 @@
+/**
+ * POST /v1/jobs, start to end: one job, or a job array (`{"jobs": [spec, …]}`, a sweep) admitted all or
+ * none. The sequence, and the one place that owns it:
+ *
+ *   1. the specs, against this isolate's cached configuration (checks.ts; no write, nothing to undo);
+ *   2. the submitter's object (durable-objects/user) reserves one slot per job and the Idempotency-Key, in
+ *      one transaction that also checks the token, the account and the quota;
+ *   3. the fleet's object (durable-objects/fleet) queues the jobs in one transaction, re-checking what is
+ *      its own to decide (drain, image allowlist); a refusal gives the slots and the key back;
+ *   4. 201. Both objects committed before it left. D1 hears of the jobs after it, from the fleet's outbox,
+ *      and the user's object learns then that they are active (reads wait for that: read-your-writes.ts).
+ *
+ * A crash between 2 and 3 leaves a reservation the user's object settles with the fleet after
+ * SF_RESERVATION_SETTLE_SECONDS (15): the job is there, or its id is abandoned and the slot and key are
+ * free. A retry with the same key and body completes an admission still in flight with the same job ids,
+ * so it happens exactly once.
+ */
+import { z } from "zod";
+import { canonicalJson, sha256Hex } from "../../contract/digest.js";
+import type { JobDetail, SubmitInput } from "../../contract/fleet.schema.js";
+import { newId } from "../../contract/ids.js";
+import { totalGpus } from "../../contract/jobspec.schema.js";
+import { db } from "../../d1/client.js";
+import { userStub } from "../../durable-objects/user/stub.js";
+import type { KeyView } from "../../durable-objects/user/user.do.js";
+import { type Ctx, currentUser, reauthenticate } from "../auth/middleware.js";
+import { forgetToken } from "../auth/principal-cache.js";
+import { config } from "../env.js";
+import { AppError, unwrap } from "../errors.js";
+import { parseValue } from "../http.js";
+import { configCache, configGeneration, refreshConfigSoon } from "../services/config-cache.js";
+import { fleetStub } from "../services/fleets.service.js";
+import { httpHubClient } from "../services/hf-hub.js";
+import { requireSecrets, withHubToken } from "../services/secrets.service.js";
+import { type Checked, checkHub, checkSpec } from "./checks.js";
+
+/** The most jobs one request may carry (a sweep's array). */
+export const MAX_JOB_ARRAY = 1000;
+
+const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces");
+
+/** A body with a `jobs` array is a job array; anything else is one JobSpec. */
+function specsOf(raw: unknown): { specs: unknown[]; array: boolean } {
+  if (raw && typeof raw === "object" && !Array.isArray(raw) && "jobs" in raw) {
+    const jobs = (raw as { jobs: unknown }).jobs;
+    if (!Array.isArray(jobs) || jobs.length === 0) {
+      throw new AppError("INVALID_SPEC", "`jobs` must be a non-empty array of JobSpecs");
+    }
+    if (jobs.length > MAX_JOB_ARRAY) {
+      throw new AppError(
+        "INVALID_SPEC",
+        `a job array holds at most ${MAX_JOB_ARRAY} jobs; this one has ${jobs.length}`,
+        {
+          limit: MAX_JOB_ARRAY,
+        },
+      );
+    }
+    return { specs: jobs, array: true };
+  }
+  return { specs: [raw], array: false };
+}
+
+/** Every spec's checks; a job array's jobs must all go to one fleet (one transaction queues them). */
+async function checkAll(c: Ctx, specs: unknown[]): Promise<Checked[]> {
+  const me = currentUser(c);
+  const d = db(c.env.DB);
+  const hub = httpHubClient(config(c.env).hfEndpoint);
+  const out: Checked[] = [];
+  for (const [i, raw] of specs.entries()) {
+    let checked: Checked;
+    try {
+      checked = await checkSpec(c.env, d, raw);
+      const { spec, token } = await withHubToken(
+        c.env,
+        d,
+        { userId: me.userId, fleetId: checked.fleet.id },
+        checked.spec,
+      );
+      const verdicts = await checkHub(
+        hub,
+        spec,
+        token,
+        checked.fleet.hfUnavailable === "admit" ? "open" : "closed",
+      );
+      const unchecked = verdicts.find((v) => !v.checked);
+      if (unchecked && !unchecked.checked) checked = { ...checked, hfUnchecked: unchecked.reason };
+      await requireSecrets(
+        d,
+        { userId: me.userId, fleetId: checked.fleet.id, fleetName: checked.fleet.name },
+        spec.secrets,
+      );
+      checked = { ...checked, spec };
+    } catch (err) {
+      // A job array names the job a refusal is about.
+      if (specs.length > 1 && err instanceof AppError) {
+        throw new AppError(err.code, `jobs[${i}]: ${err.message}`, { ...(err.details ?? {}), index: i });
+      }
+      throw err;
+    }
+    if (out.length > 0 && checked.fleet.id !== out[0]!.fleet.id) {
+      throw new AppError(
+        "INVALID_SPEC",
+        `jobs[${i}] goes to fleet ${checked.fleet.name}, jobs[0] to ${out[0]!.fleet.name}: a job array goes to one fleet`,
+        { index: i },
+      );
+    }
+    out.push(checked);
+  }
+  return out;
+}
+
+/** What the fleet queues for each checked spec, under the given job ids. */
+function inputsFor(
+  c: Ctx,
+  checked: Checked[],
+  jobIds: string[],
+  quota: SubmitInput["quota"],
+  key: { idemKey: string | null; requestHash: string | null },
+): SubmitInput[] {
+  const me = currentUser(c);
+  return checked.map((ch, i) => ({
+    jobId: jobIds[i]!,
+    userId: me.userId,
+    userName: me.name,
+    spec: ch.spec,
+    quota,
+    priority: Math.min(ch.spec.lifecycle.priority ?? quota.priority, quota.priority),
+    blobDigests: ch.blobDigests,
+    capsule: ch.capsule,
+    launch: ch.launch,
+    imageFromCatalog: ch.imageFromCatalog,
+    ...(ch.hfUnchecked ? { hfUnchecked: ch.hfUnchecked } : {}),
+    // A job array's key names the array: D1's admission rows (unique per key) hold it on its first job.
+    idemKey: i === 0 ? key.idemKey : null,
+    requestHash: i === 0 ? key.requestHash : null,
+  }));
+}
+
+function answer(c: Ctx, jobs: JobDetail[], array: boolean, status: 200 | 201) {
+  if (status === 200) c.header("Idempotent-Replayed", "true");
+  return array ? c.json({ jobs }, status) : c.json({ job: jobs[0]! }, status);
+}
+
+/** The jobs of an admission its fleet holds, or null when it holds none of them (yet). */
+async function jobsOf(c: Ctx, fleetId: string, jobIds: string[]): Promise<JobDetail[] | null> {
+  const stub = fleetStub(c.env, fleetId);
+  const jobs = await Promise.all(jobIds.map((id) => stub.getJob(id)));
+  return jobs.every((j) => j !== null) ? (jobs as JobDetail[]) : null;
+}
+
+/**
+ * A keyed request whose key is taken: the same request again is answered with its jobs (completing an
+ * admission still in flight with the same job ids); a different request is refused.
+ */
+async function answerTakenKey(
+  c: Ctx,
+  prior: KeyView,
+  requestHash: string,
+  finish: ((jobIds: string[]) => Promise<{ jobs: JobDetail[]; created: boolean } | null>) | null,
+  array: boolean,
+) {
+  if (prior.request_hash !== requestHash) {
+    throw new AppError(
+      "IDEMPOTENCY_KEY_REUSED",
+      "this Idempotency-Key was already used for a different request",
+      {
+        job_id: prior.job_ids[0],
+      },
+    );
+  }
+  const known = await jobsOf(c, prior.fleet_id, prior.job_ids);
+  if (known) return answer(c, known, array, 200);
+  // In flight (or its request died before the fleet queued it): this request completes it.
+  const done = finish && prior.reserved ? await finish(prior.job_ids) : null;
+  if (done) return answer(c, done.jobs, array, done.created ? 201 : 200);
+  throw new AppError(
+    "CONFLICT",
+    "a request with this Idempotency-Key is still being processed; retry shortly",
+  );
+}
+
+export async function submitJobs(c: Ctx, raw: unknown) {
+  const me = currentUser(c);
+  const keyHeader = c.req.header("idempotency-key");
+  const key = keyHeader === undefined ? null : parseValue(IdempotencyKey, keyHeader);
+  const requestHash = key ? await sha256Hex(canonicalJson(raw)) : null;
+  const { specs, array } = specsOf(raw);
+  const user = userStub(c.env, me.userId);
+  refreshConfigSoon(c.env.DB, (p) => waitUntil(c, p));
+
+  // 1. The specs, against cached configuration. A retry of a finished submit is answered even if a check
+  //    would now refuse it: the jobs exist, whatever the fleet, the hub or the catalog say now.
+  let checked: Checked[] | null = null;
+  let refusal: unknown = null;
+  try {
+    checked = await checkAll(c, specs);
+  } catch (err) {
+    refusal = err;
+  }
+  if (!checked) {
+    // The caller may be a user this isolate remembered: refusals go only to a token that is still good.
+    await reauthenticate(c, "operator");
+    // A refusal may rest on configuration cached before an admin changed it (a fleet drained, then
+    // reopened): if the generation moved, the checks run again on fresh rows.
+    if (configCache.sync(await configGeneration(c.env.DB))) {
+      try {
+        checked = await checkAll(c, specs);
+      } catch (err) {
+        refusal = err;
+      }
+    }
+  }
+  if (!checked) {
+    const prior = key ? await user.keyOf(me.userId, key) : null;
+    if (prior && requestHash) return answerTakenKey(c, prior, requestHash, null, array);
+    throw refusal;
+  }
+  const ready = checked;
+  const fleetId = ready[0]!.fleet.id;
+
+  // 2. The slots and the key, atomically with the token, account and quota checks.
+  const now = Date.now();
+  const jobIds = ready.map(() => newId("job"));
+  const reservation = await user.reserve({
+    userId: me.userId,
+    tokenId: me.tokenId,
+    fleetId,
+    now,
+    key,
+    requestHash,
+    jobs: ready.map((ch, i) => ({
+      jobId: jobIds[i]!,
+      gpus: totalGpus(ch.spec),
+      profiles: ch.spec.resources.pools.map((p) => p.profile),
+    })),
+  });
+  if (reservation.kind === "fenced") {
+    // The token or its user changed since this isolate resolved it: answer as a fresh lookup would.
+    forgetToken(me.tokenId);
+    await reauthenticate(c, "operator");
+    throw new AppError("UNAUTHENTICATED", "this token is no longer valid for submitting; check `sf whoami`");
+  }
+  if (reservation.kind === "refused") {
+    throw new AppError(reservation.code, reservation.message, reservation.details);
+  }
+  if (reservation.kind === "key_taken") {
+    const quota = reservation.quota;
+    const finish = async (ids: string[]) => {
+      if (ids.length !== ready.length) return null;
+      const held = reservation.existing.fleet_id;
+      const r = await fleetStub(c.env, held).submit(
+        inputsFor(c, ready, ids, quota, { idemKey: key, requestHash }),
+      );
+      if (r.ok) return { jobs: r.value.jobs, created: true };
+      // Queued meanwhile by the request that holds the key: read them.
+      const jobs = r.code === "ALREADY_EXISTS" ? await jobsOf(c, held, ids) : null;
+      return jobs ? { jobs, created: false } : null;
+    };
+    return answerTakenKey(c, reservation.existing, requestHash!, finish, array);
+  }
+
+  // 3. The fleet queues them, or refuses and the slots and key go back. (An RPC that threw may still
+  //    have queued them: that reservation is kept, and settles with the fleet.)
+  const result = await fleetStub(c.env, fleetId).submit(
+    inputsFor(c, ready, jobIds, reservation.quota, { idemKey: key, requestHash }),
+  );
+  if (!result.ok && result.code === "ALREADY_EXISTS") {
+    // A retry with this request's key queued them first, under these very job ids: it answered 201, this
+    // request answers as every other retry does.
+    const jobs = await jobsOf(c, fleetId, jobIds);
+    if (jobs) return answer(c, jobs, array, 200);
+  }
+  if (!result.ok) await user.release(jobIds);
+  return answer(c, unwrap(result).jobs, array, 201);
+}
+
+/** `waitUntil` of the request, or (no execution context: app.request in tests) let the promise run. */
+function waitUntil(c: Ctx, p: Promise<unknown>): void {
+  try {
+    c.executionCtx.waitUntil(p);
+  } catch {
+    void p;
+  }
+}
