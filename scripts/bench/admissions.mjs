@@ -1,19 +1,47 @@
 // Admissions into one fleet, as `sf submit` makes them (a JobSpec and a fresh Idempotency-Key per
 // request), at several client concurrencies and queue depths, on workerd without wrangler's proxy
 // (scripts/bench/workerd.mjs). Baselines measured in the same run, at the same concurrency: a no-op route,
-// a no-op Durable Object RPC and a one-row D1 write on the same workerd, and Slurm's `sbatch --hold`.
+// a no-op Durable Object RPC, a chain of two DO RPCs that each write the JobSpec as one row (the floor of
+// an admission: the user's object, then the fleet's) and a one-row D1 write on the same workerd, and
+// Slurm's `sbatch --hold`. Also: the D1 transactions per admission (the fleets' own counter), the
+// projection lag (201 → the job's row in D1, polled straight from D1), and a 1,000-job array against
+// `sbatch --array=0-999`.
 //
 // Each fleet has two admin-registered 8-GPU nodes, so its first 16 jobs start and every later one waits
 // for capacity: the queue a busy fleet has. "Depth" is how many jobs wait in the fleet when a point starts.
 import { jsonClient } from "./latency.mjs";
-import { closedLoop } from "./load.mjs";
+import { closedLoop, request, round } from "./load.mjs";
 import { benchUser, charlmSpec } from "./setup.mjs";
-import { sbatchRate, slurmVersion } from "./slurm.mjs";
+import { sbatchArray, sbatchRate, slurmVersion } from "./slurm.mjs";
 import { startWorkerd } from "./workerd.mjs";
 
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
 
-export async function benchAdmissions({ concurrencies, depths, requests, baselineRequests, slurmRequests }) {
+/** D1 batches all fleets' outboxes wrote so far (GET /v1/admin/metrics). */
+async function d1Batches(w) {
+  const res = await fetch(`${w.url}/v1/admin/metrics`, {
+    headers: { authorization: `Bearer ${w.adminToken}` },
+  });
+  const text = await res.text();
+  let n = 0;
+  for (const m of text.matchAll(/^starforge_outbox_d1_batches_total\{[^}]*\} (\S+)$/gm)) n += Number(m[1]);
+  return n;
+}
+
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : null;
+};
+
+export async function benchAdmissions({
+  concurrencies,
+  depths,
+  requests,
+  baselineRequests,
+  slurmRequests,
+  lagSamples = 200,
+  arraySize = 1000,
+}) {
   const w = await startWorkerd();
   const api = jsonClient(w.url);
   try {
@@ -60,7 +88,8 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
     const warm = await newFleet();
     await submits(warm, 8, 200);
     const noopBody = body(warm);
-    const baselines = { noop_route: {}, noop_do: {}, noop_d1: {}, slurm: {} };
+    const baselines = { noop_route: {}, noop_do: {}, chain2: {}, noop_d1: {}, slurm: {} };
+    const d1 = {};
     const slurm = slurmVersion();
     const admissions = {};
     for (const depth of depths) admissions[depth] = {};
@@ -80,6 +109,13 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
         expect: 201,
         make: () => ({ method: "POST", body: noopBody }),
       });
+      baselines.chain2[c] = await closedLoop({
+        url: `${w.noopUrl}/chain2`,
+        concurrency: c,
+        total: baselineRequests,
+        expect: 201,
+        make: () => ({ method: "POST", body: noopBody }),
+      });
       baselines.noop_d1[c] = await closedLoop({
         url: `${w.noopUrl}/noop-d1`,
         concurrency: c,
@@ -93,16 +129,71 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
           log(`  filling a fleet's queue to ${depth} jobs`);
           await submits(fleet, 32, depth + 16);
         }
+        const batchesBefore = await d1Batches(w);
         admissions[depth][c] = { ...(await submits(fleet, c, requests)), depth_at_start: depth };
+        // Settle: what the point admitted reaches D1, then count the batches it took.
+        await new Promise((r) => setTimeout(r, 300));
+        if (depth === 0) d1[c] = round(((await d1Batches(w)) - batchesBefore) / requests, 3);
         log(`  depth ${depth}: ${admissions[depth][c].rate}/s (p50 ${admissions[depth][c].p50_ms} ms)`);
       }
     }
+    // Projection lag: one submit at a time, then D1 polled until the job's row is there.
+    log(`projection lag (${lagSamples} submits)`);
+    const lagFleet = await newFleet();
+    const lagBody = body(lagFleet);
+    const agent = new (await import("node:http")).Agent({ keepAlive: true });
+    const lags = [];
+    for (let i = 0; i < lagSamples; i++) {
+      const r = await request(agent, `${w.url}/v1/jobs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json" },
+        body: lagBody,
+        keepBody: true,
+      });
+      if (r.status !== 201) throw new Error(`lag submit: ${r.status} ${r.body}`);
+      const answered = process.hrtime.bigint();
+      const id = JSON.parse(r.body).job.id;
+      const stmt = w.db.prepare("SELECT 1 AS x FROM jobs WHERE id = ?").bind(id);
+      while (!(await stmt.first())) await new Promise((ok) => setImmediate(ok));
+      lags.push(Number(process.hrtime.bigint() - answered) / 1e6);
+    }
+    agent.destroy();
+    const projection = {
+      samples: lags.length,
+      p50_ms: round(percentile(lags, 50)),
+      p99_ms: round(percentile(lags, 99)),
+      max_ms: round(Math.max(...lags)),
+    };
+
+    // A job array of `arraySize`, admitted in one request, all or none.
+    log(`a ${arraySize}-job array`);
+    const arrayFleet = await newFleet();
+    const spec = charlmSpec(user.charlmDigest, arrayFleet);
+    const arrayBody = JSON.stringify({
+      jobs: Array.from({ length: arraySize }, (_, i) => ({
+        ...spec,
+        metadata: { ...spec.metadata, name: `arr-${i}` },
+      })),
+    });
+    const arrayAgent = new (await import("node:http")).Agent({ keepAlive: true });
+    const arr = await request(arrayAgent, `${w.url}/v1/jobs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json" },
+      body: arrayBody,
+      keepBody: true,
+    });
+    arrayAgent.destroy();
+    if (arr.status !== 201) throw new Error(`job array: ${arr.status} ${arr.body.slice(0, 500)}`);
+    const array = { jobs: JSON.parse(arr.body).jobs.length, ms: round(arr.ms), slurm: null };
+
     // Slurm last: cancelling its held jobs keeps slurmctld busy for a while, which must not overlap ours.
     if (slurm) {
       for (const c of concurrencies) {
         log(`Slurm sbatch --hold at concurrency ${c}`);
         baselines.slurm[c] = await sbatchRate({ concurrency: c, total: slurmRequests });
       }
+      log(`Slurm sbatch --array=0-${arraySize - 1}`);
+      array.slurm = await sbatchArray(arraySize);
     }
     return {
       tool: "closed-loop HTTP clients (node:http keep-alive) on loopback; workerd via Miniflare, no wrangler proxy",
@@ -114,6 +205,9 @@ export async function benchAdmissions({ concurrencies, depths, requests, baselin
       depths,
       admissions,
       baselines,
+      d1_batches_per_admission: d1,
+      projection,
+      array,
     };
   } finally {
     await w.stop();

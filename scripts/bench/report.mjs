@@ -31,6 +31,53 @@ export function admissionTargets(a) {
   });
 }
 
+/**
+ * The admission path's own verdicts beyond admissionTargets: against the two-write chain (the structural
+ * floor: the user's object, then the fleet's), D1 transactions per admission, the projection lag and a
+ * job array: [{ target, measured, holds }] (holds null: not measured in this run).
+ */
+export function admissionPathTargets(a) {
+  const out = [];
+  for (const c of a.concurrencies) {
+    const chain = a.baselines.chain2?.[c];
+    const at0 = a.admissions[0][c];
+    out.push({
+      target: `admissions ≥ 50 % of a chain of two DO writes, ${c} client(s)`,
+      measured: chain
+        ? `${at0.rate}/s vs ${chain.rate}/s: ${pct(at0.rate / chain.rate)}`
+        : "no chain baseline",
+      holds: chain ? at0.rate / chain.rate >= 0.5 : null,
+    });
+  }
+  const d1 = a.d1_batches_per_admission;
+  if (d1) {
+    for (const c of a.concurrencies.filter((x) => x >= 8)) {
+      if (d1[c] === undefined) continue;
+      out.push({
+        target: `D1 transactions per admission ≤ 0.2 (0 on the path), ${c} client(s)`,
+        measured: `${d1[c]} per admission, written after the answers (coalesced flushes)`,
+        holds: d1[c] <= 0.2,
+      });
+    }
+  }
+  if (a.projection) {
+    out.push({
+      target: "projection lag (201 → the job's row in D1) p99 ≤ 1 s",
+      measured: `p50 ${a.projection.p50_ms} ms, p99 ${a.projection.p99_ms} ms (${a.projection.samples} submits)`,
+      holds: a.projection.p99_ms <= 1000,
+    });
+  }
+  if (a.array) {
+    const sl = a.array.slurm;
+    out.push({
+      target: `a ${a.array.jobs.toLocaleString("en")}-job array admitted ≤ 1 s`,
+      measured: `${a.array.ms} ms${sl ? ` (Slurm sbatch --array: ${sl.ms} ms; ${x2(sl.ms / a.array.ms)} ours)` : ""}`,
+      holds: a.array.ms <= 1000,
+    });
+  }
+  return out;
+}
+
 /** Verdicts for the paths after admission: [{ target, measured, holds }]. */
 export function pipelineTargets(r) {
   const out = [];
@@ -183,9 +230,11 @@ export function markdown(r) {
     }
     for (const t of targets) {
       L.push(
-        `| admissions ≥ 50 % of a no-op DO RPC, ${t.concurrency} client(s) | ${t.rate}/s vs ${a.baselines.noop_do[t.concurrency].rate}/s: ${pct(t.vs_noop_do)} | ${yes(t.holds.noop_do_half)} |`,
+        `| admissions ≥ 50 % of a no-op DO RPC (the earlier target; an admission now makes two writing DO hops, see the chain), ${t.concurrency} client(s) | ${t.rate}/s vs ${a.baselines.noop_do[t.concurrency].rate}/s: ${pct(t.vs_noop_do)} | ${yes(t.holds.noop_do_half)} |`,
       );
     }
+    for (const t of admissionPathTargets(a))
+      L.push(`| ${t.target} | ${t.measured} | ${t.holds === null ? "not measured" : yes(t.holds)} |`);
     for (const t of targets) {
       L.push(
         `| admissions with ${t.deep_depth.toLocaleString("en")} queued ≥ 80 % of with 0, ${t.concurrency} client(s) | ${a.admissions[t.deep_depth][t.concurrency].rate}/s vs ${t.rate}/s: ${pct(t.deep_vs_empty)} | ${yes(t.holds.depth_80)}${t.deep_depth < 10_000 ? " (quick run: not 10,000)" : ""} |`,
@@ -232,15 +281,15 @@ export function markdown(r) {
     L.push("![admissions](bench/admissions.png)");
     L.push("");
     L.push(
-      "| clients | depth | admissions/s | p50 | p99 | no-op route/s | no-op DO RPC/s | one D1 write/s | Slurm sbatch --hold/s |",
+      "| clients | depth | admissions/s | p50 | p99 | no-op route/s | no-op DO RPC/s | two DO writes/s | one D1 write/s | Slurm sbatch --hold/s |",
     );
-    L.push("|---|---|---|---|---|---|---|---|---|");
+    L.push("|---|---|---|---|---|---|---|---|---|---|");
     for (const cc of a.concurrencies) {
       for (const d of a.depths) {
         const p = a.admissions[d][cc];
         const b = a.baselines;
         L.push(
-          `| ${cc} | ${d.toLocaleString("en")} | ${p.rate} | ${p.p50_ms} ms | ${p.p99_ms} ms | ${b.noop_route[cc].rate} | ${b.noop_do[cc].rate} | ${b.noop_d1[cc].rate} | ${b.slurm[cc] ? `${b.slurm[cc].rate} (${b.slurm[cc].requests})` : "—"} |`,
+          `| ${cc} | ${d.toLocaleString("en")} | ${p.rate} | ${p.p50_ms} ms | ${p.p99_ms} ms | ${b.noop_route[cc].rate} | ${b.noop_do[cc].rate} | ${b.chain2?.[cc]?.rate ?? "—"} | ${b.noop_d1[cc].rate} | ${b.slurm[cc] ? `${b.slurm[cc].rate} (${b.slurm[cc].requests})` : "—"} |`,
         );
       }
     }
@@ -349,25 +398,16 @@ const NOT_YET = [];
 
 function ADMISSION_NOTES(targets, a) {
   const c1 = a.concurrencies[0];
-  const d1 = a.baselines.noop_d1[c1].rate;
+  const chain = a.baselines.chain2?.[c1]?.rate;
   const lines = [
-    "**Where an admission's time goes.** An admission makes two hops that the no-op DO baseline does not: one D1 batch on the request's path (the token re-checked, the configuration generation, quota and usage read, and the job's slot reserved, atomically across fleets) and, inside the Fleet DO, one D1 batch that writes the job, its event and its admission state to the ledger (the outbox flush). " +
-      `On this machine D1 is Miniflare's local simulator running in the same workerd, and one D1 write transaction alone runs at ${d1}/s with ${c1} client(s) (the *one D1 write* column), so two of them bound an admission near half of that before any of its own work. workerd runs on one thread here: past a few clients everything shares one core, which is why no column scales with clients the way Slurm's multi-threaded slurmctld does on two cores.`,
+    "**Where an admission's time goes.** An admission makes two Durable Object hops that each write, one after the other: the user's object (token, account, quota and Idempotency-Key checked, the job's slot reserved, atomically across fleets) and the fleet's (the job queued, scheduled and written to its outbox). The *two DO writes* column is that floor and nothing else: two RPCs in a row to SQLite-backed objects that each write the JobSpec as one row. " +
+      `D1 is not on the path: the fleet writes its jobs to D1 after the answers, changes of ~10 ms in one batch (the *D1 transactions per admission* rows). workerd runs on one thread here: past a few clients everything shares one core, which is why no column scales with clients the way Slurm's multi-threaded slurmctld does on two cores.${chain ? ` With ${c1} client(s) the floor is ${chain}/s and admissions run at ${a.admissions[0][c1].rate}/s: the rest of an admission (HTTP, JSON, the spec's checks against the cached catalog, scheduling) costs ${round(1000 / a.admissions[0][c1].rate - 1000 / chain)} ms on top of the two writes' ${round(1000 / chain)} ms.` : ""}`,
   ];
-  if (targets?.some((t) => t.holds.slurm_2x === false || !t.holds.noop_do_half)) {
-    const cs = a.concurrencies;
-    const ceiling = cs
-      .map((c) => `${pct(a.baselines.noop_d1[c].rate / a.baselines.noop_do[c].rate)} with ${c}`)
-      .join(", ");
-    const slurm1 = a.baselines.slurm[c1]?.rate;
-    const ms = (rate) => 1000 / rate;
-    const budget = slurm1
-      ? ` At ${c1} client(s), 2× Slurm means ${round(ms(2 * slurm1))} ms per admission, of which the one D1 write takes ${round(ms(d1))} ms, leaving ${round(ms(2 * slurm1) - ms(d1))} ms for everything else (HTTP, token, spec checks, the Fleet DO's decision and its second D1 batch): this run spent ${round(ms(a.admissions[0][c1].rate) - ms(d1))} ms on it.`
-      : "";
+  const missed = targets?.filter((t) => t.holds.slurm_2x === false) ?? [];
+  if (missed.length > 0) {
     lines.push(
       "",
-      `**Why the missed targets are missed, and what is next.** A submit answers 201 only once the job is in the D1 ledger: test/worker/fleet-concurrency.property.test.ts asserts it the moment the submits return, and the issue keeps that test unchanged. So every admission contains at least one D1 write transaction, and in this run one D1 write alone reaches only ${ceiling} client(s) of the no-op DO RPC's rate: on this machine's D1 simulator no admission that keeps that guarantee can reach 50 % of a no-op DO RPC, whatever the rest costs.${budget} ` +
-        "Answering before the Fleet DO's flush (so that concurrent submits share one D1 batch) was measured at about a third more admissions/s and rejected for breaking that guarantee; the Worker cannot share one D1 batch between concurrent requests (workerd refuses I/O across requests). What is next (decision 60): submits meet in a Durable Object that reserves the slot and writes the job and its reservation in one D1 batch shared by the admissions in flight. What holds already: an admission's cost no longer grows with the queue (the *depth* rows) or with the user's history (active counts kept by triggers).",
+      `**Why the missed targets are missed, and what is next.** 2× Slurm is missed at ${missed.map((t) => `${t.concurrency} client(s) (${x2(t.vs_slurm)})`).join(", ")}: slurmctld accepts held jobs on both cores, while everything of ours here runs on workerd's one thread, so the figure to compare is the two-DO-write floor beside it.`,
     );
   }
   return lines.join("\n");

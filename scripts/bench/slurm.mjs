@@ -54,3 +54,21 @@ export async function sbatchRate({ concurrency, total }) {
     await cancel(name);
   }
 }
+
+/** One `sbatch --hold --array=0-(size-1)`: how long Slurm takes to accept a job array of `size`. */
+export async function sbatchArray(size) {
+  const name = `sf-bench-array-${process.pid}`;
+  const t0 = process.hrtime.bigint();
+  try {
+    const r = spawnSync(
+      "sbatch",
+      ["--hold", "-Q", "-J", name, "-o", "/dev/null", `--array=0-${size - 1}`, "--wrap", "true"],
+      { env: env(), encoding: "utf8" },
+    );
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (r.status !== 0) throw new Error(`sbatch --array failed: ${r.stderr}`);
+    return { jobs: size, seconds: round(seconds, 3), ms: round(seconds * 1000) };
+  } finally {
+    await cancel(name);
+  }
+}

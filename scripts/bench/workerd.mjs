@@ -81,10 +81,13 @@ export async function startWorkerd({ vars = {}, inspectorPort } = {}) {
   });
   await mf.ready;
   await applyMigrations(await mf.getD1Database("DB", "starforge"), migrations);
+  const db = await mf.getD1Database("DB", "starforge");
   return {
     url,
     noopUrl: `http://127.0.0.1:${noopPort}`,
     adminToken,
+    /** The control plane's D1, read straight from this process (the projection-lag benchmark polls it). */
+    db,
     async stop() {
       await mf.dispose();
       rmSync(dir, { recursive: true, force: true });
