@@ -23,8 +23,12 @@ function sortDeep(value: unknown): unknown {
   return value;
 }
 
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 function toHex(buf: ArrayBuffer): string {
-  return [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  let out = "";
+  for (const b of new Uint8Array(buf)) out += HEX[b];
+  return out;
 }
 
 export async function sha256Hex(data: string | Uint8Array): Promise<string> {

@@ -2,8 +2,14 @@
  * What every Durable Object store shares: a `meta` key/value table and append-only schema steps.
  * Step N brings a store from version N-1 to N; never edit a shipped step, add one. The version lives
  * in meta.schema_version; `migrate()` runs inside blockConcurrencyWhile.
+ *
+ * Meta values are cached in memory, written through: an object is the only writer of its own SQLite, and
+ * the hot paths read the same few keys (a fleet's configuration, a user's quota) on every request. A
+ * transaction that rolls back must go through `transaction` so that the cache forgets what it undid.
  */
 export class SqlStore {
+  private readonly metaCache = new Map<string, string | null>();
+
   constructor(
     readonly sql: SqlStorage,
     private readonly steps: readonly (readonly string[])[],
@@ -21,11 +27,24 @@ export class SqlStore {
     }
   }
 
+  /** One synchronous SQL transaction; a rollback (the callback threw) also empties the meta cache. */
+  transaction<T>(storage: { transactionSync<R>(fn: () => R): R }, fn: () => T): T {
+    try {
+      return storage.transactionSync(fn);
+    } catch (err) {
+      this.metaCache.clear();
+      throw err;
+    }
+  }
+
   getMeta(key: string): string | null {
-    return (
+    const cached = this.metaCache.get(key);
+    if (cached !== undefined) return cached;
+    const value =
       this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]?.value ??
-      null
-    );
+      null;
+    this.metaCache.set(key, value);
+    return value;
   }
 
   /** Every meta row whose key starts with `prefix`. */
@@ -41,6 +60,7 @@ export class SqlStore {
 
   deleteMeta(key: string): void {
     this.sql.exec("DELETE FROM meta WHERE key = ?", key);
+    this.metaCache.set(key, null);
   }
 
   setMeta(key: string, value: string): void {
@@ -49,5 +69,6 @@ export class SqlStore {
       key,
       value,
     );
+    this.metaCache.set(key, value);
   }
 }

@@ -427,7 +427,8 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   /** Decides one event in one SQL transaction: the store applies the rules' effects as they come. */
   private decide<E extends FleetEvent>(event: E): FleetResults[E["type"]] {
     const settings = doSettings(this.env);
-    return this.ctx.storage.transactionSync(
+    return this.store.transaction(
+      this.ctx.storage,
       () =>
         decide(this.store, event, {
           now: Date.now(),

@@ -528,7 +528,7 @@ export class RunDO extends DurableObject<DoEnv> {
   /** One synchronous SQL transaction; the cursor counter is saved with it (or dropped with a rollback). */
   private tx<T>(fn: () => T): T {
     try {
-      return this.ctx.storage.transactionSync(() => {
+      return this.store.transaction(this.ctx.storage, () => {
         const result = fn();
         this.store.endCursors(true);
         return result;

@@ -40,6 +40,19 @@ export const USER_MIGRATIONS: readonly (readonly string[])[] = [
     "CREATE INDEX usage_day ON usage (day)",
     "CREATE TABLE open_runs (run_id TEXT PRIMARY KEY, gpus INTEGER NOT NULL, allocated_at INTEGER NOT NULL)",
   ],
+  // The held count (reserved + active slots) kept by triggers, so max_jobs costs one row read however
+  // many jobs the user holds (a user with 10,000 queued jobs counted them on every submit).
+  [
+    "CREATE TABLE held (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)",
+    "INSERT INTO held (id, n) SELECT 1, COUNT(*) FROM slots WHERE state IN ('reserved', 'active')",
+    `CREATE TRIGGER slots_held_insert AFTER INSERT ON slots WHEN NEW.state IN ('reserved', 'active')
+      BEGIN UPDATE held SET n = n + 1 WHERE id = 1; END`,
+    `CREATE TRIGGER slots_held_delete AFTER DELETE ON slots WHEN OLD.state IN ('reserved', 'active')
+      BEGIN UPDATE held SET n = n - 1 WHERE id = 1; END`,
+    `CREATE TRIGGER slots_held_update AFTER UPDATE OF state ON slots
+      WHEN (NEW.state IN ('reserved', 'active')) <> (OLD.state IN ('reserved', 'active'))
+      BEGIN UPDATE held SET n = n + (CASE WHEN NEW.state IN ('reserved', 'active') THEN 1 ELSE -1 END) WHERE id = 1; END`,
+  ],
 ];
 
 export type SlotState = "reserved" | "active" | "released";
@@ -113,9 +126,7 @@ export class UserStore extends SqlStore {
 
   /** Jobs holding a slot now: reserved (in flight) or active. */
   heldCount(): number {
-    return this.sql
-      .exec<{ n: number }>("SELECT COUNT(*) AS n FROM slots WHERE state IN ('reserved', 'active')")
-      .one().n;
+    return this.sql.exec<{ n: number }>("SELECT n FROM held WHERE id = 1").one().n;
   }
 
   reserve(jobId: string, fleetId: string, now: number): void {

@@ -69,7 +69,7 @@ export class UserDO extends DurableObject<DoEnv> {
 
   private tryReserve(input: ReserveInput): ReserveResult {
     const s = this.store;
-    return this.ctx.storage.transactionSync((): ReserveResult => {
+    return this.store.transaction(this.ctx.storage, (): ReserveResult => {
       const account = s.account();
       if (
         account?.disabled ||
@@ -119,7 +119,7 @@ export class UserDO extends DurableObject<DoEnv> {
     let released = false;
     for (const [fleetId, ids] of byFleet) {
       const states = await this.fleet(fleetId).jobStates(ids);
-      this.ctx.storage.transactionSync(() => {
+      this.store.transaction(this.ctx.storage, () => {
         for (const [id, job] of Object.entries(states)) {
           if (!job) continue;
           const state = stateOf(job.status);
@@ -141,7 +141,7 @@ export class UserDO extends DurableObject<DoEnv> {
 
   /** The fleet refused the jobs just reserved: their slots and the key go back, as if never asked. */
   async release(jobIds: string[]): Promise<void> {
-    this.ctx.storage.transactionSync(() => {
+    this.store.transaction(this.ctx.storage, () => {
       for (const id of jobIds) {
         const slot = this.store.slot(id);
         if (slot?.state === "reserved" && slot.job_version === 0) this.store.dropSlot(id);
@@ -164,7 +164,7 @@ export class UserDO extends DurableObject<DoEnv> {
 
   private tryResume(jobId: string, fleetId: string, now: number): ResumeResult {
     const s = this.store;
-    return this.ctx.storage.transactionSync((): ResumeResult => {
+    return this.store.transaction(this.ctx.storage, (): ResumeResult => {
       const slot = s.slot(jobId);
       if (slot && slot.state !== "released") return { kind: "held" };
       const quota = s.quota() ?? DEFAULT_QUOTA;
@@ -189,7 +189,7 @@ export class UserDO extends DurableObject<DoEnv> {
   async notes(userId: string, n: FleetNotes): Promise<void> {
     await this.ensureLoaded(userId);
     const now = Date.now();
-    this.ctx.storage.transactionSync(() => {
+    this.store.transaction(this.ctx.storage, () => {
       for (const j of n.jobs) this.store.applyJobNote(j.id, n.fleetId, stateOf(j.status), j.version, now);
       for (const u of n.usage) this.store.putUsage(u.run_id, u.day, u.gpu_seconds);
       for (const r of n.runs) this.store.putRun(r.id, r.gpus, r.allocated_at, r.ended);
@@ -244,7 +244,7 @@ export class UserDO extends DurableObject<DoEnv> {
       for (const r of stale) byFleet.set(r.fleet_id, [...(byFleet.get(r.fleet_id) ?? []), r.job_id]);
       for (const [fleetId, jobIds] of byFleet) {
         const settled = await this.fleet(fleetId).settleAdmissions(jobIds);
-        this.ctx.storage.transactionSync(() => {
+        this.store.transaction(this.ctx.storage, () => {
           const abandoned: string[] = [];
           for (const [jobId, job] of Object.entries(settled)) {
             if (job === null) {
@@ -308,7 +308,7 @@ export class UserDO extends DurableObject<DoEnv> {
     await this.ctx.blockConcurrencyWhile(async () => {
       if (this.store.loaded()) return;
       const snapshot = await loadFromLedger(this.env.DB, userId, Date.now());
-      this.ctx.storage.transactionSync(() => {
+      this.store.transaction(this.ctx.storage, () => {
         if (snapshot.quota) this.store.setQuota(snapshot.quota);
         if (snapshot.account) this.store.setAccount(snapshot.account);
         for (const k of snapshot.keys) this.store.putKey(k);

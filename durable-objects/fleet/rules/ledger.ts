@@ -25,9 +25,15 @@ export function allocationsByNode(s: FleetState): Map<string, AllocRow[]> {
   return byNode;
 }
 
+// The configuration as last parsed: every submit reads it several times, and it changes only when an
+// admin configures the fleet. Rules treat it as read-only.
+let parsed: { raw: string; config: FleetConfig } | null = null;
+
 export function config(s: FleetState): FleetConfig | null {
   const raw = s.meta("config");
-  return raw ? (JSON.parse(raw) as FleetConfig) : null;
+  if (!raw) return null;
+  if (parsed?.raw !== raw) parsed = { raw, config: JSON.parse(raw) as FleetConfig };
+  return parsed.config;
 }
 
 export function fleetId(s: FleetState): string {
