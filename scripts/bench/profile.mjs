@@ -123,7 +123,12 @@ try {
   await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
   await cdp.send("Profiler.start");
   log(`profiling ${opts.submits} submits at ${opts.clients} client(s)`);
-  const point = await submits(Number(opts.submits));
+  // A failed request still ends the profile, which is then what shows why.
+  const point = await submits(Number(opts.submits)).catch((err) => {
+    process.exitCode = 1;
+    log(`a submit failed: ${err.message}`);
+    return { rate: "n/a" };
+  });
   const { profile } = await cdp.send("Profiler.stop");
   cdp.close();
   const s = summarize(profile);
