@@ -77,6 +77,8 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   private flushing: Promise<void> | null = null;
   /** A coalesced flush is armed (scheduleFlush). */
   private flushArmed = false;
+  /** The alarm as this instance last set it (undefined: not known; the runtime clears it when it fires). */
+  private alarmAt: number | null | undefined = undefined;
   /** Until when a failed flush's backoff holds further coalesced flushes back (0: none failed). */
   private retryAt = 0;
   /** Flushes that failed in a row (the backoff's attempt count). */
@@ -404,6 +406,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   // alarm -----------------------------------------------------------------------
 
   override async alarm(): Promise<void> {
+    this.alarmAt = undefined;
     try {
       const now = Date.now();
       for (const t of this.store.dueTimers(now)) {
@@ -646,7 +649,8 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
         );
         this.retryAt = 0;
         this.failures = 0;
-        if (this.store.outboxSize() === 0) this.store.deleteTimer(OUTBOX_TIMER);
+        // The outbox timer stays: it fires within a second and finds nothing to do. Deleting it after every
+        // flush and setting it again at the next change moved the alarm ~100 times a second under load.
         // Webhook deliveries the flush created are sent by their owners' dispatchers, never on this path.
         if (deliveries) this.ctx.waitUntil(pokeDueWebhooks(this.env));
       } catch (err) {
@@ -672,8 +676,11 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     await Promise.all([...notes].map(([userId, n]) => userStub(this.env, userId).notes(userId, n)));
   }
 
+  /** Points the alarm at the earliest timer; a call that would not move it does not touch it. */
   private async armAlarm(): Promise<void> {
     const due = this.store.nextTimerDue();
+    if (due === this.alarmAt) return;
+    this.alarmAt = due;
     if (due === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(due);
   }
