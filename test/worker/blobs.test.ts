@@ -2,7 +2,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { digestOf } from "../../contract/digest.js";
-import { ADMIN, api, createFleet, createUser, customSpec } from "./helpers.js";
+import { ADMIN, api, createFleet, createUser, customSpec, enrollAgent } from "./helpers.js";
 import { testEnv } from "./test-env.js";
 
 async function put(token: string, digest: string, body: BodyInit, headers: Record<string, string> = {}) {
@@ -23,6 +23,22 @@ async function get(token: string, digest: string, method = "GET") {
 }
 
 const enc = new TextEncoder();
+
+/** Uploads a one-file workspace (train.sh and its manifest) as `owner`; both uploads must be created. */
+async function uploadWorkspace(owner: string, script: string) {
+  const file = enc.encode(script);
+  const fileDigest = await digestOf(file);
+  const manifest = enc.encode(
+    JSON.stringify({
+      manifest_version: 1,
+      files: [{ path: "train.sh", digest: fileDigest, size: file.length, mode: 0o755 }],
+    }),
+  );
+  const manifestDigest = await digestOf(manifest);
+  expect((await put(owner, fileDigest, file)).status).toBe(201);
+  expect((await put(owner, manifestDigest, manifest)).status).toBe(201);
+  return { file, fileDigest, manifestDigest };
+}
 
 describe("blobs", () => {
   it("stores bytes under their digest and reads them back unchanged", async () => {
@@ -119,17 +135,7 @@ describe("blobs", () => {
     const other = await createUser("blob-other");
     await createFleet("blob-fleet");
     await createFleet("blob-elsewhere");
-    const file = enc.encode("#!/bin/bash\necho hi\n");
-    const fileDigest = await digestOf(file);
-    const manifest = enc.encode(
-      JSON.stringify({
-        manifest_version: 1,
-        files: [{ path: "train.sh", digest: fileDigest, size: file.length, mode: 0o755 }],
-      }),
-    );
-    const manifestDigest = await digestOf(manifest);
-    expect((await put(owner, fileDigest, file)).status).toBe(201);
-    expect((await put(owner, manifestDigest, manifest)).status).toBe(201);
+    const { file, fileDigest, manifestDigest } = await uploadWorkspace(owner, "#!/bin/bash\necho hi\n");
 
     expect((await get(other, fileDigest)).status).toBe(403);
     expect((await get(owner, fileDigest)).status).toBe(200);
@@ -157,20 +163,8 @@ describe("blobs", () => {
   it("serves a just-dispatched job's blob to its fleet's agent before D1 holds the job, and 503 (not 403) while D1 refuses writes", async () => {
     const owner = await createUser("blob-race");
     await createFleet("blob-race-fleet");
-    const file = enc.encode("#!/bin/bash\necho race\n");
-    const fileDigest = await digestOf(file);
-    const manifest = enc.encode(
-      JSON.stringify({
-        manifest_version: 1,
-        files: [{ path: "train.sh", digest: fileDigest, size: file.length, mode: 0o755 }],
-      }),
-    );
-    const manifestDigest = await digestOf(manifest);
-    expect((await put(owner, fileDigest, file)).status).toBe(201);
-    expect((await put(owner, manifestDigest, manifest)).status).toBe(201);
-    const t = await api(ADMIN, "POST", "/v1/fleets/blob-race-fleet/enrollment-tokens");
-    const agent = (await api(null, "POST", "/v1/agents/enroll", { token: t.body.token })).body
-      .credential as string;
+    const { file, fileDigest, manifestDigest } = await uploadWorkspace(owner, "#!/bin/bash\necho race\n");
+    const agent = await enrollAgent("blob-race-fleet");
     const spec = await customSpec({ fleet: "blob-race-fleet", name: "race" });
     spec.source = { workspace: manifestDigest, experiment_dir: "." };
 

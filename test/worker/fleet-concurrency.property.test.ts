@@ -137,8 +137,7 @@ describe("GPU accounting under concurrent submits", () => {
           await registerNode(fleet, "n0", 4);
           // D1 refuses every flush: the batch carrying the jobs' events fails as a whole.
           await testEnv.DB.exec("ALTER TABLE job_events RENAME TO job_events_offline");
-          // biome-ignore lint/suspicious/noExplicitAny: test responses are read loosely by design
-          let answers: Array<{ status: number; body: any }>;
+          let answers: Array<{ status: number; body: { job: { id: string; status: string } } }>;
           try {
             const specs = await Promise.all(
               jobGpus.map((g, i) => customSpec({ fleet, gpus: g, name: `d${i}` })),
