@@ -11,7 +11,7 @@
 // for capacity: the queue a busy fleet has. "Depth" is how many jobs wait in the fleet when a point starts.
 import { jsonClient } from "./latency.mjs";
 import { closedLoop, request, round } from "./load.mjs";
-import { benchUser, charlmSpec } from "./setup.mjs";
+import { benchUser, charlmSpec, submitRequest } from "./setup.mjs";
 import { sbatchArray, sbatchRate, slurmVersion } from "./slurm.mjs";
 import { startWorkerd } from "./workerd.mjs";
 
@@ -72,15 +72,7 @@ export async function benchAdmissions({
         concurrency,
         total,
         expect: 201,
-        make: () => ({
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${user.token}`,
-            "content-type": "application/json",
-            "idempotency-key": `bench-${++keys}`,
-          },
-          body: b,
-        }),
+        make: () => submitRequest(user.token, b, `bench-${++keys}`),
       });
     };
 
@@ -145,9 +137,7 @@ export async function benchAdmissions({
     const lags = [];
     for (let i = 0; i < lagSamples; i++) {
       const r = await request(agent, `${w.url}/v1/jobs`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json" },
-        body: lagBody,
+        ...submitRequest(user.token, lagBody),
         keepBody: true,
       });
       if (r.status !== 201) throw new Error(`lag submit: ${r.status} ${r.body}`);
@@ -177,9 +167,7 @@ export async function benchAdmissions({
     });
     const arrayAgent = new (await import("node:http")).Agent({ keepAlive: true });
     const arr = await request(arrayAgent, `${w.url}/v1/jobs`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${user.token}`, "content-type": "application/json" },
-      body: arrayBody,
+      ...submitRequest(user.token, arrayBody),
       keepBody: true,
     });
     arrayAgent.destroy();

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { jsonClient } from "./latency.mjs";
 import { closedLoop } from "./load.mjs";
-import { benchUser, charlmSpec } from "./setup.mjs";
+import { benchUser, charlmSpec, submitRequest } from "./setup.mjs";
 import { freePort, startWorkerd } from "./workerd.mjs";
 
 const { values: opts } = parseArgs({
@@ -106,15 +106,7 @@ try {
       concurrency: Number(opts.clients),
       total,
       expect: 201,
-      make: () => ({
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${user.token}`,
-          "content-type": "application/json",
-          "idempotency-key": `prof-${++keys}`,
-        },
-        body,
-      }),
+      make: () => submitRequest(user.token, body, `prof-${++keys}`),
     });
   log("warming up (500 submits)");
   await submits(500);

@@ -31,3 +31,16 @@ export function charlmSpec(digest, fleet, hyperparams = {}) {
     provenance: { git_commit: "0123abcd", git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
   };
 }
+
+/** The request `sf submit` makes: POST /v1/jobs with `body`, as `token`, with an Idempotency-Key if given. */
+export function submitRequest(token, body, key = null) {
+  return {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      ...(key ? { "idempotency-key": key } : {}),
+    },
+    body,
+  };
+}

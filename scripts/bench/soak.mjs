@@ -8,7 +8,7 @@ import http from "node:http";
 import { parseArgs } from "node:util";
 import { jsonClient } from "./latency.mjs";
 import { request } from "./load.mjs";
-import { benchUser, charlmSpec } from "./setup.mjs";
+import { benchUser, charlmSpec, submitRequest } from "./setup.mjs";
 import { startWorkerd } from "./workerd.mjs";
 
 const { values: opts } = parseArgs({
@@ -48,15 +48,7 @@ const client = async () => {
     const i = next++;
     const started = Date.now();
     try {
-      const r = await request(agent, `${w.url}/v1/jobs`, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${user.token}`,
-          "content-type": "application/json",
-          "idempotency-key": `soak-${i}`,
-        },
-        body,
-      });
+      const r = await request(agent, `${w.url}/v1/jobs`, submitRequest(user.token, body, `soak-${i}`));
       if (r.status !== 201) failure = `request ${i}: ${r.status} ${r.body.slice(0, 300)}`;
       done++;
       slowest.push({ ms: Date.now() - started, started_s: (started - t0) / 1000 });
