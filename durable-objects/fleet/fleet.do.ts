@@ -18,7 +18,6 @@ import {
   type ServerFrame,
 } from "../../contract/agent-frames.schema.js";
 import type { Quota, RegisterNodeBody } from "../../contract/api.schema.js";
-import { backoffDelay } from "../../contract/backoff.js";
 import type { Result } from "../../contract/errors.js";
 import type {
   Actor,
@@ -36,14 +35,11 @@ import type {
 import { newId } from "../../contract/ids.js";
 import type { ResumeFrom } from "../../contract/launch-request.schema.js";
 import { type DoEnv, doSettings } from "../env.js";
-import { userStub } from "../user/stub.js";
 import type { FleetAdmissions, JobVersions } from "../user/types.js";
-import { pokeDueWebhooks } from "../webhooks/stub.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
+import { OutboxFlusher } from "./flusher.js";
 import { buildLaunchRequest, findResume, openLaunchSecrets } from "./launch.js";
 import { agentAdmitted } from "./node-admin.js";
-import { drainOutbox, userNotes } from "./outbox.js";
-import type { OutboxEntry } from "./outbox-entry.js";
 import type { CommandRow } from "./rows.js";
 import { launchContext } from "./rules/agents.js";
 import { fleetId } from "./rules/ledger.js";
@@ -53,11 +49,6 @@ import { FleetStore } from "./store.js";
 import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, renewTimer, timerTarget } from "./timers.js";
 import { inspect, jobDetail, runView } from "./views.js";
 
-const MAX_OUTBOX_RETRY_MS = 300_000;
-/** How long changes gather before one flush writes them to D1 together. */
-const FLUSH_WINDOW_MS = 10;
-/** The alarm that flushes should the coalescing timer never fire (the object was evicted first). */
-const OUTBOX_BACKSTOP_MS = 1_000;
 /** Stop frames sent for a report about a run that is over give its workload this long. */
 const OVER_STOP_GRACE_SECONDS = 10;
 /** How long a rank that already reported success may take to exit by itself before it is stopped. */
@@ -74,19 +65,14 @@ type SocketAttachment = z.infer<typeof SocketAttachment>;
 
 export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   private readonly store: FleetStore;
-  private flushing: Promise<void> | null = null;
-  /** A coalesced flush is armed (scheduleFlush). */
-  private flushArmed = false;
+  private readonly outbox: OutboxFlusher;
   /** The alarm as this instance last set it (undefined: not known; the runtime clears it when it fires). */
   private alarmAt: number | null | undefined = undefined;
-  /** Until when a failed flush's backoff holds further coalesced flushes back (0: none failed). */
-  private retryAt = 0;
-  /** Flushes that failed in a row (the backoff's attempt count). */
-  private failures = 0;
 
   constructor(ctx: DurableObjectState, env: DoEnv) {
     super(ctx, env);
     this.store = new FleetStore(ctx.storage.sql);
+    this.outbox = new OutboxFlusher(this.store, env, ctx, () => this.armAlarm());
     // Heartbeats are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     void ctx.blockConcurrencyWhile(async () => {
@@ -159,13 +145,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
    * before this call; false when D1 refused (the caller answers 503 rather than a stale read).
    */
   async projected(): Promise<boolean> {
-    for (let i = 0; i < 3 && this.store.outboxSize() > 0; i++) {
-      await this.flush(this.failures, true);
-      // D1 refused: the outbox timer's backoff tries again; the reader hears so now.
-      if (this.retryAt > Date.now()) break;
-    }
-    await this.armAlarm();
-    return this.store.outboxSize() === 0;
+    return this.outbox.projected();
   }
 
   async jobAction(
@@ -414,7 +394,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
         const target = timerTarget(t.id);
         if (target.kind === "liveness") this.checkLiveness(now);
         else if (target.kind === "renew") await this.renewCredential(target.nodeId);
-        else if (target.kind === "outbox") await this.flush(t.attempts);
+        else if (target.kind === "outbox") await this.outbox.flush(t.attempts);
         else if (target.kind !== "commands" && target.kind !== "unknown")
           this.decide({ type: "timer", id: t.id });
         // `commands`: afterChange below sends what is due a re-send.
@@ -443,10 +423,10 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
 
   /**
    * After any state change: hand agents their commands, point the alarm at what is next, and have the
-   * change reach D1 and the users' objects soon, off the caller's path (scheduleFlush).
+   * change reach D1 and the users' objects soon, off the caller's path (fleet/flusher.ts).
    */
   private async afterChange(): Promise<void> {
-    this.scheduleFlush();
+    this.outbox.afterChange();
     await this.pushCommands();
     await this.armAlarm();
   }
@@ -459,24 +439,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
    */
   private async afterAction(): Promise<void> {
     await this.afterChange();
-    await this.projected();
-  }
-
-  /**
-   * Coalesces flushes: the first change after a flush arms one, FLUSH_WINDOW_MS later, which writes every
-   * change made meanwhile in one D1 batch (up to its size cap; a drain takes several if needed). The
-   * outbox timer, armed once per window, is the backstop should this object be evicted first.
-   */
-  private scheduleFlush(): void {
-    // After a failed flush the outbox timer's backoff decides when D1 is tried again.
-    if (this.flushArmed || Date.now() < this.retryAt || this.store.outboxSize() === 0) return;
-    this.flushArmed = true;
-    this.store.setTimer(OUTBOX_TIMER, Date.now() + OUTBOX_BACKSTOP_MS);
-    setTimeout(() => {
-      this.flushArmed = false;
-      // A failed flush armed its retry timer: point the alarm at it.
-      void this.flush().then(() => this.armAlarm());
-    }, FLUSH_WINDOW_MS);
+    await this.outbox.projected();
   }
 
   /**
@@ -628,52 +591,6 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       known = this.store.runResume(run.id);
     }
     return JSON.parse(known ?? "null") as ResumeFrom | null;
-  }
-
-  /**
-   * Flushes the outbox to D1. Concurrent callers share one flush. A failure leaves the entries in place
-   * and arms a retry timer with exponential backoff; the caller's request still succeeds because the
-   * state is durable in this object.
-   */
-  private async flush(attempts = this.failures, again = false): Promise<void> {
-    // A read's barrier waits for the flush under way, then runs its own for what came after it.
-    if (this.flushing) {
-      await this.flushing;
-      if (!again) return;
-    }
-    if (this.flushing) return this.flushing;
-    this.flushing = (async () => {
-      try {
-        const { deliveries } = await drainOutbox(this.store, this.env.DB, (entries) =>
-          this.notifyUsers(entries),
-        );
-        this.retryAt = 0;
-        this.failures = 0;
-        // The outbox timer stays: it fires within a second and finds nothing to do. Deleting it after every
-        // flush and setting it again at the next change moved the alarm ~100 times a second under load.
-        // Webhook deliveries the flush created are sent by their owners' dispatchers, never on this path.
-        if (deliveries) this.ctx.waitUntil(pokeDueWebhooks(this.env));
-      } catch (err) {
-        const delay = backoffDelay(attempts, {
-          baseMs: doSettings(this.env).outboxRetryMs,
-          capMs: MAX_OUTBOX_RETRY_MS,
-          jitter: "none",
-        });
-        console.error(`fleet outbox flush failed (attempt ${attempts + 1}); retrying in ${delay} ms`, err);
-        this.failures = attempts + 1;
-        this.retryAt = Date.now() + delay;
-        this.store.setTimer(OUTBOX_TIMER, this.retryAt, attempts + 1);
-      } finally {
-        this.flushing = null;
-      }
-    })();
-    return this.flushing;
-  }
-
-  /** Tells each user's object what a flushed chunk says about its jobs and runs (fleet/outbox.ts). */
-  private async notifyUsers(entries: readonly OutboxEntry[]): Promise<void> {
-    const notes = userNotes(fleetId(this.store), entries);
-    await Promise.all([...notes].map(([userId, n]) => userStub(this.env, userId).notes(userId, n)));
   }
 
   /** Points the alarm at the earliest timer; a call that would not move it does not touch it. */
