@@ -1,13 +1,15 @@
 // Sustained admissions against the control plane on workerd, watching the connections:
 // `node scripts/bench/soak.mjs [--clients N] [--submits N] [--var KEY=VALUE ...]`.
 // N closed-loop clients on kept-alive connections submit until M admissions are answered or a request
-// fails; it prints every connection the server closed (and when), the first failure, and the slowest
-// requests with when they started. Exit status 1 when a request failed. A diagnostic, not a benchmark:
-// what `npm run bench` measures at 32 and 128 clients must first complete here.
+// fails; it prints every connection the server closed (and when), how many submits were sent again on a
+// new connection after that (with their Idempotency-Key, as `npm run bench` does), the first failure, and
+// the slowest requests with when they started. Then it waits for D1 to converge and checks exactly-once:
+// the jobs in D1 are the submits answered, one per key. Exit status 1 when a request failed or the count
+// is off. A diagnostic, not a benchmark.
 import http from "node:http";
 import { parseArgs } from "node:util";
 import { jsonClient } from "./latency.mjs";
-import { request } from "./load.mjs";
+import { send } from "./load.mjs";
 import { benchUser, charlmSpec, submitRequest } from "./setup.mjs";
 import { startWorkerd } from "./workerd.mjs";
 
@@ -43,12 +45,13 @@ let next = 0;
 let done = 0;
 let failure = null;
 const slowest = [];
+const stats = { resent: 0 };
 const client = async () => {
   while (!failure && next < total) {
     const i = next++;
     const started = Date.now();
     try {
-      const r = await request(agent, `${w.url}/v1/jobs`, submitRequest(user.token, body, `soak-${i}`));
+      const r = await send(agent, `${w.url}/v1/jobs`, submitRequest(user.token, body, `soak-${i}`), stats);
       if (r.status !== 201) failure = `request ${i}: ${r.status} ${r.body.slice(0, 300)}`;
       done++;
       slowest.push({ ms: Date.now() - started, started_s: (started - t0) / 1000 });
@@ -71,7 +74,17 @@ console.log(
     .map((s) => `${s.ms} ms (started ${s.started_s.toFixed(1)} s)`)
     .join(", ")}`,
 );
+console.log(`submits sent again on a new connection: ${stats.resent}`);
 console.log(failure ? `FAILED: ${failure}` : "no request failed");
 agent.destroy();
+// Exactly once: every answered submit is one job in D1, whatever was sent twice.
+const count = w.db.prepare("SELECT COUNT(*) AS n FROM jobs");
+let inD1 = -1;
+for (let waited = 0; waited < 30_000 && inD1 !== done; waited += 200) {
+  inD1 = (await count.first()).n;
+  if (inD1 !== done) await new Promise((r) => setTimeout(r, 200));
+}
+console.log(`jobs in D1: ${inD1} (answered ${done})`);
+if (inD1 !== done) failure ??= `D1 holds ${inD1} jobs for ${done} answered submits`;
 await w.stop();
 process.exit(failure ? 1 : 0);
