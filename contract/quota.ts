@@ -2,7 +2,7 @@
  * What a user's quota allows one more job to take, as a pure decision: the per-user object (UserDO)
  * applies it atomically with the slot it reserves, and the result names the limit a refusal rests on.
  */
-import type { Quota } from "./api.schema.js";
+import { type Quota, QuotaBody } from "./api.schema.js";
 import type { ErrorCode } from "./errors.js";
 import { utcDay } from "./time.js";
 
@@ -78,4 +78,21 @@ export function gpuHoursToday(finishedSeconds: number, open: readonly OpenRun[],
     0,
   );
   return (finishedSeconds + live) / 3600;
+}
+
+/** Quotas parsed from their stored JSON, by that JSON: the objects read the same few on every submit. */
+const parsedQuotas = new Map<string, Quota>();
+
+/** A quota as stored (its JSON), parsed and checked once per distinct text; shared, so frozen. */
+export function quotaFromJson(raw: string): Quota {
+  let q = parsedQuotas.get(raw);
+  if (!q) {
+    q = QuotaBody.parse(JSON.parse(raw));
+    for (const v of Object.values(q)) if (Array.isArray(v)) Object.freeze(v);
+    Object.freeze(q);
+    // Bounded: a stored quota changes rarely, so a full cache means many users; start again.
+    if (parsedQuotas.size >= 1_000) parsedQuotas.clear();
+    parsedQuotas.set(raw, q);
+  }
+  return q;
 }

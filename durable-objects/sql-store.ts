@@ -47,6 +47,19 @@ export class SqlStore {
     return value;
   }
 
+  /**
+   * `getMeta` without keeping what it read: for keys asked about once each (one per job), which would
+   * otherwise grow the cache with every job the object ever saw.
+   */
+  peekMeta(key: string): string | null {
+    const cached = this.metaCache.get(key);
+    if (cached !== undefined) return cached;
+    return (
+      this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]?.value ??
+      null
+    );
+  }
+
   /** Every meta row whose key starts with `prefix`. */
   metaByPrefix(prefix: string): Array<{ key: string; value: string }> {
     return this.sql

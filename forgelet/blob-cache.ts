@@ -8,7 +8,11 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { DIGEST_RE } from "../contract/digest.js";
-import { describeFetchError } from "./net-errors.js";
+import { closedUnanswered, describeFetchError } from "./net-errors.js";
+
+/** A blob's GET is sent at most this many times when its connection closes unanswered. */
+const GET_ATTEMPTS = 3;
+const GET_RETRY_MS = 200;
 
 export class DigestMismatchError extends Error {
   constructor(
@@ -68,15 +72,27 @@ export class BlobCache {
     return download;
   }
 
-  private async download(digest: string, final: string, source?: string): Promise<string> {
-    let res: Response;
-    try {
-      res = await fetch(`${this.server}${source ?? `/v1/blobs/${digest}`}`, {
-        headers: { authorization: `Bearer ${this.credential}` },
-      });
-    } catch (err) {
-      throw new BlobFetchError(digest, 0, `fetching blob ${digest} failed: ${describeFetchError(err)}`);
+  /**
+   * The blob's GET, sent again (up to GET_ATTEMPTS, after a short pause) when its connection closed before
+   * any answer: nothing was read yet, and a GET changes nothing.
+   */
+  private async get(digest: string, source?: string): Promise<Response> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fetch(`${this.server}${source ?? `/v1/blobs/${digest}`}`, {
+          headers: { authorization: `Bearer ${this.credential}` },
+        });
+      } catch (err) {
+        if (attempt >= GET_ATTEMPTS || !closedUnanswered(err)) {
+          throw new BlobFetchError(digest, 0, `fetching blob ${digest} failed: ${describeFetchError(err)}`);
+        }
+        await new Promise((r) => setTimeout(r, GET_RETRY_MS * attempt));
+      }
     }
+  }
+
+  private async download(digest: string, final: string, source?: string): Promise<string> {
+    const res = await this.get(digest, source);
     if (!res.ok || !res.body) {
       throw new BlobFetchError(
         digest,

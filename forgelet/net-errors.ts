@@ -28,3 +28,16 @@ export function describeFetchError(err: unknown): string {
   const msg = messageOf(err);
   return code && !msg.includes(code) ? `${msg} (${code})` : msg;
 }
+
+/** Codes of a connection that closed before any answer came (a kept-alive one the server had closed). */
+const CLOSED_UNANSWERED = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+
+/**
+ * The request's connection closed before any answer: a GET may simply be sent again. (A server closes an
+ * idle kept-alive connection at its own timeout, racing the next request on it; the local workerd does so
+ * to every such connection after a long busy spell: docs/operations.md.)
+ */
+export function closedUnanswered(err: unknown): boolean {
+  const code = codeOf(err);
+  return code !== undefined && CLOSED_UNANSWERED.has(code);
+}

@@ -8,6 +8,7 @@ import { ensureBootstrapped } from "./auth/bootstrap.js";
 import { authenticate, type Env } from "./auth/middleware.js";
 import { consoleApp } from "./console/index.js";
 import { AppError } from "./errors.js";
+import { executionCtxOf } from "./execution.js";
 import { limitBodies, refuseOldCli } from "./http.js";
 import { agentsRoutes } from "./routes/agents.routes.js";
 import { auditRoutes } from "./routes/audit.routes.js";
@@ -31,15 +32,6 @@ import { webhooksRoutes } from "./routes/webhooks.routes.js";
 import { noteConfigWrite } from "./services/config-cache.js";
 import { errorFields, log, requestIdOf } from "./services/log.js";
 import { observeRequests } from "./services/log-request.js";
-
-/** The request's execution context, when it has one (app.request in tests has none). */
-function executionCtxOf(c: { executionCtx: ExecutionContext }): ExecutionContext | undefined {
-  try {
-    return c.executionCtx;
-  } catch {
-    return undefined;
-  }
-}
 
 export function createApp(): Hono<Env> {
   const app = new Hono<Env>();

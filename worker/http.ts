@@ -94,6 +94,9 @@ export const limitBodies: MiddlewareHandler<Env> = async (c, next) => {
     await body.cancel();
     throw tooLarge(c, limit);
   }
+  // A declared length is the body's length (HTTP framing: the runtime reads that many bytes and no more),
+  // so only a chunked body is counted as it is read.
+  if (declared <= limit) return next();
   let seen = 0;
   let over = false;
   const capped = body.pipeThrough(

@@ -79,7 +79,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       this.store.migrate();
       // After a restart, anything written but not yet flushed or sent is picked up by the alarm.
       const now = Date.now();
-      if (this.store.outboxSize() > 0) this.store.setTimer(OUTBOX_TIMER, now);
+      if (!this.store.outboxEmpty()) this.store.setTimer(OUTBOX_TIMER, now);
       if (this.store.hasOpenCommands()) this.store.setTimer(COMMANDS_TIMER, now);
       if (ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
       await this.armAlarm();

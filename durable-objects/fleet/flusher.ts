@@ -16,7 +16,7 @@ import { OUTBOX_TIMER } from "./timers.js";
 
 const MAX_OUTBOX_RETRY_MS = 300_000;
 /** How long changes gather before one flush writes them to D1 together. */
-const FLUSH_WINDOW_MS = 10;
+const FLUSH_WINDOW_MS = 25;
 /** The alarm that flushes should the coalescing timer never fire (the object was evicted first). */
 const OUTBOX_BACKSTOP_MS = 1_000;
 
@@ -44,7 +44,7 @@ export class OutboxFlusher {
    */
   afterChange(): void {
     // After a failed flush the outbox timer's backoff decides when D1 is tried again.
-    if (this.armed || Date.now() < this.retryAt || this.store.outboxSize() === 0) return;
+    if (this.armed || Date.now() < this.retryAt || this.store.outboxEmpty()) return;
     this.armed = true;
     this.store.setTimer(OUTBOX_TIMER, Date.now() + OUTBOX_BACKSTOP_MS);
     setTimeout(() => {
@@ -58,13 +58,13 @@ export class OutboxFlusher {
    * this call; false when D1 refused (the caller answers 503 rather than a stale read).
    */
   async projected(): Promise<boolean> {
-    for (let i = 0; i < 3 && this.store.outboxSize() > 0; i++) {
+    for (let i = 0; i < 3 && !this.store.outboxEmpty(); i++) {
       await this.flush(this.failures, true);
       // D1 refused: the outbox timer's backoff tries again; the reader hears so now.
       if (this.retryAt > Date.now()) break;
     }
     await this.armAlarm();
-    return this.store.outboxSize() === 0;
+    return this.store.outboxEmpty();
   }
 
   /**

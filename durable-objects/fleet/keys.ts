@@ -2,6 +2,8 @@
 
 /** Which system mover (a drain, a window) moved a job, so undoing it touches only those jobs. */
 export const MOVED_PREFIX = "moved:";
+const RETRIES_PREFIX = "retries:";
+const ABANDONED_PREFIX = "abandoned:";
 
 export function movedKey(jobId: string): string {
   return `${MOVED_PREFIX}${jobId}`;
@@ -9,5 +11,15 @@ export function movedKey(jobId: string): string {
 
 /** Automatic retries a job has used (a person resuming it gives it a fresh budget). */
 export function retriesKey(jobId: string): string {
-  return `retries:${jobId}`;
+  return `${RETRIES_PREFIX}${jobId}`;
+}
+
+/** A job id whose admission was abandoned: it is never queued from then on. */
+export function abandonedKey(jobId: string): string {
+  return `${ABANDONED_PREFIX}${jobId}`;
+}
+
+/** Whether `key` is one job's (one row per job: read without caching it, store.ts). */
+export function isPerJobKey(key: string): boolean {
+  return key.startsWith(MOVED_PREFIX) || key.startsWith(RETRIES_PREFIX) || key.startsWith(ABANDONED_PREFIX);
 }

@@ -6,6 +6,7 @@
  */
 
 import { SqlStore } from "../sql-store.js";
+import { isPerJobKey } from "./keys.js";
 import type { OutboxEntry } from "./outbox-entry.js";
 import type { AllocRow, CommandRow, JobRow, NodeRow, RankRow, RunRow, TimerRow } from "./rows.js";
 import type { FleetEffect, Ledger } from "./state.js";
@@ -186,7 +187,8 @@ export class FleetStore extends SqlStore implements Ledger {
   // FleetState: what the rules read ---------------------------------------------------
 
   meta(key: string): string | null {
-    return this.getMeta(key);
+    // A job's own keys (its abandoned mark is read on every submit) are not cached: one entry per job.
+    return isPerJobKey(key) ? this.peekMeta(key) : this.getMeta(key);
   }
 
   job(id: string): JobRow | null {
@@ -421,6 +423,11 @@ export class FleetStore extends SqlStore implements Ledger {
     return this.sql
       .exec<{ seq: number; payload: string }>("SELECT seq, payload FROM outbox ORDER BY seq LIMIT ?", limit)
       .toArray();
+  }
+
+  /** Nothing waits for D1 (one row read, where counting them reads them all). */
+  outboxEmpty(): boolean {
+    return this.sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length === 0;
   }
 
   outboxSize(): number {

@@ -27,6 +27,8 @@ export class Tx {
   inWindowPass = false;
   /** A full scheduling pass ran in this decision (it leaves the fleet steady: see Ledger.steady). */
   passed = false;
+  /** Jobs whose snapshot this decision wrote to the outbox (rules/ledger.ts emitJob). */
+  readonly emittedJobs = new Set<string>();
 
   /**
    * `pass` is the scheduling pass (rules/schedule.ts; with `submitted`, the one for a job just queued),

@@ -5,8 +5,8 @@
  * Times are epoch milliseconds. Every count the admission path takes is an index range over what is held
  * now (at most about max_jobs rows), never over the user's history.
  */
-import { type Quota, QuotaBody } from "../../contract/api.schema.js";
-import { gpuHoursToday } from "../../contract/quota.js";
+import type { Quota } from "../../contract/api.schema.js";
+import { gpuHoursToday, quotaFromJson } from "../../contract/quota.js";
 import { utcDay } from "../../contract/time.js";
 import { SqlStore } from "../sql-store.js";
 
@@ -102,7 +102,7 @@ export class UserStore extends SqlStore {
 
   quota(): Quota | null {
     const raw = this.getMeta(QUOTA);
-    return raw ? QuotaBody.parse(JSON.parse(raw)) : null;
+    return raw ? quotaFromJson(raw) : null;
   }
 
   setQuota(q: Quota): void {

@@ -281,15 +281,15 @@ export function markdown(r) {
     L.push("![admissions](bench/admissions.png)");
     L.push("");
     L.push(
-      "| clients | depth | admissions/s | p50 | p99 | re-sent | no-op route/s | no-op DO RPC/s | two DO writes/s | one D1 write/s | Slurm sbatch --hold/s |",
+      "| clients | depth | admissions/s | with D1 projection/s | p50 | p99 | re-sent | no-op route/s | no-op DO RPC/s | two DO writes/s | one D1 write/s | Slurm sbatch --hold/s |",
     );
-    L.push("|---|---|---|---|---|---|---|---|---|---|---|");
+    L.push("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (const cc of a.concurrencies) {
       for (const d of a.depths) {
         const p = a.admissions[d][cc];
         const b = a.baselines;
         L.push(
-          `| ${cc} | ${d.toLocaleString("en")} | ${p.rate} | ${p.p50_ms} ms | ${p.p99_ms} ms | ${p.resent ?? "—"} | ${b.noop_route[cc].rate} | ${b.noop_do[cc].rate} | ${b.chain2?.[cc]?.rate ?? "—"} | ${b.noop_d1[cc].rate} | ${b.slurm[cc] ? `${b.slurm[cc].rate} (${b.slurm[cc].requests})` : "—"} |`,
+          `| ${cc} | ${d.toLocaleString("en")} | ${p.rate} | ${p.projected_rate ?? "—"} | ${p.p50_ms} ms | ${p.p99_ms} ms | ${p.resent ?? "—"} | ${b.noop_route[cc].rate} | ${b.noop_do[cc].rate} | ${b.chain2?.[cc]?.rate ?? "—"} | ${b.noop_d1[cc].rate} | ${b.slurm[cc] ? `${b.slurm[cc].rate} (${b.slurm[cc].requests})` : "—"} |`,
         );
       }
     }
@@ -401,11 +401,11 @@ function ADMISSION_NOTES(targets, a) {
   const chain = a.baselines.chain2?.[c1]?.rate;
   const lines = [
     "**Where an admission's time goes.** An admission makes two Durable Object hops that each write, one after the other: the user's object (token, account, quota and Idempotency-Key checked, the job's slot reserved, atomically across fleets) and the fleet's (the job queued, scheduled and written to its outbox). The *two DO writes* column is that floor and nothing else: two RPCs in a row to SQLite-backed objects that each write the JobSpec as one row. " +
-      `D1 is not on the path: the fleet writes its jobs to D1 after the answers, changes of ~10 ms in one batch (the *D1 transactions per admission* rows). workerd runs on one thread here: past a few clients everything shares one core, which is why no column scales with clients the way Slurm's multi-threaded slurmctld does on two cores.${chain ? ` With ${c1} client(s) the floor is ${chain}/s and admissions run at ${a.admissions[0][c1].rate}/s: the rest of an admission (HTTP, JSON, the spec's checks against the cached catalog, scheduling) costs ${round(1000 / a.admissions[0][c1].rate - 1000 / chain)} ms on top of the two writes' ${round(1000 / chain)} ms.` : ""}`,
+      `D1 is not on the path: the fleet writes its jobs to D1 after the answers, changes of ~25 ms in one batch (the *D1 transactions per admission* rows). workerd runs on one thread here: past a few clients everything shares one core, which is why no column scales with clients the way Slurm's multi-threaded slurmctld does on two cores.${chain ? ` With ${c1} client(s) the floor is ${chain}/s and admissions run at ${a.admissions[0][c1].rate}/s: the rest of an admission (HTTP, JSON, the spec's checks against the cached catalog, scheduling) costs ${round(1000 / a.admissions[0][c1].rate - 1000 / chain)} ms on top of the two writes' ${round(1000 / chain)} ms.` : ""}`,
   ];
   lines.push(
     "",
-    '**Saturation on the local workerd.** Past a few clients workerd always has work queued, and its event loop then polls sockets and timers only when the queue empties: a connection it was not reading waits (the p99 column), the outbox\'s flush timer waits (so the batches per admission fall), and when the loop polls again kept-alive connections waiting for their next request are closed unread. The load generator sends such a request again with its Idempotency-Key (*re-sent*; the latency counts from the first send). docs/operations.md, "Known problem: the local stack under sustained saturation", has the trace.',
+    "**Saturation on the local workerd.** Past a few clients workerd always has work queued, and its event loop then polls sockets and timers only when the queue empties: a connection it was not reading waits (the p99 column), the outbox's flush timer waits (so the batches per admission fall, and the projection's work is done after the point: *with D1 projection* counts the point's time until D1 held all its jobs), and when the loop polls again kept-alive connections waiting for their next request are closed unread. The load generator sends such a request again with its Idempotency-Key (*re-sent*; the latency counts from the first send). docs/operations.md, \"Known problem: the local stack under sustained saturation\", has the trace.",
   );
   const missed = targets?.filter((t) => t.holds.slurm_2x === false) ?? [];
   if (missed.length > 0) {

@@ -46,6 +46,13 @@ export async function startWorkerd({ vars = {}, inspectorPort } = {}) {
   const url = `http://127.0.0.1:${appPort}`;
   const mf = new Miniflare({
     cf: false,
+    // The Worker logs every request as it does in production (console.log, at SF_LOG_LEVEL); here workerd
+    // writes those lines to a pipe that this process (also the load generator) would otherwise parse and
+    // print, which is the client's CPU, not the Worker's: read and dropped. Warnings and errors still show.
+    handleRuntimeStdio(stdout, stderr) {
+      stdout.resume();
+      stderr.pipe(process.stderr);
+    },
     ...(inspectorPort ? { inspectorPort } : {}),
     d1Persist: join(persist, "v3", "d1"),
     r2Persist: join(persist, "v3", "r2"),

@@ -55,6 +55,35 @@ describe("forgelet parts under lifecycle conditions", () => {
     expect(downloads).toBe(1);
   });
 
+  it("a blob GET whose connection closes unanswered is sent again; a server that keeps closing fails it, coded", async () => {
+    const bytes = Buffer.alloc(64 * 1024, "y");
+    const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    let requests = 0;
+    let closeFirst = 1;
+    // What a server does to a kept-alive connection it timed out: the request is dropped, nothing answered.
+    const server: Server = createServer((req, res) => {
+      requests++;
+      if (closeFirst-- > 0 || req.url?.includes("never")) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      res.end(bytes);
+    });
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    cleanups.push(() => new Promise<void>((ok) => server.close(() => ok())));
+    const port = (server.address() as { port: number }).port;
+    const cache = new BlobCache(scratch(), `http://127.0.0.1:${port}`, "credential");
+    expect(readFileSync(await cache.path(digest)).equals(bytes)).toBe(true);
+    expect(requests).toBe(2);
+
+    requests = 0;
+    const never = cache.path(`sha256:${"0".repeat(64)}`, "/never");
+    await expect(never).rejects.toMatchObject({ name: "BlobFetchError", status: 0 });
+    await expect(never).rejects.toThrow(/other side closed|socket hang up|ECONNRESET/);
+    expect(requests).toBe(3);
+  });
+
   it("a rank whose runner is SIGKILLed: the training it left in its own session is ended before the rank counts as over", async () => {
     if (process.platform !== "linux") return; // the process runtime finds such leftovers through /proc
     const runsDir = scratch();

@@ -9,6 +9,7 @@ import { nowIso } from "../../contract/ids.js";
 import { db, schema } from "../../d1/client.js";
 import { type AppEnv, config } from "../env.js";
 import { AppError } from "../errors.js";
+import { waitUntil } from "../execution.js";
 import { verifyAgentCredential } from "./agent-credential.js";
 import { delegatedPrincipal } from "./delegation.js";
 import { countFailedLogin, isFailedLogin, refuseIfLockedOut } from "./login-limiter.js";
@@ -123,11 +124,8 @@ function touchToken(c: Ctx, tokenId: string, lastUsedAt: string | null): boolean
     .where(and(eq(schema.tokens.id, tokenId)))
     .run()
     .catch((err: unknown) => console.warn("token touch failed", err));
-  try {
-    c.executionCtx.waitUntil(write);
-  } catch {
-    // No execution context (e.g. app.request in unit tests): the write still proceeds.
-  }
+  // Without an execution context (app.request in unit tests) the write still proceeds.
+  waitUntil(c, write);
   return true;
 }
 

@@ -5,4 +5,14 @@ export type Principal =
   | { kind: "user"; userId: string; name: string; role: Role; tokenId: string }
   | { kind: "agent"; nodeId: string; fleetId: string };
 
-export type AppVars = { principal: Principal };
+/** What a request carries between middleware and routes. */
+export type AppVars = {
+  principal: Principal;
+  /** Set by a submit answered 201: its fleet and how many jobs it admitted (the admissions metric). */
+  admitted?: Admitted;
+};
+
+export interface Admitted {
+  fleetId: string;
+  jobs: number;
+}

@@ -1,19 +1,24 @@
 /**
  * The outermost middleware: every request gets an id (`cf-ray`, else a UUID), every answer the version
  * headers and `x-request-id`, every JSON error body `error.request_id`, and every request one structured
- * log line. It also counts what the metrics report from answers alone (admission outcomes, ingested
- * items), so no route has to know about metrics.
+ * log line. It also counts what the metrics report: refused submits by their error code and ingested
+ * items from the answers, admissions from what the submit set (`admitted`: reading a 201's body again
+ * cost a copy and a parse on every admission).
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { IngestClaims } from "../../contract/ingest.schema.js";
-import type { Principal } from "../auth/principal.js";
+import type { Admitted, Principal } from "../auth/principal.js";
 import { type AppEnv, config } from "../env.js";
+import { executionCtxOf } from "../execution.js";
 import { SERVER_VERSION_HEADERS } from "../http.js";
 import { type LogLevel, log, requestIdFrom, setRequestId } from "./log.js";
-import { addToCounter, flushCounters } from "./metrics-counters.js";
+import { addToCounter, flushCountersSoon } from "./metrics-counters.js";
 
-type ObservedEnv = { Bindings: AppEnv; Variables: { principal?: Principal; claims?: IngestClaims } };
+type ObservedEnv = {
+  Bindings: AppEnv;
+  Variables: { principal?: Principal; claims?: IngestClaims; admitted?: Admitted };
+};
 type Observed = Context<ObservedEnv>;
 
 /** Ingest routes whose answers say how many items they took (`accepted`): the metric's `kind` label. */
@@ -83,13 +88,10 @@ async function count(c: Observed, route: string | null, code: string | null): Pr
   if (route === "/v1/jobs") {
     if (status >= 400 && code) addToCounter("admission_rejections", code);
     else if (status === 201) {
-      // One job, or a job array's (all in one fleet).
-      const body = await answerOf(c);
-      const jobs = Array.isArray(body?.jobs) ? body.jobs : [body?.job];
-      const first: unknown = jobs[0];
-      const fleet = isRecord(first) && typeof first.fleet_id === "string" ? first.fleet_id : null;
-      if (!fleet) return false;
-      addToCounter("admissions", fleet, jobs.length);
+      // One job, or a job array's (all in one fleet), as the submit said (its answer is not read again).
+      const admitted = c.get("admitted");
+      if (!admitted) return false;
+      addToCounter("admissions", admitted.fleetId, admitted.jobs);
     } else return false;
     return true;
   }
@@ -129,11 +131,9 @@ export const observeRequests: MiddlewareHandler<ObservedEnv> = async (c, next) =
     c.header("x-request-id", requestId);
   }
   if (await count(c, route, code)) {
-    try {
-      c.executionCtx.waitUntil(flushCounters(c.env.DB));
-    } catch {
-      // No execution context (app.request in tests): the counts wait for the next request that has one.
-    }
+    const ctx = executionCtxOf(c);
+    // No execution context (app.request in tests): the counts wait for the next request that has one.
+    if (ctx) flushCountersSoon(c.env.DB, (p) => ctx.waitUntil(p));
   }
   const level = levelOf(c.res.status);
   if (!wanted(c.env, level)) return;

@@ -77,9 +77,27 @@ function upsert(d1: D1Database, rows: CounterRow[]): D1PreparedStatement {
   );
 }
 
-/** Writes every count this isolate has pending (none: nothing), after a short wait that gathers more. */
-export async function flushCounters(d1: D1Database): Promise<void> {
-  await scheduler.wait(FLUSH_DELAY_MS);
+/** A flush is waiting to gather counts: later counts go with it. */
+let scheduled = false;
+
+/**
+ * Writes every count this isolate has pending, after a short wait that gathers more, kept alive by the
+ * `waitUntil` of the request that scheduled it. One flush waits at a time: a request that counts meanwhile
+ * only adds to what it will write (a flush per request was a timer and a D1 batch per admission, most of
+ * them finding nothing). A count added after the wait schedules the next flush.
+ */
+export function flushCountersSoon(d1: D1Database, waitUntil: (p: Promise<void>) => void): void {
+  if (scheduled) return;
+  scheduled = true;
+  waitUntil(flushCounters(d1));
+}
+
+async function flushCounters(d1: D1Database): Promise<void> {
+  try {
+    await scheduler.wait(FLUSH_DELAY_MS);
+  } finally {
+    scheduled = false;
+  }
   const rows = takePending();
   if (rows.length === 0) return;
   const statements: D1PreparedStatement[] = [];

@@ -27,6 +27,7 @@ import { type Ctx, currentUser, reauthenticate } from "../auth/middleware.js";
 import { forgetToken } from "../auth/principal-cache.js";
 import { config } from "../env.js";
 import { AppError, unwrap } from "../errors.js";
+import { waitUntil } from "../execution.js";
 import { parseValue } from "../http.js";
 import { configCache, configGeneration, refreshConfigSoon } from "../services/config-cache.js";
 import { fleetStub } from "../services/fleets.service.js";
@@ -142,6 +143,7 @@ function inputsFor(
 
 function answer(c: Ctx, jobs: JobDetail[], array: boolean, status: 200 | 201) {
   if (status === 200) c.header("Idempotent-Replayed", "true");
+  else c.set("admitted", { fleetId: jobs[0]!.fleet_id, jobs: jobs.length });
   return array ? c.json({ jobs }, status) : c.json({ job: jobs[0]! }, status);
 }
 
@@ -276,13 +278,4 @@ export async function submitJobs(c: Ctx, raw: unknown) {
   }
   if (!result.ok) await user.release(jobIds);
   return answer(c, unwrap(result).jobs, array, 201);
-}
-
-/** `waitUntil` of the request, or (no execution context: app.request in tests) let the promise run. */
-function waitUntil(c: Ctx, p: Promise<unknown>): void {
-  try {
-    c.executionCtx.waitUntil(p);
-  } catch {
-    void p;
-  }
 }

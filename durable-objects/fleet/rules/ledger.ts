@@ -160,6 +160,7 @@ export function emitJob(t: Tx, job: JobRow): void {
     updated_at: nowIso(job.updated_at),
   };
   emit(t, { kind: "job", job: snapshot });
+  t.emittedJobs.add(job.id);
 }
 
 export function emitRun(t: Tx, run: RunRow): void {

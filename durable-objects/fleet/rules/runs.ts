@@ -18,7 +18,7 @@ import { nowIso } from "../../../contract/ids.js";
 import { imageAllowed } from "../../../contract/image-allowlist.js";
 import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
-import { movedKey, retriesKey } from "../keys.js";
+import { abandonedKey, movedKey, retriesKey } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
 import { retryTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
@@ -38,9 +38,6 @@ import {
 /** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
 export const STOP_GRACE_SECONDS = 30;
 const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
-
-/** The meta key that marks a job id whose admission was abandoned: it is never queued from then on. */
-export const abandonedKey = (jobId: string): string => `abandoned:${jobId}`;
 
 /** Why this fleet's own state refuses to queue `input` now; null: it may. */
 function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never> | null {
@@ -92,6 +89,9 @@ export function submit(t: Tx, inputs: readonly SubmitInput[]): Result<{ jobs: Jo
   });
   if (quotaChanged || rows.length > 1) t.schedule();
   else t.scheduleSubmitted(rows[0]!);
+  // Each job's snapshot once, as scheduling left it: a job that waits was just given its pending reasons
+  // (and written to the outbox with them), and its JobSpec need not be encoded into the outbox twice.
+  for (const r of rows) if (!t.emittedJobs.has(r.id)) emitJob(t, t.s.job(r.id)!);
   return ok({ jobs: rows.map((r) => jobDetail(t.s, r.id)!) });
 }
 
@@ -135,7 +135,7 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
     created_at: nowIso(t.now),
   });
   recordEvent(t, row, null, "QUEUED", "admitted", `user:${input.userName}`, {});
-  emitJob(t, row);
+  // Its snapshot goes to the outbox once scheduling decided about it (submit).
   return { row, quotaChanged };
 }
 

@@ -10,6 +10,7 @@ import type { FleetConfig, NodeView } from "../../../contract/fleet.schema.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
+import { quotaFromJson } from "../../../contract/quota.js";
 import { cordonedNodes } from "../node-admin.js";
 import type { JobRow, NodeRow, RunRow } from "../rows.js";
 import { decide, type PolicyInput, type UserInput } from "../scheduler/policy.js";
@@ -284,7 +285,7 @@ function userInputs(t: Tx, userIds: Set<string>): Record<string, UserInput> {
   for (const id of userIds) {
     const raw = t.s.quotaBody(id);
     out[id] = {
-      quota: raw ? QuotaBody.parse(JSON.parse(raw)) : DEFAULT_QUOTA,
+      quota: raw ? quotaFromJson(raw) : DEFAULT_QUOTA,
       runningGpus: 0,
       recentGpuSeconds: 0,
       gpuSecondsToday: 0,
