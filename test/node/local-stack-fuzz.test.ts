@@ -18,27 +18,27 @@
  * Replay: the run prints its seed; SF_SEED=<seed> generates the same requests again (on a fixture with
  * the same shape), SF_RUNS=<n> sends n requests per route (default 8).
  */
-import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { connect, type Socket } from "node:net";
-import { join } from "node:path";
+import { connect } from "node:net";
 import fc from "fast-check";
-import { Agent, Client, request } from "undici";
+import { Agent, Client } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digestOf } from "../../contract/digest.js";
-import { mintIngestToken } from "../../contract/ingest-token.js";
-import type { JobSpecInput } from "../../contract/jobspec.schema.js";
 import { type ControlPlane, startControlPlane } from "../support/control-plane.js";
 import { createHubStub, type HubStub } from "../support/hf-hub-stub.js";
-import { baseSpec } from "../support/jobs.js";
+import { localStackFixture } from "../support/local-stack-fixture.js";
 import {
-  type Answer,
-  CLOSED,
-  expectCodedAnswer,
-  type Fixture,
-  type Identities,
-  seedOf,
-} from "../worker/fuzz-model.js";
+  type Item,
+  json,
+  type Outcome,
+  percentile,
+  postSlowly,
+  readResponse,
+  sendAll,
+  shuffled,
+  tally,
+  wireHeaders,
+} from "../support/wire-traffic.js";
+import { expectCodedAnswer, seedOf } from "../worker/fuzz-model.js";
 import { requestArb, routesOf, wireRequest } from "../worker/fuzz-requests.js";
 import { seedFor } from "../worker/fuzz-seeds.js";
 
@@ -110,363 +110,6 @@ afterAll(async () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// The fixture, over HTTP: the same shape as the workerd fuzz's (test/worker/fuzz-fixture.ts).
-
-/** A JSON call that is never sent again: a dropped connection while the fixture is built fails too. */
-// biome-ignore lint/suspicious/noExplicitAny: fixture answers are read loosely, as the workerd fuzz reads them
-async function api<T = any>(
-  token: string | null,
-  method: string,
-  path: string,
-  body?: unknown,
-  expected: number[] = [200, 201, 202],
-): Promise<T> {
-  const res = await fetch(`${cp.url}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!expected.includes(res.status)) throw new Error(`fixture ${method} ${path}: ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : {}) as T;
-}
-
-async function createUser(name: string, role: "viewer" | "operator"): Promise<string> {
-  return (await api(cp.adminToken, "POST", "/v1/users", { name, role })).token;
-}
-
-async function createFleet(name: string, extra: Record<string, unknown> = {}) {
-  const r = await api(cp.adminToken, "POST", "/v1/fleets", {
-    name,
-    kind: "docker",
-    image_allowlist: ["ghcr.io/acme/*"],
-    ...extra,
-  });
-  return r.fleet as { id: string; name: string };
-}
-
-async function registerNode(fleet: string, name: string, gpus: number): Promise<string> {
-  const r = await api(cp.adminToken, "POST", `/v1/fleets/${fleet}/nodes`, { name, series: "h200", gpus });
-  return r.node.id;
-}
-
-/** The run's ingest token, minted with this control plane's SF_JWT_SECRET as the Fleet DO mints it. */
-function runToken(c: { runId: string; jobId: string; fleetId: string; epoch: number }): Promise<string> {
-  const vars = readFileSync(join(cp.stateDir, "dev.vars"), "utf8");
-  const secret = /^SF_JWT_SECRET=(.+)$/m.exec(vars)?.[1];
-  if (!secret) throw new Error(`no SF_JWT_SECRET in ${cp.stateDir}/dev.vars`);
-  return mintIngestToken(secret, { sub: c.runId, job: c.jobId, fleet: c.fleetId, epoch: c.epoch });
-}
-
-/** Submits `spec` as `op`; the fleet's registered node takes it at once, so it has a run (and a token). */
-async function dispatched(op: string, spec: JobSpecInput) {
-  const submitted = await api(op, "POST", "/v1/jobs", spec);
-  const detail = await api(op, "GET", `/v1/jobs/${submitted.job.id}`);
-  const run = detail.runs.at(-1) as { id: string; epoch: number } | undefined;
-  if (!run)
-    throw new Error(`fixture job ${submitted.job.id} was not dispatched: ${JSON.stringify(detail.job)}`);
-  const c = {
-    jobId: submitted.job.id as string,
-    runId: run.id,
-    epoch: run.epoch,
-    fleetId: detail.job.fleet_id,
-  };
-  return { ...c, id: c.jobId, token: await runToken(c) };
-}
-
-async function recipeDigest(name: string): Promise<string> {
-  const catalog = await api(cp.adminToken, "GET", "/v1/catalog");
-  const recipe = (
-    catalog.recipes as Array<{ name: string; versions: Array<{ version: string; digest: string }> }>
-  )
-    .find((r) => r.name === name)
-    ?.versions.find((v) => v.version === "1.0.0");
-  if (!recipe) throw new Error(`${name}@1.0.0 is not in the catalog`);
-  return recipe.digest;
-}
-
-/** A 1-GPU custom job on `fleet`, never retried (as the workerd fixture's customSpec). */
-async function customSpec(fleet: string, name: string): Promise<JobSpecInput> {
-  return {
-    ...baseSpec({
-      name,
-      fleet,
-      recipe: { name: "custom/custom", version: "1.0.0", digest: await recipeDigest("custom/custom") },
-      framework: { kind: "custom", version: "1", runtime_id: "bash", image: "ghcr.io/acme/train:1.0" },
-      gpus: 1,
-    }),
-    model: {},
-    data: {},
-    lifecycle: { max_retries: 0, retry_on_user_failure: false },
-  };
-}
-
-/** Everything the seeds name, as test/worker/fuzz-fixture.ts builds it, through this control plane's API. */
-async function buildFixture(): Promise<Fixture> {
-  const admin = cp.adminToken;
-  const operator = await createUser("fz-op", "operator");
-  const viewer = await createUser("fz-viewer", "viewer");
-  await createUser("fz-target", "operator");
-  const quota = { max_gpus: 100_000, max_jobs: 100_000, daily_gpu_hours: 1e6 };
-  await api(admin, "PUT", "/v1/users/fz-op/quota", quota);
-  const main = await createFleet("fz-main");
-  await registerNode("fz-main", "fz-n1", 8);
-  const side = await createFleet("fz-side");
-  const sideNode = await registerNode("fz-side", "fz-side-n", 4);
-  await createFleet("fz-agents", { kind: "process" });
-  const agentToken = await api(admin, "POST", "/v1/fleets/fz-agents/enrollment-tokens", {});
-  const agent = (await api(null, "POST", "/v1/agents/enroll", { token: agentToken.token })).credential;
-  // The capsule npm start published (dist/capsule): the fixture names its files.
-  const capsule = (await api(admin, "GET", "/v1/capsule")).files as Record<string, string>;
-  const spec = await customSpec("fz-main", "fz");
-  const charlm: JobSpecInput = {
-    ...spec,
-    recipe: { name: "python/charlm", version: "1.0.0", digest: await recipeDigest("python/charlm") },
-    framework: { kind: "python", version: "3", runtime_id: "python3-stdlib", image: null },
-    hyperparams: { learning_rate: 0.001, max_steps: 10, batch_size: 4 },
-  };
-  await api(operator, "PUT", "/v1/secrets/FZ_SECRET", { value: "s3cret-value-0" });
-  const job = await dispatched(operator, spec);
-  const victim = await dispatched(operator, { ...spec, metadata: { name: "fz-victim", labels: {} } });
-  const token = await api(operator, "POST", "/v1/tokens", { name: "fz-disposable" });
-  const hook = await api(operator, "POST", "/v1/webhooks", { url: CLOSED, events: ["job.succeeded"] });
-  const test = await api(operator, "POST", `/v1/webhooks/${hook.webhook.id}/test`);
-  const content = "fuzz blob content\n";
-  const digest = await digestOf(content);
-  const put = await fetch(`${cp.url}/v1/blobs/${digest}`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${operator}` },
-    body: content,
-  });
-  if (put.status !== 201 && put.status !== 200)
-    throw new Error(`fixture blob: ${put.status} ${await put.text()}`);
-  const minted = await api(admin, "POST", "/v1/fleets/fz-agents/enrollment-tokens", { ttl_minutes: 60 });
-  const device = await api(null, "POST", "/v1/auth/device");
-  const ids: Identities = { admin, operator, viewer, agent, ingest: job.token, "ingest-other": victim.token };
-  return {
-    ids,
-    main,
-    side,
-    sideNode,
-    spec,
-    charlm,
-    job,
-    victim,
-    tokenId: token.id,
-    webhookId: hook.webhook.id,
-    deliveryId: test.delivery.id,
-    blob: { digest, content },
-    capsule,
-    enrollToken: minted.token,
-    device: { code: device.device_code, userCode: device.user_code },
-  };
-}
-
-/**
- * The valid traffic's own user, fleet and run: nothing the fuzz generates names them (idsOfEveryKind does
- * not), so whatever the fuzzed admin and job routes accept, these requests stay valid.
- */
-async function buildSteady() {
-  const operator = await createUser("fz-steady", "operator");
-  await api(cp.adminToken, "PUT", "/v1/users/fz-steady/quota", {
-    max_gpus: 100_000,
-    max_jobs: 100_000,
-    daily_gpu_hours: 1e6,
-  });
-  await createFleet("fz-steady");
-  await registerNode("fz-steady", "fz-steady-n1", 8);
-  const spec = await customSpec("fz-steady", "steady");
-  const run = await dispatched(operator, spec);
-  return { operator, spec, run };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Sending over real connections.
-
-/** One request of the mix, as it goes on the wire. */
-interface Item {
-  kind: "fuzz" | "valid" | "early";
-  /** `METHOD /route` for fuzzed requests (coverage), a name for the others. */
-  route: string;
-  method: string;
-  target: string;
-  headers: Record<string, string>;
-  body?: string | Uint8Array;
-  html?: boolean;
-  /** The statuses a valid or early-refused request must get. */
-  expect?: number[];
-  /** Answered with an event stream. */
-  stream?: boolean;
-}
-
-interface Outcome {
-  item: Item;
-  answer?: Answer;
-  ms: number;
-  error?: string;
-  /** The answer said `Connection: close`. */
-  close?: boolean;
-  /** An event stream, cut off after its headers (which closes its connection). */
-  cut?: boolean;
-}
-
-/**
- * What undici cannot put on the wire, as fetch and any HTTP client refuse it: an `Upgrade` header (a
- * WebSocket route is sent as a plain request, and must be refused, coded, rather than hang) and bytes a
- * header value may not carry (DEL), replaced. Every request without a client address of its own gets one,
- * as Cloudflare's CF-Connecting-IP gives every request on the edge: the failed-login limit (wrangler.toml,
- * 20 a minute per address) would otherwise refuse all the rest of the fuzz 429 (the workerd fuzz raises
- * the limits instead; these are the real ones).
- */
-function wireHeaders(headers: Headers, address: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of headers) if (k !== "upgrade") out[k] = v.replace(/[^\t\x20-\x7e\x80-\xff]/g, "?");
-  if (!("cf-connecting-ip" in out)) out["cf-connecting-ip"] = address;
-  return out;
-}
-
-async function sendItem(dispatcher: Agent, item: Item): Promise<Outcome> {
-  const started = performance.now();
-  try {
-    const res = await request(new URL(item.target, cp.url), {
-      dispatcher,
-      method: item.method as "GET",
-      headers: item.headers,
-      body: item.body,
-      // Reused after a GET or DELETE with a body, which undici otherwise closes (a HEAD answer without a
-      // length still ends its connection, this side's choice: counted below).
-      reset: false,
-    });
-    const contentType = String(res.headers["content-type"] ?? "");
-    let text = "";
-    // A live tail never ends by itself: cut off after its headers (the connection goes with it).
-    const cut = contentType.includes("text/event-stream");
-    if (cut) res.body.destroy();
-    else text = await res.body.text();
-    const close = /\bclose\b/i.test(String(res.headers.connection ?? ""));
-    const answer = { status: res.statusCode, contentType, text };
-    return { item, answer, ms: performance.now() - started, close, cut };
-  } catch (err) {
-    const e = err as { code?: string; message?: string; cause?: { code?: string } };
-    return {
-      item,
-      ms: performance.now() - started,
-      error: `${e.code ?? e.cause?.code ?? "?"}: ${e.message}`,
-    };
-  }
-}
-
-/** Sends `items` in order, `inFlight` at a time, over `dispatcher`'s pool. */
-async function sendAll(dispatcher: Agent, items: Item[], inFlight: number): Promise<Outcome[]> {
-  const outcomes: Outcome[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        outcomes[i] = await sendItem(dispatcher, items[i]!);
-      }
-    }),
-  );
-  return outcomes;
-}
-
-/** A small seeded shuffle (mulberry32), so the mix's order replays with its seed. */
-function shuffled<T>(xs: T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = [...xs];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
-
-function tally(xs: string[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const x of xs) out.set(x, (out.get(x) ?? 0) + 1);
-  return out;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-
-const json = { "content-type": "application/json" };
-
-// ---------------------------------------------------------------------------------------------------------
-// A raw HTTP/1.1 exchange, for the body written after its headers.
-
-/** Reads one HTTP/1.1 response off `socket` (Content-Length or chunked), or says why none came. */
-function readResponse(socket: Socket, timeoutMs: number): Promise<{ status: number; body: string }> {
-  return new Promise((ok, ko) => {
-    let buf = Buffer.alloc(0);
-    const done = (err: Error | null, value?: { status: number; body: string }) => {
-      clearTimeout(timer);
-      socket.off("data", onData);
-      socket.off("close", onClose);
-      socket.off("error", onError);
-      if (err) ko(err);
-      else ok(value!);
-    };
-    const onData = (chunk: Buffer) => {
-      buf = Buffer.concat([buf, chunk]);
-      const end = buf.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const head = buf.subarray(0, end).toString("latin1");
-      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
-      const rest = buf.subarray(end + 4);
-      const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-      if (length) {
-        if (rest.length >= Number(length[1]))
-          done(null, { status, body: rest.toString("utf8", 0, Number(length[1])) });
-        return;
-      }
-      if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
-        let at = 0;
-        let body = "";
-        for (;;) {
-          const eol = rest.indexOf("\r\n", at);
-          if (eol < 0) return;
-          const size = Number.parseInt(rest.subarray(at, eol).toString("latin1"), 16);
-          if (rest.length < eol + 2 + size + 2) return;
-          if (size === 0) return done(null, { status, body });
-          body += rest.subarray(eol + 2, eol + 2 + size).toString("utf8");
-          at = eol + 2 + size + 2;
-        }
-      }
-      done(null, { status, body: "" });
-    };
-    const onClose = () => done(new Error(`the server closed the connection without an answer`));
-    const onError = (err: Error) => done(new Error(`socket error: ${err.message}`));
-    const timer = setTimeout(() => done(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs);
-    socket.on("data", onData);
-    socket.on("close", onClose);
-    socket.on("error", onError);
-  });
-}
-
-/** Writes a POST's headers, then its JSON body `delayMs` later. */
-async function postSlowly(socket: Socket, path: string, body: string, delayMs: number): Promise<void> {
-  const host = new URL(cp.url).host;
-  socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
-  );
-  await new Promise((r) => setTimeout(r, delayMs));
-  socket.write(body);
-}
-
-// ---------------------------------------------------------------------------------------------------------
 
 describe("the local stack (npm start) on kept-alive connections", () => {
   // The bug, exactly: POST /v1/ingest/hparams with a JSON body and no token is answered 401 before its body
@@ -522,7 +165,7 @@ describe("the local stack (npm start) on kept-alive connections", () => {
           const label = `#${i}, ${which}: POST ${path} (body 100 ms after the headers)`;
           try {
             const answer = readResponse(socket, 10_000);
-            await postSlowly(socket, path, body, 100);
+            await postSlowly(cp.url, socket, path, body, 100);
             const res = await answer;
             if (res.status !== 401) problem = `${label} → ${res.status} ${res.body.slice(0, 120)}`;
             else answered.push(label);
@@ -543,8 +186,9 @@ describe("the local stack (npm start) on kept-alive connections", () => {
   });
 
   it(`answers ${RUNS} fuzzed requests to every route, mixed with valid traffic: no 5xx, no drop, none slower than 5 s, every refusal coded`, async () => {
-    const f = await buildFixture();
-    const steady = await buildSteady();
+    const fixture = localStackFixture(cp);
+    const f = await fixture.buildFixture();
+    const steady = await fixture.buildSteady();
     const routes = await workerRoutes();
     expect(routes.length).toBeGreaterThan(100);
 
@@ -748,7 +392,7 @@ describe("the local stack (npm start) on kept-alive connections", () => {
     const started = Date.now();
     let outcomes: Outcome[];
     try {
-      outcomes = await sendAll(dispatcher, mix, IN_FLIGHT);
+      outcomes = await sendAll(cp.url, dispatcher, mix, IN_FLIGHT);
     } finally {
       await dispatcher.close();
     }
