@@ -6,7 +6,6 @@
  * commands. Order: constructor → RPC → fetch → webSocket* → alarm → helpers.
  */
 import { DurableObject } from "cloudflare:workers";
-import { z } from "zod";
 import { mintAgentCredential, renewDueAt } from "../../contract/agent-credential.js";
 import {
   AGENT_PROTOCOL_VERSION,
@@ -15,7 +14,6 @@ import {
   HEARTBEAT_PONG,
   MAX_FRAME_MESSAGE,
   parseFrame,
-  type ServerFrame,
 } from "../../contract/agent-frames.schema.js";
 import type { Quota, RegisterNodeBody } from "../../contract/api.schema.js";
 import type { Result } from "../../contract/errors.js";
@@ -33,17 +31,15 @@ import type {
   SubmitInput,
 } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
-import type { ResumeFrom } from "../../contract/launch-request.schema.js";
 import { type DoEnv, doSettings } from "../env.js";
 import type { FleetAdmissions, JobVersions } from "../user/types.js";
+import { CommandSender, sendFrame } from "./commands.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
 import { OutboxFlusher } from "./flusher.js";
-import { buildLaunchRequest, findResume, openLaunchSecrets } from "./launch.js";
 import { agentAdmitted } from "./node-admin.js";
-import type { CommandRow } from "./rows.js";
-import { launchContext } from "./rules/agents.js";
 import { fleetId } from "./rules/ledger.js";
 import type { NodeAction, NodeAdminReport } from "./rules/nodes.js";
+import { attachment, type SocketAttachment } from "./socket-attachment.js";
 import { type FleetStats, fleetStats } from "./stats-store.js";
 import { FleetStore } from "./store.js";
 import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, renewTimer, timerTarget } from "./timers.js";
@@ -54,18 +50,10 @@ const OVER_STOP_GRACE_SECONDS = 10;
 /** How long a rank that already reported success may take to exit by itself before it is stopped. */
 const FINISH_SECONDS = 30;
 
-/** Socket state is small (ids only) and parsed on read; everything else lives in SQL. */
-const SocketAttachment = z.object({
-  nodeId: z.string(),
-  lastSeen: z.number(),
-  /** When the credential this socket was opened (or last renewed) with expires; null: it has no expiry. */
-  credentialExpiresAt: z.number().nullable().default(null),
-});
-type SocketAttachment = z.infer<typeof SocketAttachment>;
-
 export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   private readonly store: FleetStore;
   private readonly outbox: OutboxFlusher;
+  private readonly commands: CommandSender;
   /** The alarm as this instance last set it (undefined: not known; the runtime clears it when it fires). */
   private alarmAt: number | null | undefined = undefined;
 
@@ -73,6 +61,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     super(ctx, env);
     this.store = new FleetStore(ctx.storage.sql);
     this.outbox = new OutboxFlusher(this.store, env, ctx, () => this.armAlarm());
+    this.commands = new CommandSender(this.store, env, ctx, (event) => this.decide(event));
     // Heartbeats are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     void ctx.blockConcurrencyWhile(async () => {
@@ -299,7 +288,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
           journal: frame.journal,
           orphans: frame.orphans,
         });
-        this.send(ws, {
+        sendFrame(ws, {
           v: AGENT_PROTOCOL_VERSION,
           type: "welcome",
           id: newId("frm"),
@@ -313,7 +302,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       }
       case "inventory":
         this.decide({ type: "inventory", nodeId: att.nodeId, inventory: frame.inventory });
-        this.send(ws, { v: AGENT_PROTOCOL_VERSION, type: "ack", id: newId("frm"), ref: frame.id });
+        sendFrame(ws, { v: AGENT_PROTOCOL_VERSION, type: "ack", id: newId("frm"), ref: frame.id });
         break;
       case "ack":
         this.decide({ type: "ack", nodeId: att.nodeId, commandId: frame.ref });
@@ -337,10 +326,10 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
           const code = outcome.kind === "stale_epoch" ? "STALE_EPOCH" : "UNKNOWN_RUN";
           this.sendError(ws, frame.id, code, `${code} for ${frame.run_id} epoch ${frame.epoch}`);
         } else {
-          this.send(ws, { v: AGENT_PROTOCOL_VERSION, type: "ack", id: newId("frm"), ref: frame.id });
+          sendFrame(ws, { v: AGENT_PROTOCOL_VERSION, type: "ack", id: newId("frm"), ref: frame.id });
         }
         if (outcome.stopWorkload && frame.event !== "exited" && frame.event !== "stopped") {
-          this.send(ws, {
+          sendFrame(ws, {
             v: AGENT_PROTOCOL_VERSION,
             type: "stop",
             id: newId("frm"),
@@ -427,7 +416,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
    */
   private async afterChange(): Promise<void> {
     this.outbox.afterChange();
-    await this.pushCommands();
+    await this.commands.push();
     await this.armAlarm();
   }
 
@@ -450,18 +439,10 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     return 3 * doSettings(this.env).heartbeatMs;
   }
 
-  private send(ws: WebSocket, frame: ServerFrame): void {
-    try {
-      ws.send(JSON.stringify(frame));
-    } catch (err) {
-      console.warn("send to agent failed", err);
-    }
-  }
-
   private sendError(ws: WebSocket, ref: string | null, code: string, message: string): void {
     // Messages quote the frame (its run id has no length limit): cut to what an error frame may carry.
     const text = message.slice(0, MAX_FRAME_MESSAGE);
-    this.send(ws, { v: AGENT_PROTOCOL_VERSION, type: "error", id: newId("frm"), ref, code, message: text });
+    sendFrame(ws, { v: AGENT_PROTOCOL_VERSION, type: "error", id: newId("frm"), ref, code, message: text });
   }
 
   private socketGone(ws: WebSocket): void {
@@ -494,7 +475,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     if (!ws || !att || !fleet || !settings.jwtSecret || !agentAdmitted(this.store, nodeId)) return;
     const ttl = Math.round(settings.credentialMs / 1000);
     const { credential, expiresAt } = await mintAgentCredential(settings.jwtSecret, nodeId, fleet, ttl);
-    this.send(ws, {
+    sendFrame(ws, {
       v: AGENT_PROTOCOL_VERSION,
       type: "credential",
       id: newId("frm"),
@@ -519,80 +500,6 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     if (this.ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
   }
 
-  /**
-   * Sends every connected agent its unacknowledged commands (new ones, and old ones due a re-send). Driven
-   * by the open commands, not by the sockets: a fleet of a thousand idle agents costs nothing here.
-   */
-  private async pushCommands(): Promise<void> {
-    const nodes = this.store.openCommandNodes();
-    if (nodes.length === 0) return;
-    const now = Date.now();
-    const resendMs = doSettings(this.env).commandResendMs;
-    for (const nodeId of nodes) {
-      // A cluster agent carries the commands of every node it fronts.
-      const agentId = this.store.node(nodeId)?.agent_id ?? nodeId;
-      const ws = this.ctx.getWebSockets(`agent:${agentId}`).find((s) => s.readyState === WebSocket.OPEN);
-      if (!ws) continue;
-      for (const cmd of this.store.openCommands(nodeId)) {
-        if (cmd.sent_at !== null && now - cmd.sent_at < resendMs) continue;
-        const frame = await this.commandFrame(cmd);
-        if (!frame) continue;
-        this.send(ws, frame);
-        this.decide({ type: "sent", commandId: cmd.id });
-      }
-    }
-    if (this.store.hasOpenCommands()) this.store.setTimer(COMMANDS_TIMER, now + resendMs);
-  }
-
-  private async commandFrame(cmd: CommandRow): Promise<ServerFrame | null> {
-    if (cmd.kind === "stop") {
-      const p = JSON.parse(cmd.payload) as { epoch: number; grace_seconds: number; reason: string };
-      return {
-        v: AGENT_PROTOCOL_VERSION,
-        type: "stop",
-        id: cmd.id,
-        run_id: cmd.run_id,
-        rank: cmd.rank,
-        epoch: p.epoch,
-        grace_seconds: p.grace_seconds,
-        reason: p.reason,
-      };
-    }
-    const ctx = launchContext(this.store, cmd.run_id);
-    if (!ctx) {
-      this.decide({ type: "ack", nodeId: cmd.node_id, commandId: cmd.id });
-      return null;
-    }
-    const settings = doSettings(this.env);
-    const secrets = await openLaunchSecrets(this.env, settings, ctx);
-    if (!secrets.ok) {
-      this.decide({ type: "launch_failed", runId: ctx.run.id, rank: cmd.rank, reason: secrets.reason });
-      return null;
-    }
-    const built = await buildLaunchRequest(settings, ctx, await this.resumeOf(ctx.run), secrets.secrets);
-    if (!built.ok) {
-      this.decide({ type: "launch_failed", runId: ctx.run.id, rank: cmd.rank, reason: built.reason });
-      return null;
-    }
-    return { v: AGENT_PROTOCOL_VERSION, type: "launch", id: cmd.id, rank: cmd.rank, request: built.request };
-  }
-
-  /**
-   * Where a run continues from: resolved once (asking the Run DOs of the job's earlier runs), then kept,
-   * so every rank and re-sent launch carry the same checkpoint and the ledger learns it.
-   */
-  private async resumeOf(run: { id: string; job_id: string; attempt: number }): Promise<ResumeFrom | null> {
-    let known = this.store.runResume(run.id);
-    if (known === undefined) {
-      const earlier = this.store.runsOfJob(run.job_id).filter((r) => r.attempt < run.attempt);
-      const found = await findResume(this.env, earlier);
-      // Two ranks may resolve concurrently (the await above lets other events in): the first one wins.
-      this.decide({ type: "resume_resolved", runId: run.id, body: JSON.stringify(found) });
-      known = this.store.runResume(run.id);
-    }
-    return JSON.parse(known ?? "null") as ResumeFrom | null;
-  }
-
   /** Points the alarm at the earliest timer; a call that would not move it does not touch it. */
   private async armAlarm(): Promise<void> {
     const due = this.store.nextTimerDue();
@@ -601,10 +508,4 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     if (due === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(due);
   }
-}
-
-/** A socket's attachment, or null when it is not one of ours (or was written by an older version). */
-function attachment(ws: WebSocket): SocketAttachment | null {
-  const r = SocketAttachment.safeParse(ws.deserializeAttachment());
-  return r.success ? r.data : null;
 }
