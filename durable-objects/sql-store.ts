@@ -60,13 +60,24 @@ export class SqlStore {
     );
   }
 
-  /** Every meta row whose key starts with `prefix`. */
+  /**
+   * Every meta row whose key starts with `prefix`, by key: a range of the key's index (a `substr` match
+   * read every row, and meta holds rows per job: a fleet's cordoned nodes were found by reading them all on
+   * every submit).
+   */
   metaByPrefix(prefix: string): Array<{ key: string; value: string }> {
+    if (prefix === "")
+      return this.sql
+        .exec<{ key: string; value: string }>("SELECT key, value FROM meta ORDER BY key")
+        .toArray();
+    // Keys compare as their UTF-8 bytes, so "starts with prefix" is [prefix, prefix with its last character
+    // one higher).
+    const end = prefix.slice(0, -1) + String.fromCodePoint(prefix.codePointAt(prefix.length - 1)! + 1);
     return this.sql
       .exec<{ key: string; value: string }>(
-        "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ?",
-        prefix.length,
+        "SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key",
         prefix,
+        end,
       )
       .toArray();
   }

@@ -1,6 +1,7 @@
 /**
  * The User DO's store, inside a real object: the held count its triggers keep equals the slots held,
- * whatever moves them, and the meta cache never outlives a transaction that rolled back.
+ * whatever moves them, the meta cache never outlives a transaction that rolled back, and meta rows are
+ * found by prefix exactly (sql-store.ts, which every object's store shares).
  */
 import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
@@ -80,5 +81,27 @@ describe("the User DO's store", () => {
         expect(s.quota()).toEqual(quota);
       },
     );
+  });
+
+  it("finds meta rows by key prefix: exactly those, in key order, whatever is stored beside them", async () => {
+    await runInDurableObject(testEnv.USERS.get(testEnv.USERS.idFromName("meta-prefix")), (instance) => {
+      const s = storeOf(instance);
+      // Around the prefix's range: the prefix without its last character, the next key up, a longer word.
+      for (const k of [
+        "node_admin:b",
+        "node_admin:a",
+        "node_admin;",
+        "node_admin",
+        "node_adminx:c",
+        "moved:1",
+      ])
+        s.setMeta(k, k.toUpperCase());
+      expect(s.metaByPrefix("node_admin:")).toEqual([
+        { key: "node_admin:a", value: "NODE_ADMIN:A" },
+        { key: "node_admin:b", value: "NODE_ADMIN:B" },
+      ]);
+      expect(s.metaByPrefix("moved:").map((m) => m.key)).toEqual(["moved:1"]);
+      expect(s.metaByPrefix("retries:")).toEqual([]);
+    });
   });
 });
