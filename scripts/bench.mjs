@@ -158,11 +158,23 @@ if (only.has("console")) {
   );
 }
 results.finished_at = new Date().toISOString();
+// The commit each section was measured at (a merged report keeps sections of earlier runs).
+results.section_commits = Object.fromEntries(
+  SECTIONS.filter((s) => results[s]).map((s) => [s, results.environment.commit]),
+);
 if (opts.merge) {
   const previous = JSON.parse(readFileSync(join(out, "bench-results.json"), "utf8"));
-  for (const section of SECTIONS)
-    if (!only.has(section) && previous[section]) results[section] = previous[section];
   const before = previous.environment ?? {};
+  // A report written before section_commits: its own sections are its commit, the ones it kept its `from`.
+  const keptFrom = (s) =>
+    previous.section_commits?.[s] ??
+    (previous.merged && !previous.merged.sections.includes(s) ? previous.merged.from : before.commit) ??
+    null;
+  for (const section of SECTIONS)
+    if (!only.has(section) && previous[section]) {
+      results[section] = previous[section];
+      results.section_commits[section] = keptFrom(section);
+    }
   results.merged = {
     from: before.commit ?? null,
     machine: `${before.cpus} × ${before.cpu_model}, ${before.memory_gib} GiB RAM`,

@@ -203,7 +203,7 @@ export function markdown(r) {
   L.push("");
   L.push(
     r.merged
-      ? `Written by \`npm run bench -- --only ${r.merged.sections.join(",")} --merge\` on ${r.finished_at} at commit \`${env.commit}\`: those sections were measured then; the others are kept from the full run at commit \`${r.merged.from}\` (raw: [bench-results.json](bench-results.json)). Within each section every figure sits next to a baseline measured in the same run, on the same machine, at the same concurrency: the machine is shared and noisy, so ratios are what carry over.`
+      ? `Written by \`npm run bench -- --only ${r.merged.sections.join(",")} --merge\` on ${r.finished_at} at commit \`${env.commit}\`: those sections were measured then; the others are kept from earlier runs (${keptSections(r)}) (raw: [bench-results.json](bench-results.json)). Within each section every figure sits next to a baseline measured in the same run, on the same machine, at the same concurrency: the machine is shared and noisy, so ratios are what carry over.`
       : `Written by \`npm run bench\`${r.quick ? " --quick" : ""} on ${r.finished_at} at commit \`${env.commit}\`; every number below is from that one run (raw: [bench-results.json](bench-results.json)). Each figure sits next to a baseline measured in the same run, on the same machine, at the same concurrency: the machine is shared and noisy, so ratios are what carry over.`,
   );
   L.push("");
@@ -395,6 +395,17 @@ export function markdown(r) {
 
 /** Targets with no measurement yet (none at present); each becomes a "not measured yet" row. */
 const NOT_YET = [];
+
+/** "scheduling, pipeline at `abc1234`; cli at `def5678`": where a merged report's kept sections were measured. */
+function keptSections(r) {
+  const byCommit = new Map();
+  for (const [section, commit] of Object.entries(r.section_commits ?? {})) {
+    if (r.merged.sections.includes(section)) continue;
+    byCommit.set(commit, [...(byCommit.get(commit) ?? []), section]);
+  }
+  if (byCommit.size === 0) return `at commit \`${r.merged.from}\``;
+  return [...byCommit].map(([commit, sections]) => `${sections.join(", ")} at \`${commit}\``).join("; ");
+}
 
 function ADMISSION_NOTES(targets, a) {
   const c1 = a.concurrencies[0];
