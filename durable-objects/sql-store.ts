@@ -40,9 +40,7 @@ export class SqlStore {
   getMeta(key: string): string | null {
     const cached = this.metaCache.get(key);
     if (cached !== undefined) return cached;
-    const value =
-      this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]?.value ??
-      null;
+    const value = this.readMeta(key);
     this.metaCache.set(key, value);
     return value;
   }
@@ -53,7 +51,10 @@ export class SqlStore {
    */
   peekMeta(key: string): string | null {
     const cached = this.metaCache.get(key);
-    if (cached !== undefined) return cached;
+    return cached !== undefined ? cached : this.readMeta(key);
+  }
+
+  private readMeta(key: string): string | null {
     return (
       this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]?.value ??
       null
