@@ -14,7 +14,22 @@ export interface Namespace {
   get(id: DurableObjectId): unknown;
 }
 
+/** Object ids by name, per namespace: an id is a pure function of the name (a keyed hash worth keeping). */
+const ids = new WeakMap<Namespace, Map<string, DurableObjectId>>();
+const MAX_IDS = 10_000;
+
 /** The stub of the object named `name` in `ns`, typed as the class `T`. */
 export function stubOf<T>(ns: Namespace, name: string): Rpc<T> {
-  return ns.get(ns.idFromName(name)) as Rpc<T>;
+  let known = ids.get(ns);
+  if (!known) {
+    known = new Map();
+    ids.set(ns, known);
+  }
+  let id = known.get(name);
+  if (!id) {
+    if (known.size >= MAX_IDS) known.clear();
+    id = ns.idFromName(name);
+    known.set(name, id);
+  }
+  return ns.get(id) as Rpc<T>;
 }

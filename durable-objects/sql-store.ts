@@ -27,15 +27,42 @@ export class SqlStore {
     }
   }
 
-  /** One synchronous SQL transaction; a rollback (the callback threw) also empties the meta cache. */
+  /**
+   * One synchronous SQL transaction. Writes a subclass holds back (`beforeCommit`) go in before it commits;
+   * a rollback (the callback threw) empties the meta cache and whatever else the subclass keeps
+   * (`rolledBack`), since a value read or written inside it may be one it undid.
+   */
   transaction<T>(storage: { transactionSync<R>(fn: () => R): R }, fn: () => T): T {
     try {
-      return storage.transactionSync(fn);
+      return storage.transactionSync(() => {
+        this.depth += 1;
+        try {
+          const result = fn();
+          if (this.depth === 1) this.beforeCommit();
+          return result;
+        } finally {
+          this.depth -= 1;
+        }
+      });
     } catch (err) {
       this.metaCache.clear();
+      this.rolledBack();
       throw err;
     }
   }
+
+  private depth = 0;
+
+  /** Inside `transaction`'s callback: a subclass may hold writes back until `beforeCommit`. */
+  protected get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
+  /** Writes held back during the transaction, written now (still inside it). */
+  protected beforeCommit(): void {}
+
+  /** The transaction rolled back: forget what was held back or cached since it began. */
+  protected rolledBack(): void {}
 
   getMeta(key: string): string | null {
     const cached = this.metaCache.get(key);

@@ -1,4 +1,7 @@
-/** Meta rows the rules keep per job, by what they remember. */
+/** Meta rows the rules keep per job (and per node), by what they remember. */
+
+/** What an admin decided about a node (node-admin.ts): `node_admin:<node id>`. */
+export const NODE_ADMIN_PREFIX = "node_admin:";
 
 /** Which system mover (a drain, a window) moved a job, so undoing it touches only those jobs. */
 export const MOVED_PREFIX = "moved:";

@@ -4,6 +4,7 @@
  * property tests). Rows are copied in and out, as a database would: a rule that changes a row it read
  * changes nothing until it applies an effect. A second booking of one GPU throws, like the primary key.
  */
+import { Memo } from "./memo.js";
 import type { OutboxEntry } from "./outbox-entry.js";
 import type { AllocRow, CommandRow, JobRow, NodeRow, RankRow, RunRow } from "./rows.js";
 import type { FleetEffect, Ledger } from "./state.js";
@@ -23,6 +24,7 @@ export class MemoryFleetState implements Ledger {
   readonly timerRows = new Map<string, number>();
   readonly outbox: OutboxEntry[] = [];
   steady = false;
+  readonly memo = new Memo();
 
   // reads --------------------------------------------------------------------------------
 
@@ -40,6 +42,10 @@ export class MemoryFleetState implements Ledger {
   job(id: string): JobRow | null {
     const j = this.jobRows.get(id);
     return j ? copy(j) : null;
+  }
+
+  jobExists(id: string): boolean {
+    return this.jobRows.has(id);
   }
 
   queuedCount(): number {
@@ -150,6 +156,7 @@ export class MemoryFleetState implements Ledger {
   // the applier ---------------------------------------------------------------------------
 
   apply(e: FleetEffect): void {
+    this.memo.changed(e);
     switch (e.kind) {
       case "meta":
         if (e.value === null) this.metaRows.delete(e.key);

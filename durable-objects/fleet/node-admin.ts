@@ -4,6 +4,7 @@
  * adapter (which refuses a revoked agent). Reads only.
  */
 import type { Orphan } from "../../contract/agent-frames.schema.js";
+import { NODE_ADMIN_PREFIX } from "./keys.js";
 import type { FleetState } from "./state.js";
 
 export interface NodeAdmin {
@@ -17,7 +18,6 @@ export interface NodeAdmin {
   at: number;
 }
 
-export const NODE_ADMIN_PREFIX = "node_admin:";
 export const nodeAdminKey = (nodeId: string) => `${NODE_ADMIN_PREFIX}${nodeId}`;
 
 export function nodeAdmin(s: FleetState, nodeId: string): NodeAdmin | null {

@@ -3,6 +3,7 @@
  * Two implementations: the DO's SQLite store (fleet/store.ts) and an in-memory state for the unit and
  * property tests (fleet/memory-state.ts). Both answer every query in the same order.
  */
+import type { Memo } from "./memo.js";
 import type { OutboxEntry } from "./outbox-entry.js";
 import type { AllocRow, CommandKind, CommandRow, JobRow, NodeRow, RankRow, RunRow } from "./rows.js";
 
@@ -11,6 +12,8 @@ export interface FleetState {
   /** Meta rows whose key starts with `prefix`, by key. */
   metaByPrefix(prefix: string): Array<{ key: string; value: string }>;
   job(id: string): JobRow | null;
+  /** Whether job `id` exists (every submit asks, for a job that almost never does). */
+  jobExists(id: string): boolean;
   /** Jobs in `status`, in queue order (queue_seq). */
   jobsByStatus(status: string): JobRow[];
   /** How many jobs are QUEUED. */
@@ -83,4 +86,6 @@ export interface Ledger extends FleetState {
    * first submit makes a full pass.
    */
   steady: boolean;
+  /** What scheduling derives from the state, kept until an applied effect changes it (fleet/memo.ts). */
+  readonly memo: Memo;
 }

@@ -7,6 +7,7 @@
 
 import { SqlStore } from "../sql-store.js";
 import { isPerJobKey } from "./keys.js";
+import { Memo } from "./memo.js";
 import type { OutboxEntry } from "./outbox-entry.js";
 import type { AllocRow, CommandRow, JobRow, NodeRow, RankRow, RunRow, TimerRow } from "./rows.js";
 import type { FleetEffect, Ledger } from "./state.js";
@@ -177,11 +178,53 @@ function values<R extends Record<string, unknown>>(
   return columns.map((c) => row[c] as SqlStorageValue);
 }
 
+/** Rows per multi-row outbox INSERT: two bound parameters each, and a statement binds at most 100. */
+const OUTBOX_ROWS_PER_INSERT = 50;
+
 export class FleetStore extends SqlStore implements Ledger {
   steady = false;
+  readonly memo = new Memo();
+
+  // Inside a transaction, job rows and outbox entries are held back and written once, before it commits:
+  // a submit writes its job three times (queued, its event counted, its pending reasons) and its outbox
+  // entries one by one, and every read of them goes through here.
+  private readonly heldJobs = new Map<string, JobRow>();
+  private readonly heldOutbox: SqlStorageValue[] = [];
+  /** Each user's quota body as last read or written (one row per user; read twice by every submit). */
+  private readonly quotas = new Map<string, string | null>();
+  /** The earliest timer (undefined: not known). */
+  private nextDue: number | null | undefined = undefined;
+  /** No command is open (learnt from a read, forgotten when one may have opened). */
+  private noOpenCommands = false;
 
   constructor(sql: SqlStorage) {
     super(sql, MIGRATIONS);
+  }
+
+  protected override beforeCommit(): void {
+    this.writeHeld();
+  }
+
+  protected override rolledBack(): void {
+    this.heldJobs.clear();
+    this.heldOutbox.length = 0;
+    this.quotas.clear();
+    this.nextDue = undefined;
+    this.noOpenCommands = false;
+    this.memo.clear();
+  }
+
+  /** Writes the held-back job rows and outbox entries (before a read that needs them, and at commit). */
+  private writeHeld(): void {
+    for (const row of this.heldJobs.values()) this.sql.exec(UPSERT.job, ...values(row, JOB_COLUMNS));
+    this.heldJobs.clear();
+    const rows = this.heldOutbox;
+    for (let i = 0; i < rows.length; i += 2 * OUTBOX_ROWS_PER_INSERT) {
+      const chunk = rows.slice(i, i + 2 * OUTBOX_ROWS_PER_INSERT);
+      const marks = Array.from({ length: chunk.length / 2 }, () => "(?, ?)").join(", ");
+      this.sql.exec(`INSERT INTO outbox (payload, created_at) VALUES ${marks}`, ...chunk);
+    }
+    rows.length = 0;
   }
 
   // FleetState: what the rules read ---------------------------------------------------
@@ -192,14 +235,22 @@ export class FleetStore extends SqlStore implements Ledger {
   }
 
   job(id: string): JobRow | null {
+    const held = this.heldJobs.get(id);
+    if (held) return { ...held };
     return this.sql.exec<JobRow>("SELECT * FROM jobs WHERE id = ?", id).toArray()[0] ?? null;
   }
 
+  jobExists(id: string): boolean {
+    return this.heldJobs.has(id) || this.sql.exec("SELECT 1 FROM jobs WHERE id = ?", id).toArray().length > 0;
+  }
+
   queuedCount(): number {
+    this.writeHeld();
     return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE status = 'QUEUED'").one().n;
   }
 
   jobsByStatus(status: string): JobRow[] {
+    this.writeHeld();
     return this.sql.exec<JobRow>("SELECT * FROM jobs WHERE status = ? ORDER BY queue_seq", status).toArray();
   }
 
@@ -289,22 +340,27 @@ export class FleetStore extends SqlStore implements Ledger {
   }
 
   quotaBody(userId: string): string | null {
-    return (
+    const known = this.quotas.get(userId);
+    if (known !== undefined) return known;
+    const body =
       this.sql.exec<{ body: string }>("SELECT body FROM quotas WHERE user_id = ?", userId).toArray()[0]
-        ?.body ?? null
-    );
+        ?.body ?? null;
+    this.quotas.set(userId, body);
+    return body;
   }
 
   // the one applier ---------------------------------------------------------------------
 
   apply(e: FleetEffect): void {
+    this.memo.changed(e);
     switch (e.kind) {
       case "meta":
         if (e.value === null) this.deleteMeta(e.key);
         else this.setMeta(e.key, e.value);
         return;
       case "job":
-        this.sql.exec(UPSERT.job, ...values(e.row, JOB_COLUMNS));
+        if (this.inTransaction) this.heldJobs.set(e.row.id, { ...e.row });
+        else this.sql.exec(UPSERT.job, ...values(e.row, JOB_COLUMNS));
         return;
       case "run":
         this.sql.exec(UPSERT.run, ...values(e.row, RUN_COLUMNS));
@@ -324,6 +380,7 @@ export class FleetStore extends SqlStore implements Ledger {
           e.user_id,
           e.body,
         );
+        this.quotas.set(e.user_id, e.body);
         return;
       case "alloc":
         // No OR IGNORE: the primary key refuses a double booking and aborts the transaction.
@@ -338,6 +395,7 @@ export class FleetStore extends SqlStore implements Ledger {
         this.sql.exec("DELETE FROM gpu_alloc WHERE run_id = ?", e.run_id);
         return;
       case "command":
+        this.noOpenCommands = false;
         this.sql.exec(
           "INSERT INTO commands (id, node_id, run_id, rank, kind, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
           e.row.id,
@@ -370,6 +428,7 @@ export class FleetStore extends SqlStore implements Ledger {
         this.sql.exec("UPDATE commands SET acked_at = ? WHERE id = ? AND acked_at IS NULL", e.at, e.id);
         return;
       case "reopen":
+        this.noOpenCommands = false;
         this.sql.exec(
           `UPDATE commands SET acked_at = NULL, sent_at = NULL
            WHERE run_id = ? AND rank = ? AND node_id = ? AND kind = 'launch' AND acked_at IS NOT NULL`,
@@ -386,7 +445,8 @@ export class FleetStore extends SqlStore implements Ledger {
         else this.setTimer(e.id, e.due);
         return;
       case "outbox":
-        this.enqueue(e.entry, e.at);
+        if (this.inTransaction) this.heldOutbox.push(JSON.stringify(e.entry), e.at);
+        else this.enqueue(e.entry, e.at);
         return;
       case "resume":
         this.sql.exec("INSERT OR IGNORE INTO run_resume (run_id, body) VALUES (?, ?)", e.run_id, e.body);
@@ -398,21 +458,27 @@ export class FleetStore extends SqlStore implements Ledger {
 
   /** Every job id with its status, in queue order (tests and reconciliation). */
   jobStatuses(): Array<{ id: string; status: string }> {
+    this.writeHeld();
     return this.sql
       .exec<{ id: string; status: string }>("SELECT id, status FROM jobs ORDER BY queue_seq")
       .toArray();
   }
 
   hasOpenCommands(): boolean {
+    if (this.noOpenCommands) return false;
     return this.sql.exec("SELECT 1 FROM commands WHERE acked_at IS NULL LIMIT 1").toArray().length > 0;
   }
 
   /** Nodes with unacknowledged commands. */
   openCommandNodes(): string[] {
-    return this.sql
+    if (this.noOpenCommands) return [];
+    const nodes = this.sql
       .exec<{ node_id: string }>("SELECT DISTINCT node_id FROM commands WHERE acked_at IS NULL")
       .toArray()
       .map((r) => r.node_id);
+    // Outside a transaction only: inside one, a rollback could undo the acks this rests on.
+    if (nodes.length === 0 && !this.inTransaction) this.noOpenCommands = true;
+    return nodes;
   }
 
   enqueue(payload: OutboxEntry, now: number): void {
@@ -420,6 +486,7 @@ export class FleetStore extends SqlStore implements Ledger {
   }
 
   outboxBatch(limit: number): Array<{ seq: number; payload: string }> {
+    this.writeHeld();
     return this.sql
       .exec<{ seq: number; payload: string }>("SELECT seq, payload FROM outbox ORDER BY seq LIMIT ?", limit)
       .toArray();
@@ -427,10 +494,12 @@ export class FleetStore extends SqlStore implements Ledger {
 
   /** Nothing waits for D1 (one row read, where counting them reads them all). */
   outboxEmpty(): boolean {
+    this.writeHeld();
     return this.sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length === 0;
   }
 
   outboxSize(): number {
+    this.writeHeld();
     return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM outbox").one().n;
   }
 
@@ -445,6 +514,8 @@ export class FleetStore extends SqlStore implements Ledger {
 
   /** Sets a timer to fire at `dueAt`, keeping an earlier due time if one is already set. */
   setTimer(id: string, dueAt: number, attempts = 0): void {
+    if (this.nextDue !== undefined)
+      this.nextDue = this.nextDue === null ? dueAt : Math.min(this.nextDue, dueAt);
     this.sql.exec(
       `INSERT INTO timers (id, due_at, attempts) VALUES (?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET due_at = MIN(due_at, excluded.due_at), attempts = excluded.attempts`,
@@ -459,10 +530,13 @@ export class FleetStore extends SqlStore implements Ledger {
   }
 
   deleteTimer(id: string): void {
+    this.nextDue = undefined;
     this.sql.exec("DELETE FROM timers WHERE id = ?", id);
   }
 
   nextTimerDue(): number | null {
-    return this.sql.exec<{ due: number | null }>("SELECT MIN(due_at) AS due FROM timers").one().due;
+    if (this.nextDue === undefined)
+      this.nextDue = this.sql.exec<{ due: number | null }>("SELECT MIN(due_at) AS due FROM timers").one().due;
+    return this.nextDue;
   }
 }

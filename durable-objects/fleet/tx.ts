@@ -5,6 +5,7 @@
  * it changed. Nothing here touches SQL, a socket or the clock: `now` and new ids come from the context.
  */
 import type { IdPrefix } from "../../contract/ids.js";
+import type { JobSpec } from "../../contract/jobspec.schema.js";
 import type { JobRow } from "./rows.js";
 import type { FleetEffect, Ledger } from "./state.js";
 
@@ -29,6 +30,8 @@ export class Tx {
   passed = false;
   /** Jobs whose snapshot this decision wrote to the outbox (rules/ledger.ts emitJob). */
   readonly emittedJobs = new Set<string>();
+  /** The JobSpecs of jobs this decision queued, as submitted: scheduling them need not parse the rows. */
+  readonly queuedSpecs = new Map<string, JobSpec>();
 
   /**
    * `pass` is the scheduling pass (rules/schedule.ts; with `submitted`, the one for a job just queued),

@@ -45,7 +45,8 @@ export function jobDetail(s: FleetState, jobId: string): JobDetail | null {
     current_run_id: job.current_run_id,
     created_at: nowIso(job.created_at),
     updated_at: nowIso(job.updated_at),
-    runs: s.runsOfJob(jobId).map((r) => runView(r, s.runResume(r.id))),
+    // A job never dispatched (attempt 0) has no run: every admission's answer skips the read.
+    runs: job.attempt === 0 ? [] : s.runsOfJob(jobId).map((r) => runView(r, s.runResume(r.id))),
   };
 }
 

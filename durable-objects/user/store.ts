@@ -88,8 +88,24 @@ const ACCOUNT = "account";
 const LOADED = "loaded";
 
 export class UserStore extends SqlStore {
+  // What every reservation reads and only this object writes, kept in memory once read (written through;
+  // forgotten when a transaction rolls back).
+  /** The fenced tokens (null: not read yet). */
+  private fencedTokens: Set<string> | null = null;
+  /** Today's finished GPU-seconds and the open runs (null: not read yet). */
+  private usageToday: {
+    day: string;
+    done: number;
+    open: Array<{ gpus: number; allocatedAt: number }>;
+  } | null = null;
+
   constructor(sql: SqlStorage) {
     super(sql, USER_MIGRATIONS);
+  }
+
+  protected override rolledBack(): void {
+    this.fencedTokens = null;
+    this.usageToday = null;
   }
 
   loaded(): boolean {
@@ -239,16 +255,24 @@ export class UserStore extends SqlStore {
   // fences ------------------------------------------------------------------------------
 
   fenced(tokenId: string): boolean {
-    return this.sql.exec("SELECT 1 FROM fenced_tokens WHERE token_id = ?", tokenId).toArray().length > 0;
+    this.fencedTokens ??= new Set(
+      this.sql
+        .exec<{ token_id: string }>("SELECT token_id FROM fenced_tokens")
+        .toArray()
+        .map((r) => r.token_id),
+    );
+    return this.fencedTokens.has(tokenId);
   }
 
   fence(tokenId: string, now: number): void {
     this.sql.exec("INSERT OR IGNORE INTO fenced_tokens (token_id, at) VALUES (?, ?)", tokenId, now);
+    this.fencedTokens?.add(tokenId);
   }
 
   // usage --------------------------------------------------------------------------------
 
   putUsage(runId: string, day: string, gpuSeconds: number): void {
+    this.usageToday = null;
     this.sql.exec(
       "INSERT INTO usage (run_id, day, gpu_seconds) VALUES (?, ?, ?) ON CONFLICT (run_id, day) DO UPDATE SET gpu_seconds = excluded.gpu_seconds",
       runId,
@@ -258,6 +282,7 @@ export class UserStore extends SqlStore {
   }
 
   putRun(runId: string, gpus: number, allocatedAt: number, ended: boolean): void {
+    this.usageToday = null;
     if (ended) this.sql.exec("DELETE FROM open_runs WHERE run_id = ?", runId);
     else
       this.sql.exec(
@@ -270,18 +295,23 @@ export class UserStore extends SqlStore {
 
   /** GPU-hours used today (UTC): finished runs' seconds recorded for today, plus the open runs up to now. */
   gpuHoursToday(now: number): number {
-    const done = this.sql
-      .exec<{ s: number | null }>("SELECT SUM(gpu_seconds) AS s FROM usage WHERE day = ?", utcDay(now))
-      .one().s;
-    const open = this.sql
-      .exec<{ gpus: number; allocated_at: number }>("SELECT gpus, allocated_at FROM open_runs")
-      .toArray()
-      .map((r) => ({ gpus: r.gpus, allocatedAt: r.allocated_at }));
-    return gpuHoursToday(done ?? 0, open, now);
+    const day = utcDay(now);
+    if (this.usageToday?.day !== day) {
+      const done = this.sql
+        .exec<{ s: number | null }>("SELECT SUM(gpu_seconds) AS s FROM usage WHERE day = ?", day)
+        .one().s;
+      const open = this.sql
+        .exec<{ gpus: number; allocated_at: number }>("SELECT gpus, allocated_at FROM open_runs")
+        .toArray()
+        .map((r) => ({ gpus: r.gpus, allocatedAt: r.allocated_at }));
+      this.usageToday = { day, done: done ?? 0, open };
+    }
+    return gpuHoursToday(this.usageToday.done, this.usageToday.open, now);
   }
 
   /** Usage of days before yesterday no longer counts toward anything here. */
   pruneUsage(now: number): void {
+    this.usageToday = null;
     this.sql.exec("DELETE FROM usage WHERE day < ?", utcDay(now - 86_400_000));
   }
 }

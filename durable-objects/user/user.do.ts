@@ -34,6 +34,8 @@ const stateOf = (status: string): SlotState =>
 
 export class UserDO extends DurableObject<DoEnv> {
   private readonly store: UserStore;
+  /** The alarm as this object last set or read it (undefined: not known; the runtime clears it as it fires). */
+  private alarmAt: number | null | undefined = undefined;
 
   constructor(ctx: DurableObjectState, env: DoEnv) {
     super(ctx, env);
@@ -63,7 +65,7 @@ export class UserDO extends DurableObject<DoEnv> {
     if (result.kind === "refused" && result.details?.limit === "max_jobs" && (await this.refreshHeld())) {
       result = this.tryReserve(input);
     }
-    if (result.kind === "reserved") await this.armSettle();
+    if (result.kind === "reserved") await this.armSettle(input.now);
     return result;
   }
 
@@ -158,7 +160,7 @@ export class UserDO extends DurableObject<DoEnv> {
     await this.ensureLoaded(userId);
     let r = this.tryResume(jobId, fleetId, now);
     if (r.kind === "over_quota" && (await this.refreshHeld())) r = this.tryResume(jobId, fleetId, now);
-    if (r.kind === "reserved") await this.armSettle();
+    if (r.kind === "reserved") await this.armSettle(now);
     return r;
   }
 
@@ -237,6 +239,7 @@ export class UserDO extends DurableObject<DoEnv> {
 
   /** Settles reservations that no fleet report settled: asks their fleets, who either have them or not. */
   override async alarm(): Promise<void> {
+    this.alarmAt = undefined;
     const now = Date.now();
     try {
       const stale = this.store.staleReservations(now - this.settleMs());
@@ -263,7 +266,8 @@ export class UserDO extends DurableObject<DoEnv> {
       this.store.pruneUsage(now);
     } catch (err) {
       console.error("settling reservations failed; retrying", err);
-      await this.ctx.storage.setAlarm(Date.now() + ALARM_RETRY_MS);
+      this.alarmAt = Date.now() + ALARM_RETRY_MS;
+      await this.ctx.storage.setAlarm(this.alarmAt);
       return;
     }
     await this.armSettle();
@@ -281,13 +285,23 @@ export class UserDO extends DurableObject<DoEnv> {
     return doSettings(this.env).reservationSettleMs;
   }
 
-  /** The alarm at the oldest open reservation's settle time (or none). */
-  private async armSettle(): Promise<void> {
+  /**
+   * The alarm at the oldest open reservation's settle time (or none). After a reservation made at
+   * `reservedAt`, an alarm this object armed for no later than its settle time already covers it: every
+   * older reservation was covered when it was made, and the alarm re-arms for what is left when it runs.
+   */
+  private async armSettle(reservedAt?: number): Promise<void> {
+    if (reservedAt !== undefined && this.alarmAt != null && this.alarmAt <= reservedAt + this.settleMs())
+      return;
     const oldest = this.store.oldestReservation();
     if (oldest === null) return;
     const due = oldest + this.settleMs();
     const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > due) await this.ctx.storage.setAlarm(due);
+    this.alarmAt = current;
+    if (current === null || current > due) {
+      this.alarmAt = due;
+      await this.ctx.storage.setAlarm(due);
+    }
   }
 
   private keyView(k: KeyRow): KeyView {

@@ -118,6 +118,8 @@ export type SubmitOptions = SpecOptions & {
   user?: string;
   priority?: number;
   launch?: "python" | "script";
+  /** The submitter's GPU quota (default: unlimited in practice). */
+  maxGpus?: number;
 };
 
 export class Fleet {
@@ -181,7 +183,7 @@ export class Fleet {
           userName: o.user ?? ADA.name,
           spec: spec(o),
           priority: o.priority ?? 10,
-          quota: { ...DEFAULT_QUOTA, max_gpus: 10_000, max_jobs: 10_000, daily_gpu_hours: 1e6 },
+          quota: { ...DEFAULT_QUOTA, max_gpus: o.maxGpus ?? 10_000, max_jobs: 10_000, daily_gpu_hours: 1e6 },
           blobDigests: [],
           capsule: { "runner.pyz": `sha256:${"c".repeat(64)}` },
           launch: {

@@ -1,6 +1,7 @@
 /**
  * Incremental scheduling (rules/schedule.ts `scheduleSubmitted`) decides a job submitted to a steady fleet
- * alone instead of re-planning the queue. Differential check: the same random event sequences played on
+ * alone instead of re-planning the queue, on what the fleet derived from its nodes and runs before
+ * (fleet/memo.ts). Differential check: the same random event sequences played on
  * a fleet that may take that shortcut and on one forced to make a full pass on every event must end every
  * event in the same state: the same jobs in the same statuses, the same runs on the same GPUs, the same
  * pending reasons for each job just submitted, and the same reason codes for every queued job.
@@ -11,10 +12,14 @@ import type { Decision, FleetEvent, FleetResults } from "../../durable-objects/f
 import { Fleet } from "./fleet-harness.js";
 import { type Op, op, play } from "./fleet-ops.js";
 
-/** A fleet that never trusts the steady state: every event is decided after a full pass. */
+/**
+ * A fleet that never trusts the steady state, nor anything derived before: every event is decided after a
+ * full pass, on nodes and runs read afresh (fleet/memo.ts), so the other fleet's memos are checked too.
+ */
 class FullPassFleet extends Fleet {
   override decide<E extends FleetEvent>(event: E): Decision<FleetResults[E["type"]]> {
     this.s.steady = false;
+    this.s.memo.clear();
     return super.decide(event);
   }
 }

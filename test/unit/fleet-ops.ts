@@ -9,7 +9,15 @@ import type { JobAction, RunEventInput } from "../../contract/fleet.schema.js";
 import { ADA, type Fleet, inventory } from "./fleet-harness.js";
 
 export type Op =
-  | { op: "submit"; gpus: number; nodes: number; retries: number; python: boolean; retryUser: boolean }
+  | {
+      op: "submit";
+      gpus: number;
+      nodes: number;
+      retries: number;
+      python: boolean;
+      retryUser: boolean;
+      maxGpus: number;
+    }
   | { op: "action"; job: number; action: JobAction }
   | {
       op: "report";
@@ -25,6 +33,8 @@ export type Op =
   | { op: "hello"; node: number; keep: number; foreign: boolean }
   | { op: "lost"; node: number }
   | { op: "drain"; on: boolean }
+  /** An admin cordons a node (no new runs) or uncordons it. */
+  | { op: "cordon"; node: number; on: boolean }
   | { op: "advance"; ms: number };
 
 const EVENTS: RunEventInput["event"][] = [
@@ -48,6 +58,11 @@ export const op: fc.Arbitrary<Op> = fc.oneof(
       retries: fc.integer({ min: 0, max: 2 }),
       python: fc.boolean(),
       retryUser: fc.boolean(),
+      // Mostly no quota to speak of; sometimes a GPU quota the user's running jobs reach.
+      maxGpus: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(10_000) },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 6 }) },
+      ),
     }),
   },
   {
@@ -83,6 +98,10 @@ export const op: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("lost" as const), node: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("drain" as const), on: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant("cordon" as const), node: fc.nat(), on: fc.boolean() }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -127,6 +146,7 @@ export function play(f: Fleet, nodes: string[], o: Op): void {
         maxRetries: o.retries,
         python: o.python,
         retryOnUserFailure: o.retryUser,
+        maxGpus: o.maxGpus,
       });
       // Refused while draining, and only then.
       expect(r.ok).toBe(!draining);
@@ -182,6 +202,18 @@ export function play(f: Fleet, nodes: string[], o: Op): void {
     case "drain":
       f.decide(o.on ? { type: "drain", note: "test" } : { type: "undrain" });
       return;
+    case "cordon": {
+      const node = pick(nodes, o.node)!;
+      const r = f.decide({
+        type: "node_admin",
+        node,
+        action: o.on ? "cordon" : "uncordon",
+        actor: "admin",
+        note: null,
+      });
+      expect(r.result.ok).toBe(true);
+      return;
+    }
     case "advance":
       f.advance(o.ms);
       return;

@@ -118,18 +118,23 @@ function wanted(env: AppEnv, level: LogLevel): boolean {
   }
 }
 
+function stampHeaders(c: Observed, requestId: string): void {
+  for (const [name, value] of Object.entries(SERVER_VERSION_HEADERS)) c.header(name, value);
+  c.header("x-request-id", requestId);
+}
+
 export const observeRequests: MiddlewareHandler<ObservedEnv> = async (c, next) => {
   const started = Date.now();
   const requestId = requestIdFrom(c.req.raw.headers);
   setRequestId(c, requestId);
+  // Set before the handler, they are in every response it makes with `c` (no copy of the response to
+  // add them afterwards); a response it made itself gets them below.
+  stampHeaders(c, requestId);
   await next();
   const route = routeOf(c);
   const code = c.res.status >= 400 ? await stampErrorBody(c, requestId) : null;
   // A socket upgrade's 101 carries the socket itself; it is answered as the object made it.
-  if (c.res.status !== 101) {
-    for (const [name, value] of Object.entries(SERVER_VERSION_HEADERS)) c.header(name, value);
-    c.header("x-request-id", requestId);
-  }
+  if (c.res.status !== 101 && c.res.headers.get("x-request-id") !== requestId) stampHeaders(c, requestId);
   if (await count(c, route, code)) {
     const ctx = executionCtxOf(c);
     // No execution context (app.request in tests): the counts wait for the next request that has one.

@@ -75,7 +75,7 @@ function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never
 export function submit(t: Tx, inputs: readonly SubmitInput[]): Result<{ jobs: JobDetail[] }> {
   const cfg = config(t.s);
   if (!cfg) return fail("FLEET_NOT_FOUND", "this fleet is not configured");
-  const known = inputs.find((i) => t.s.job(i.jobId) !== null);
+  const known = inputs.find((i) => t.s.jobExists(i.jobId));
   if (known) return fail("ALREADY_EXISTS", `job ${known.jobId} already exists`);
   for (const input of inputs) {
     const refused = queueRefusal(t, cfg, input);
@@ -123,6 +123,7 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
     launch: JSON.stringify(input.launch),
   };
   putJob(t, row);
+  t.queuedSpecs.set(row.id, spec);
   const digests = [...input.blobDigests, ...Object.values(input.capsule ?? {})];
   if (digests.length > 0) emit(t, { kind: "blob_refs", job_id: input.jobId, digests });
   emit(t, {

@@ -163,33 +163,38 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
 
 /** What the policy sees: the fleet's nodes and their free GPUs, the given queued jobs and their users. */
 function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyInput {
-  const used = t.s.usedGpus();
-  const cordoned = cordonedNodes(t.s);
   return {
     now: t.now,
     draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
     windows: cfg.windows,
-    nodes: t.s.nodes().map((n) => ({
-      id: n.id,
-      name: n.name,
-      series: n.series,
-      gpus: n.gpus,
-      schedulable: n.status === "ready" && !cordoned.has(n.id),
-      used: used.get(n.id) ?? [],
-      runtime: n.runtime,
-      workloads: n.workloads === null ? null : (JSON.parse(n.workloads) as WorkloadKind[]),
-      domain: n.agent_id,
-    })),
+    nodes: t.s.memo.get("policy_nodes", () => policyNodes(t)),
     queue: queue.map((j) => ({
       id: j.id,
       userId: j.user_id,
       priority: j.priority,
       queueSeq: j.queue_seq,
-      pools: (JSON.parse(j.spec) as JobSpec).resources.pools,
+      pools: (t.queuedSpecs.get(j.id) ?? (JSON.parse(j.spec) as JobSpec)).resources.pools,
       needsImage: (JSON.parse(j.launch ?? "null") as { image?: string | null } | null)?.image != null,
     })),
     users: userInputs(t, new Set(queue.map((j) => j.user_id))),
   };
+}
+
+/** The nodes as placement sees them (the policy only reads them: the store keeps them between decisions). */
+function policyNodes(t: Tx): PolicyInput["nodes"] {
+  const used = t.s.usedGpus();
+  const cordoned = cordonedNodes(t.s);
+  return t.s.nodes().map((n) => ({
+    id: n.id,
+    name: n.name,
+    series: n.series,
+    gpus: n.gpus,
+    schedulable: n.status === "ready" && !cordoned.has(n.id),
+    used: used.get(n.id) ?? [],
+    runtime: n.runtime,
+    workloads: n.workloads === null ? null : (JSON.parse(n.workloads) as WorkloadKind[]),
+    domain: n.agent_id,
+  }));
 }
 
 /** Stores each still-queued job's pending reasons where they changed, and arms the earliest wake-up. */
@@ -292,10 +297,14 @@ function userInputs(t: Tx, userIds: Set<string>): Record<string, UserInput> {
     };
   }
   const now = t.now;
+  const since = now - DAY_MS;
   const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
-  for (const r of t.s.runsSince(now - DAY_MS)) {
+  // The runs of a horizon that began no later than this one hold every run of this one.
+  let recent = t.s.memo.get("recent_runs", () => ({ since, runs: t.s.runsSince(since) }));
+  if (recent.since > since) recent = { since, runs: t.s.runsSince(since) };
+  for (const r of recent.runs) {
     const u = out[r.user_id];
-    if (!u) continue;
+    if (!u || (r.ended_at !== null && r.ended_at <= since)) continue;
     const end = r.ended_at ?? now;
     if (r.ended_at === null) u.runningGpus += r.gpus;
     u.recentGpuSeconds += overlapGpuSeconds(r.allocated_at, end, r.gpus, now - DAY_MS, now);

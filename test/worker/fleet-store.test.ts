@@ -1,0 +1,166 @@
+/**
+ * The Fleet DO's store inside a real object (fleet/store.ts): job rows and outbox entries written inside a
+ * transaction are held back and written once before it commits, so the rules still read their own writes,
+ * every read of the tables sees them, and a transaction that rolls back leaves nothing behind: not a row,
+ * not an outbox entry, not a cached quota, timer or memo derived from what it undid.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { JobRow } from "../../durable-objects/fleet/rows.js";
+import type { FleetStore } from "../../durable-objects/fleet/store.js";
+import { testEnv } from "./test-env.js";
+
+type Inside = { store: FleetStore };
+const storeOf = (instance: unknown) => (instance as Inside).store;
+
+function jobRow(id: string, status = "QUEUED", version = 1): JobRow {
+  return {
+    id,
+    user_id: "usr_a",
+    name: id,
+    status,
+    priority: 10,
+    queue_seq: Number(id.replace(/\D/g, "")) || 1,
+    gpus: 1,
+    recipe: "python/charlm@1.0.0",
+    spec: "{}",
+    pending_reasons: "[]",
+    current_run_id: null,
+    attempt: 0,
+    version,
+    event_seq: 0,
+    created_at: 1,
+    updated_at: 1,
+    capsule: null,
+    launch: null,
+  };
+}
+
+const inFleet = (name: string, fn: (s: FleetStore, storage: DurableObjectStorage) => void) =>
+  runInDurableObject(testEnv.FLEET.get(testEnv.FLEET.idFromName(name)), (instance, state) =>
+    fn(storeOf(instance), state.storage),
+  );
+
+const sqlCount = (s: FleetStore, table: string) =>
+  s.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n;
+
+describe("the Fleet DO's store", () => {
+  it("reads its own held-back writes inside a transaction, and holds them in SQLite after it commits", async () => {
+    await inFleet("store-held", (s, storage) => {
+      s.transaction(storage, () => {
+        s.apply({ kind: "job", row: jobRow("job_1") });
+        s.apply({ kind: "job", row: { ...jobRow("job_1"), version: 2, pending_reasons: '[{"code":"X"}]' } });
+        expect(s.jobExists("job_1")).toBe(true);
+        expect(s.job("job_1")?.version).toBe(2);
+        // Reads that go to SQLite see the held rows too.
+        expect(s.queuedCount()).toBe(1);
+        s.apply({ kind: "job", row: jobRow("job_2", "QUEUED") });
+        expect(s.jobsByStatus("QUEUED").map((j) => j.id)).toEqual(["job_1", "job_2"]);
+        s.apply({ kind: "job", row: { ...jobRow("job_2"), status: "CANCELLED", version: 2 } });
+        expect(s.jobStatuses()).toEqual([
+          { id: "job_1", status: "QUEUED" },
+          { id: "job_2", status: "CANCELLED" },
+        ]);
+      });
+      const rows = s.sql.exec<JobRow>("SELECT * FROM jobs ORDER BY id").toArray();
+      expect(rows.map((r) => [r.id, r.status, r.version, r.pending_reasons])).toEqual([
+        ["job_1", "QUEUED", 2, '[{"code":"X"}]'],
+        ["job_2", "CANCELLED", 2, "[]"],
+      ]);
+    });
+  });
+
+  it("writes every outbox entry of a transaction, in order, however many there are", async () => {
+    await inFleet("store-outbox", (s, storage) => {
+      // More than one multi-row INSERT holds (50 rows each).
+      s.transaction(storage, () => {
+        for (let i = 0; i < 123; i++)
+          s.apply({ kind: "outbox", entry: { kind: "blob_refs", job_id: `job_${i}`, digests: [] }, at: i });
+      });
+      const batch = s.outboxBatch(1000);
+      expect(batch.map((r) => (JSON.parse(r.payload) as { job_id: string }).job_id)).toEqual(
+        Array.from({ length: 123 }, (_, i) => `job_${i}`),
+      );
+      expect(s.outboxEmpty()).toBe(false);
+    });
+  });
+
+  it("leaves nothing of a transaction that rolled back: rows, outbox entries, cached quota, timers, memos", async () => {
+    await inFleet("store-rollback", (s, storage) => {
+      s.transaction(storage, () => {
+        s.apply({ kind: "quota", user_id: "usr_a", body: '{"max_gpus":1}' });
+      });
+      s.setTimer("schedule", 5_000);
+      expect(s.nextTimerDue()).toBe(5_000);
+      const before = s.memo.get("recent_runs", () => ({ since: 0, runs: s.runsSince(0) }));
+      expect(before.runs).toEqual([]);
+      expect(() =>
+        s.transaction(storage, () => {
+          s.apply({ kind: "job", row: jobRow("job_9") });
+          s.apply({ kind: "outbox", entry: { kind: "blob_refs", job_id: "job_9", digests: [] }, at: 1 });
+          s.apply({ kind: "quota", user_id: "usr_a", body: '{"max_gpus":2}' });
+          s.apply({ kind: "timer", id: "retry:job_9", due: 1_000 });
+          expect(s.nextTimerDue()).toBe(1_000);
+          expect(s.quotaBody("usr_a")).toBe('{"max_gpus":2}');
+          // A memo derived inside the transaction, from a run it then undoes.
+          s.apply({
+            kind: "run",
+            row: {
+              id: "run_9",
+              job_id: "job_9",
+              attempt: 1,
+              epoch: 1,
+              status: "SUBMITTED",
+              placement: "[]",
+              gpus: 1,
+              user_id: "usr_a",
+              allocated_at: 1,
+              ended_at: null,
+              exit_code: null,
+              reason: null,
+              version: 1,
+            },
+          });
+          expect(s.memo.get("recent_runs", () => ({ since: 0, runs: s.runsSince(0) })).runs).toHaveLength(1);
+          throw new Error("abort");
+        }),
+      ).toThrow("abort");
+      expect(s.jobExists("job_9")).toBe(false);
+      expect(s.job("job_9")).toBeNull();
+      expect(sqlCount(s, "jobs")).toBe(0);
+      expect(s.outboxEmpty()).toBe(true);
+      expect(s.quotaBody("usr_a")).toBe('{"max_gpus":1}');
+      expect(s.nextTimerDue()).toBe(5_000);
+      expect(s.memo.get("recent_runs", () => ({ since: 0, runs: s.runsSince(0) })).runs).toEqual([]);
+      // And the next transaction commits only its own rows.
+      s.transaction(storage, () => s.apply({ kind: "job", row: jobRow("job_10") }));
+      expect(s.sql.exec<{ id: string }>("SELECT id FROM jobs").toArray()).toEqual([{ id: "job_10" }]);
+    });
+  });
+
+  it("knows when no command is open, and forgets it when one opens", async () => {
+    await inFleet("store-commands", (s, storage) => {
+      expect(s.openCommandNodes()).toEqual([]);
+      s.transaction(storage, () =>
+        s.apply({
+          kind: "command",
+          row: {
+            id: "cmd_1",
+            node_id: "nod_1",
+            run_id: "run_1",
+            rank: 0,
+            kind: "launch",
+            payload: "{}",
+            created_at: 1,
+          },
+        }),
+      );
+      expect(s.openCommandNodes()).toEqual(["nod_1"]);
+      expect(s.hasOpenCommands()).toBe(true);
+      s.transaction(storage, () => s.apply({ kind: "ack", id: "cmd_1", at: 2 }));
+      expect(s.openCommandNodes()).toEqual([]);
+      s.transaction(storage, () => s.apply({ kind: "reopen", run_id: "run_1", rank: 0, node_id: "nod_1" }));
+      expect(s.openCommandNodes()).toEqual(["nod_1"]);
+    });
+  });
+});
