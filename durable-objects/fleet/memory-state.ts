@@ -25,6 +25,7 @@ export class MemoryFleetState implements Ledger {
   readonly outbox: OutboxEntry[] = [];
   steady = false;
   readonly memo = new Memo();
+  readonly issued = new Map<string, number>();
 
   // reads --------------------------------------------------------------------------------
 

@@ -16,8 +16,17 @@ export interface EventJob {
 /** A job as the ledger projects it: the DO's row with ISO times, without its DO-only columns. */
 export type JobSnapshot = Omit<
   JobRow,
-  "queue_seq" | "attempt" | "event_seq" | "capsule" | "launch" | "created_at" | "updated_at"
-> & { fleet_id: string; created_at: string; updated_at: string };
+  "queue_seq" | "attempt" | "event_seq" | "capsule" | "launch" | "created_at" | "updated_at" | "spec"
+> & {
+  fleet_id: string;
+  created_at: string;
+  updated_at: string;
+  /**
+   * The JobSpec (JSON). Null in the outbox: a job's spec never changes after admission, so the flush
+   * takes it from the job's row (fleet/outbox.ts) instead of every snapshot carrying a copy.
+   */
+  spec: string | null;
+};
 
 /** A run as the ledger projects it: the DO's row with ISO times and where it continued from. */
 export type RunSnapshot = Omit<RunRow, "allocated_at" | "ended_at"> & {

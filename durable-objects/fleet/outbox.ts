@@ -43,6 +43,19 @@ export function latestSnapshots(entries: readonly OutboxEntry[]): OutboxEntry[] 
   });
 }
 
+/** Job snapshots with their JobSpec, from the jobs' rows (the outbox does not copy it: see JobSnapshot). */
+function withSpecs(store: FleetStore, entries: OutboxEntry[]): OutboxEntry[] {
+  const missing = entries.flatMap((e) => (e.kind === "job" && e.job.spec === null ? [e.job.id] : []));
+  if (missing.length === 0) return entries;
+  const specs = store.specsOf(missing);
+  return entries.map((e) => {
+    if (e.kind !== "job" || e.job.spec !== null) return e;
+    const spec = specs.get(e.job.id);
+    if (spec === undefined) throw new Error(`job ${e.job.id} has a snapshot in the outbox but no row`);
+    return { ...e, job: { ...e.job, spec } };
+  });
+}
+
 export interface Drained {
   /** Entries written to D1. */
   flushed: number;
@@ -95,7 +108,7 @@ export async function drainOutbox(
   for (;;) {
     const rows = store.outboxBatch(BATCH_ENTRIES);
     if (rows.length === 0) return out;
-    const entries = latestSnapshots(rows.map((r) => JSON.parse(r.payload) as OutboxEntry));
+    const entries = withSpecs(store, latestSnapshots(rows.map((r) => JSON.parse(r.payload) as OutboxEntry)));
     const stmts = projectionStatements(d1, entries);
     if (stmts.length > 0) {
       const results = await d1.batch(stmts);

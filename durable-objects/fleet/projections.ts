@@ -220,6 +220,9 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
     switch (e.kind) {
       case "job": {
         const j = e.job;
+        // The flush fills it from the job's row (outbox.ts); a projection without it would blank the column.
+        if (j.spec === null)
+          throw new Error(`job ${j.id}'s snapshot reached the projection without its spec`);
         rows.jobs.push([
           j.id,
           j.user_id,

@@ -88,4 +88,9 @@ export interface Ledger extends FleetState {
   steady: boolean;
   /** What scheduling derives from the state, kept until an applied effect changes it (fleet/memo.ts). */
   readonly memo: Memo;
+  /**
+   * The last value each counter handed out from its current block (Tx.counter): an allocator's memory,
+   * not state. Forgotten with a rollback (the next value then starts a new block).
+   */
+  readonly issued: Map<string, number>;
 }

@@ -184,6 +184,7 @@ const OUTBOX_ROWS_PER_INSERT = 50;
 export class FleetStore extends SqlStore implements Ledger {
   steady = false;
   readonly memo = new Memo();
+  readonly issued = new Map<string, number>();
 
   // Inside a transaction, job rows and outbox entries are held back and written once, before it commits:
   // a submit writes its job three times (queued, its event counted, its pending reasons) and its outbox
@@ -212,6 +213,7 @@ export class FleetStore extends SqlStore implements Ledger {
     this.nextDue = undefined;
     this.noOpenCommands = false;
     this.memo.clear();
+    this.issued.clear();
   }
 
   /** Writes the held-back job rows and outbox entries (before a read that needs them, and at commit). */
@@ -483,6 +485,18 @@ export class FleetStore extends SqlStore implements Ledger {
 
   enqueue(payload: OutboxEntry, now: number): void {
     this.sql.exec("INSERT INTO outbox (payload, created_at) VALUES (?, ?)", JSON.stringify(payload), now);
+  }
+
+  /** The JobSpecs (JSON) of the given jobs, by job id. */
+  specsOf(jobIds: readonly string[]): Map<string, string> {
+    this.writeHeld();
+    const rows = this.sql
+      .exec<{ id: string; spec: string }>(
+        "SELECT id, spec FROM jobs WHERE id IN (SELECT value FROM json_each(?))",
+        JSON.stringify(jobIds),
+      )
+      .toArray();
+    return new Map(rows.map((r) => [r.id, r.spec]));
   }
 
   outboxBatch(limit: number): Array<{ seq: number; payload: string }> {

@@ -22,6 +22,9 @@ export interface DecideContext {
   settings: DecideSettings;
 }
 
+/** Counter values handed out per meta write (Tx.counter). */
+export const COUNTER_BLOCK = 1000;
+
 export class Tx {
   readonly effects: FleetEffect[] = [];
   /** Set while a windows pass runs: the scheduling passes it causes must not start another one. */
@@ -77,10 +80,17 @@ export class Tx {
     if (this.s.meta(key) !== null) this.put({ kind: "meta", key, value: null });
   }
 
-  /** The next value of a monotonic counter kept in meta (queue order, lease epochs, versions). */
+  /**
+   * The next value of a monotonic counter (queue order, lease epochs, versions), handed out from blocks of
+   * COUNTER_BLOCK: meta holds the end of the current block, so a submit writes it once per block rather
+   * than once per job. Values only grow: after a restart (or a rollback, which forgets what was issued)
+   * the next one starts past the stored end.
+   */
   counter(key: string): number {
-    const n = Number(this.s.meta(key) ?? "0") + 1;
-    this.setMeta(key, String(n));
+    const end = Number(this.s.meta(key) ?? "0");
+    const n = (this.s.issued.get(key) ?? end) + 1;
+    if (n > end) this.setMeta(key, String(n + COUNTER_BLOCK - 1));
+    this.s.issued.set(key, n);
     return n;
   }
 

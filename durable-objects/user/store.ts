@@ -165,16 +165,26 @@ export class UserStore extends SqlStore {
    * slot saw moves it to `state`; a job this object never reserved (admitted before it existed) is added.
    */
   applyJobNote(jobId: string, fleetId: string, state: SlotState, version: number, now: number): void {
+    this.applyJobNotes(fleetId, [{ jobId, state, version }], now);
+  }
+
+  /** `applyJobNote` for many jobs of one fleet, in one statement (a flush reports dozens at once). */
+  applyJobNotes(
+    fleetId: string,
+    notes: ReadonlyArray<{ jobId: string; state: SlotState; version: number }>,
+    now: number,
+  ): void {
+    if (notes.length === 0) return;
     this.sql.exec(
-      `INSERT INTO slots (job_id, fleet_id, state, job_version, reserved_at, projected) VALUES (?, ?, ?, ?, ?, 1)
+      `INSERT INTO slots (job_id, fleet_id, state, job_version, reserved_at, projected)
+       SELECT json_extract(value, '$[0]'), ?2, json_extract(value, '$[1]'), json_extract(value, '$[2]'), ?3, 1
+       FROM json_each(?1) WHERE true
        ON CONFLICT (job_id) DO UPDATE SET
          state = CASE WHEN excluded.job_version > slots.job_version THEN excluded.state ELSE slots.state END,
          job_version = MAX(slots.job_version, excluded.job_version),
          projected = 1`,
-      jobId,
+      JSON.stringify(notes.map((n) => [n.jobId, n.state, n.version])),
       fleetId,
-      state,
-      version,
       now,
     );
   }

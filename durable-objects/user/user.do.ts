@@ -192,7 +192,11 @@ export class UserDO extends DurableObject<DoEnv> {
     await this.ensureLoaded(userId);
     const now = Date.now();
     this.store.transaction(this.ctx.storage, () => {
-      for (const j of n.jobs) this.store.applyJobNote(j.id, n.fleetId, stateOf(j.status), j.version, now);
+      this.store.applyJobNotes(
+        n.fleetId,
+        n.jobs.map((j) => ({ jobId: j.id, state: stateOf(j.status), version: j.version })),
+        now,
+      );
       for (const u of n.usage) this.store.putUsage(u.run_id, u.day, u.gpu_seconds);
       for (const r of n.runs) this.store.putRun(r.id, r.gpus, r.allocated_at, r.ended);
     });

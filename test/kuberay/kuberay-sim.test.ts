@@ -353,6 +353,9 @@ describe("the KubeRay operator simulator", () => {
     await boot("process");
     await createJob("head", { entrypoint: "echo run; sleep 30" });
     await waitDeployment("head", "Running", "RUNNING");
+    // RUNNING as the supervisor spawns the entrypoint: on a loaded machine bash may not have printed yet,
+    // and a head lost before that leaves no first "run" to count.
+    await waitFor("the first run's output", () => op?.logs("head") === "run\n");
     const w = await record(rayJobsPath(), { resourceVersion: sim.store.resourceVersion });
 
     op?.restartHead("head");

@@ -67,7 +67,6 @@ describe("docs/architecture.md worked example: a run's exit event", () => {
       "settle launch commands of rank *",
       "run: SUCCEEDED, ended_at now",
       "outbox run",
-      "meta node_projection_version",
       "outbox node",
       "timer windows: cancel",
     ]);

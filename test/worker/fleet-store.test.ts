@@ -2,7 +2,7 @@
  * The Fleet DO's store inside a real object (fleet/store.ts): job rows and outbox entries written inside a
  * transaction are held back and written once before it commits, so the rules still read their own writes,
  * every read of the tables sees them, and a transaction that rolls back leaves nothing behind: not a row,
- * not an outbox entry, not a cached quota, timer or memo derived from what it undid.
+ * not an outbox entry, not a cached quota, timer, memo or counter block derived from what it undid.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
@@ -122,6 +122,8 @@ describe("the Fleet DO's store", () => {
             },
           });
           expect(s.memo.get("recent_runs", () => ({ since: 0, runs: s.runsSince(0) })).runs).toHaveLength(1);
+          // A counter value handed out in it (Tx.counter): its block is forgotten.
+          s.issued.set("queue_seq", 7);
           throw new Error("abort");
         }),
       ).toThrow("abort");
@@ -132,6 +134,7 @@ describe("the Fleet DO's store", () => {
       expect(s.quotaBody("usr_a")).toBe('{"max_gpus":1}');
       expect(s.nextTimerDue()).toBe(5_000);
       expect(s.memo.get("recent_runs", () => ({ since: 0, runs: s.runsSince(0) })).runs).toEqual([]);
+      expect(s.issued.size).toBe(0);
       // And the next transaction commits only its own rows.
       s.transaction(storage, () => s.apply({ kind: "job", row: jobRow("job_10") }));
       expect(s.sql.exec<{ id: string }>("SELECT id FROM jobs").toArray()).toEqual([{ id: "job_10" }]);

@@ -152,7 +152,7 @@ export function emitJob(t: Tx, job: JobRow): void {
     priority: job.priority,
     gpus: job.gpus,
     recipe: job.recipe,
-    spec: job.spec,
+    spec: null,
     pending_reasons: job.pending_reasons,
     current_run_id: job.current_run_id,
     version: job.version,

@@ -99,7 +99,8 @@ export function jobGpus(job: Pick<QueuedJobInput, "pools">): number {
 }
 
 export function decide(input: PolicyInput): Decision {
-  const placer = new Placer(input.nodes);
+  // Built when a job first gets past its blockers (a job held by its quota needs no view of the nodes).
+  let placer: Placer | undefined;
   const users = new Map(Object.entries(input.users).map(([id, u]) => [id, { ...u }]));
   const decision: Decision = { dispatch: [], pending: {} };
   const order = new QueueOrder(input.queue, users);
@@ -110,6 +111,7 @@ export function decide(input: PolicyInput): Decision {
       decision.pending[job.id] = reasons;
       continue;
     }
+    placer ??= new Placer(input.nodes);
     const placed = placer.place(job);
     if ("reasons" in placed) {
       decision.pending[job.id] = placed.reasons;
