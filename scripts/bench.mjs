@@ -102,6 +102,7 @@ if (only.has("admissions")) {
             slurmRequests: 200,
             lagSamples: 50,
             arraySize: 1000,
+            rounds: 1,
           }
         : {
             concurrencies: [1, 8, 32, 128],

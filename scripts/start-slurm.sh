@@ -119,6 +119,9 @@ HW="$(slurmd -C | head -1 | sed -E 's/^NodeName=\S+ //; s/ ?UpTime=.*//')"
   # Time between SIGTERM and SIGKILL on a cancel or time limit: the capsule checkpoints in it.
   echo "KillWait=20"
   echo "MinJobAge=600"
+  # Finished jobs stay counted for MinJobAge: `npm run bench` submits and cancels ~7,000 held jobs a run,
+  # and the default cap (10,000) refused a second run within ten minutes.
+  echo "MaxJobCount=200000"
   port=17001
   for n in "${NODES[@]}"; do
     echo "NodeName=$n NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$port $HW Gres=gpu:$GPUS_PER_NODE State=UNKNOWN"

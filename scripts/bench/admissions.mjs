@@ -9,8 +9,10 @@
 //
 // Each fleet has two admin-registered 8-GPU nodes, so its first 16 jobs start and every later one waits
 // for capacity: the queue a busy fleet has. "Depth" is how many jobs wait in the fleet when a point starts.
+// The baselines and the empty-fleet admissions are measured `rounds` times, interleaved, and each is
+// reported as its median round (load.mjs medianPoint).
 import { jsonClient } from "./latency.mjs";
-import { closedLoop, request, round } from "./load.mjs";
+import { closedLoop, median, medianPoint, request, round } from "./load.mjs";
 import { benchUser, charlmSpec, submitRequest } from "./setup.mjs";
 import { sbatchArray, sbatchRate, slurmVersion } from "./slurm.mjs";
 import { startWorkerd } from "./workerd.mjs";
@@ -60,6 +62,7 @@ export async function benchAdmissions({
   slurmRequests,
   lagSamples = 200,
   arraySize = 1000,
+  rounds = 3,
 }) {
   const w = await startWorkerd();
   const api = jsonClient(w.url);
@@ -105,53 +108,79 @@ export async function benchAdmissions({
     const admissions = {};
     for (const depth of depths) admissions[depth] = {};
 
+    /** One point of admissions into a fresh fleet filled to `depth` first. */
+    const admissionPoint = async (c, depth) => {
+      const fleet = await newFleet();
+      if (depth > 0) {
+        log(`  filling a fleet's queue to ${depth} jobs`);
+        await submits(fleet, 32, depth + 16);
+      }
+      const batchesBefore = await d1Batches(w);
+      const point = await submits(fleet, c, requests);
+      const projectedS = await converged(w, fleet, (depth > 0 ? depth + 16 : 0) + requests);
+      // Settle: what the point admitted reaches D1, then count the batches it took.
+      await new Promise((r) => setTimeout(r, 300));
+      return {
+        ...point,
+        depth_at_start: depth,
+        // The same admissions, with the time until D1 held them all (the projection paid for).
+        projected_rate: round(requests / (point.seconds + projectedS)),
+        d1_per_admission: round(((await d1Batches(w)) - batchesBefore) / requests, 3),
+      };
+    };
+
     for (const c of concurrencies) {
       log(`admissions at concurrency ${c}`);
-      baselines.noop_route[c] = await closedLoop({
-        url: `${w.noopUrl}/noop`,
-        concurrency: c,
-        total: baselineRequests,
-        make: () => ({}),
-      });
-      baselines.noop_do[c] = await closedLoop({
-        url: `${w.noopUrl}/noop-do`,
-        concurrency: c,
-        total: baselineRequests,
-        expect: 201,
-        make: () => ({ method: "POST", body: noopBody }),
-      });
-      baselines.chain2[c] = await closedLoop({
-        url: `${w.noopUrl}/chain2`,
-        concurrency: c,
-        total: baselineRequests,
-        expect: 201,
-        make: () => ({ method: "POST", body: noopBody }),
-      });
-      baselines.noop_d1[c] = await closedLoop({
-        url: `${w.noopUrl}/noop-d1`,
-        concurrency: c,
-        total: Math.min(baselineRequests, requests * 2),
-        expect: 201,
-        make: () => ({ method: "POST", body: noopBody }),
-      });
-      for (const depth of depths) {
-        const fleet = await newFleet();
-        if (depth > 0) {
-          log(`  filling a fleet's queue to ${depth} jobs`);
-          await submits(fleet, 32, depth + 16);
-        }
-        const batchesBefore = await d1Batches(w);
-        const point = await submits(fleet, c, requests);
-        const projectedS = await converged(w, fleet, (depth > 0 ? depth + 16 : 0) + requests);
-        admissions[depth][c] = {
-          ...point,
-          depth_at_start: depth,
-          // The same admissions, with the time until D1 held them all (the projection paid for).
-          projected_rate: round(requests / (point.seconds + projectedS)),
-        };
-        // Settle: what the point admitted reaches D1, then count the batches it took.
-        await new Promise((r) => setTimeout(r, 300));
-        if (depth === 0) d1[c] = round(((await d1Batches(w)) - batchesBefore) / requests, 3);
+      // The baselines and the admissions into an empty fleet, interleaved, `rounds` times: each figure is
+      // its median round, so a ratio compares two medians of the same minutes.
+      const samples = { noop_route: [], noop_do: [], chain2: [], noop_d1: [], admissions: [] };
+      for (let r = 0; r < rounds; r++) {
+        samples.noop_route.push(
+          await closedLoop({
+            url: `${w.noopUrl}/noop`,
+            concurrency: c,
+            total: baselineRequests,
+            make: () => ({}),
+          }),
+        );
+        samples.noop_do.push(
+          await closedLoop({
+            url: `${w.noopUrl}/noop-do`,
+            concurrency: c,
+            total: baselineRequests,
+            expect: 201,
+            make: () => ({ method: "POST", body: noopBody }),
+          }),
+        );
+        samples.chain2.push(
+          await closedLoop({
+            url: `${w.noopUrl}/chain2`,
+            concurrency: c,
+            total: baselineRequests,
+            expect: 201,
+            make: () => ({ method: "POST", body: noopBody }),
+          }),
+        );
+        samples.noop_d1.push(
+          await closedLoop({
+            url: `${w.noopUrl}/noop-d1`,
+            concurrency: c,
+            total: Math.min(baselineRequests, requests * 2),
+            expect: 201,
+            make: () => ({ method: "POST", body: noopBody }),
+          }),
+        );
+        samples.admissions.push(await admissionPoint(c, 0));
+        log(
+          `  round ${r + 1}: ${samples.admissions.at(-1).rate}/s (chain of two writes: ${samples.chain2.at(-1).rate}/s)`,
+        );
+      }
+      for (const k of ["noop_route", "noop_do", "chain2", "noop_d1"])
+        baselines[k][c] = medianPoint(samples[k]);
+      admissions[0][c] = medianPoint(samples.admissions);
+      d1[c] = median(samples.admissions.map((p) => p.d1_per_admission));
+      for (const depth of depths.filter((d) => d > 0)) {
+        admissions[depth][c] = await admissionPoint(c, depth);
         log(`  depth ${depth}: ${admissions[depth][c].rate}/s (p50 ${admissions[depth][c].p50_ms} ms)`);
       }
     }
@@ -204,7 +233,10 @@ export async function benchAdmissions({
     if (slurm) {
       for (const c of concurrencies) {
         log(`Slurm sbatch --hold at concurrency ${c}`);
-        baselines.slurm[c] = await sbatchRate({ concurrency: c, total: slurmRequests });
+        const points = [];
+        for (let r = 0; r < rounds; r++)
+          points.push(await sbatchRate({ concurrency: c, total: slurmRequests }));
+        baselines.slurm[c] = medianPoint(points);
       }
       log(`Slurm sbatch --array=0-${arraySize - 1}`);
       array.slurm = await sbatchArray(arraySize);
@@ -214,6 +246,7 @@ export async function benchAdmissions({
       warmup_requests: 200,
       requests_per_point: requests,
       baseline_requests_per_point: baselineRequests,
+      rounds,
       slurm: slurm ?? null,
       concurrencies,
       depths,

@@ -54,8 +54,11 @@ export async function send(agent, url, opts, stats) {
       // The latency a user sees: from the first send.
       return { ...r, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
     } catch (err) {
-      if (!closedBeforeAnswer(err) || attempt >= 5) throw err;
+      // A stall can outlast several new connections (each waits in workerd's accept queue through it):
+      // up to 10 sends, a little further apart each time.
+      if (!closedBeforeAnswer(err) || attempt >= 10) throw err;
       stats.resent++;
+      await new Promise((r) => setTimeout(r, 10 * attempt));
     }
   }
 }
@@ -97,6 +100,15 @@ export function percentiles(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const at = (p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
   return { p50_ms: round(at(50), 2), p90_ms: round(at(90), 2), p99_ms: round(at(99), 2) };
+}
+
+/**
+ * The round with the median rate, and every round's rate (`rounds`): on a shared machine one second of load
+ * is one sample, and a ratio of two single samples taken a minute apart says as much about the machine.
+ */
+export function medianPoint(points) {
+  const sorted = [...points].sort((a, b) => a.rate - b.rate);
+  return { ...sorted[Math.floor(sorted.length / 2)], rounds: points.map((p) => p.rate) };
 }
 
 export const median = (xs) => {

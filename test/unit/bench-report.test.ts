@@ -1,5 +1,7 @@
-/** The benchmark report's verdicts (scripts/bench/report.mjs): each target holds exactly at its threshold. */
+/** The benchmark report's verdicts (scripts/bench/report.mjs): each target holds exactly at its threshold; a figure measured in rounds is its median round. */
 import { describe, expect, it } from "vitest";
+// @ts-expect-error: a plain ES module of the bench scripts, without types
+import { medianPoint } from "../../scripts/bench/load.mjs";
 // @ts-expect-error: a plain ES module of the bench scripts, without types
 import { admissionTargets, markdown, pipelineTargets } from "../../scripts/bench/report.mjs";
 
@@ -78,5 +80,15 @@ describe("benchmark verdicts", () => {
     });
     expect(md).toContain("| admissions ≥ 2× Slurm, 1 client(s) | 100/s vs 250/s: 0.40× | **missed** |");
     expect(md).toContain("**Why the missed targets are missed, and what is next.**");
+  });
+
+  it("reports a figure measured in rounds as its median round, with every round's rate", () => {
+    const rounds = [
+      { rate: 900, p50_ms: 9 },
+      { rate: 700, p50_ms: 7 },
+      { rate: 800, p50_ms: 8 },
+    ];
+    expect(medianPoint(rounds)).toEqual({ rate: 800, p50_ms: 8, rounds: [900, 700, 800] });
+    expect(medianPoint([{ rate: 5 }])).toEqual({ rate: 5, rounds: [5] });
   });
 });
