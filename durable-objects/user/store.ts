@@ -10,6 +10,17 @@ import { gpuHoursToday, quotaFromJson } from "../../contract/quota.js";
 import { utcDay } from "../../contract/time.js";
 import { SqlStore } from "../sql-store.js";
 
+/** What keeps `held` equal to the reserved + active slots (schema steps 2 and 3). */
+const HELD_TRIGGERS = [
+  `CREATE TRIGGER slots_held_insert AFTER INSERT ON slots WHEN NEW.state IN ('reserved', 'active')
+      BEGIN UPDATE held SET n = n + 1 WHERE id = 1; END`,
+  `CREATE TRIGGER slots_held_delete AFTER DELETE ON slots WHEN OLD.state IN ('reserved', 'active')
+      BEGIN UPDATE held SET n = n - 1 WHERE id = 1; END`,
+  `CREATE TRIGGER slots_held_update AFTER UPDATE OF state ON slots
+      WHEN (NEW.state IN ('reserved', 'active')) <> (OLD.state IN ('reserved', 'active'))
+      BEGIN UPDATE held SET n = n + (CASE WHEN NEW.state IN ('reserved', 'active') THEN 1 ELSE -1 END) WHERE id = 1; END`,
+];
+
 export const USER_MIGRATIONS: readonly (readonly string[])[] = [
   [
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -45,13 +56,37 @@ export const USER_MIGRATIONS: readonly (readonly string[])[] = [
   [
     "CREATE TABLE held (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)",
     "INSERT INTO held (id, n) SELECT 1, COUNT(*) FROM slots WHERE state IN ('reserved', 'active')",
-    `CREATE TRIGGER slots_held_insert AFTER INSERT ON slots WHEN NEW.state IN ('reserved', 'active')
-      BEGIN UPDATE held SET n = n + 1 WHERE id = 1; END`,
-    `CREATE TRIGGER slots_held_delete AFTER DELETE ON slots WHEN OLD.state IN ('reserved', 'active')
-      BEGIN UPDATE held SET n = n - 1 WHERE id = 1; END`,
-    `CREATE TRIGGER slots_held_update AFTER UPDATE OF state ON slots
-      WHEN (NEW.state IN ('reserved', 'active')) <> (OLD.state IN ('reserved', 'active'))
-      BEGIN UPDATE held SET n = n + (CASE WHEN NEW.state IN ('reserved', 'active') THEN 1 ELSE -1 END) WHERE id = 1; END`,
+    ...HELD_TRIGGERS,
+  ],
+  // Slots and keys clustered on their own keys (WITHOUT ROWID): a reservation wrote each row into a rowid
+  // table and into the index of its TEXT key, two pages per table in every transaction's WAL. Rebuilt with
+  // their rows; dropping `slots` dropped its indexes and triggers, made again as they were (the held count
+  // is untouched: copying rows into the new table fires none of them).
+  [
+    `CREATE TABLE slots_v3 (
+      job_id TEXT PRIMARY KEY,
+      fleet_id TEXT NOT NULL,
+      state TEXT NOT NULL,
+      job_version INTEGER NOT NULL DEFAULT 0,
+      reserved_at INTEGER NOT NULL,
+      projected INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID`,
+    "INSERT INTO slots_v3 SELECT job_id, fleet_id, state, job_version, reserved_at, projected FROM slots",
+    "DROP TABLE slots",
+    "ALTER TABLE slots_v3 RENAME TO slots",
+    "CREATE INDEX slots_state ON slots (state, reserved_at)",
+    "CREATE INDEX slots_unprojected ON slots (projected, reserved_at)",
+    ...HELD_TRIGGERS,
+    `CREATE TABLE idem_keys_v3 (
+      key TEXT PRIMARY KEY,
+      request_hash TEXT NOT NULL,
+      fleet_id TEXT NOT NULL,
+      job_ids TEXT NOT NULL,
+      created_at INTEGER NOT NULL
+    ) WITHOUT ROWID`,
+    "INSERT INTO idem_keys_v3 SELECT key, request_hash, fleet_id, job_ids, created_at FROM idem_keys",
+    "DROP TABLE idem_keys",
+    "ALTER TABLE idem_keys_v3 RENAME TO idem_keys",
   ],
 ];
 

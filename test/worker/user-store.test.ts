@@ -6,7 +6,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { SlotState, UserStore } from "../../durable-objects/user/store.js";
+import { SqlStore } from "../../durable-objects/sql-store.js";
+import { type SlotState, USER_MIGRATIONS, UserStore } from "../../durable-objects/user/store.js";
 import { userStub } from "../../durable-objects/user/stub.js";
 import { testEnv } from "./test-env.js";
 
@@ -57,6 +58,61 @@ describe("the User DO's store", () => {
         });
       }),
       { numRuns: 30 },
+    );
+  });
+
+  it("moves a store of the previous schema to WITHOUT ROWID slots and keys, with every row and the held count", async () => {
+    await runInDurableObject(
+      testEnv.USERS.get(testEnv.USERS.idFromName("migrate-v3")),
+      (_instance, state) => {
+        const sql = state.storage.sql;
+        // This object as one created before schema step 3: its tables made by the first two steps only.
+        for (const t of ["slots", "idem_keys", "fenced_tokens", "usage", "open_runs", "held", "meta"])
+          sql.exec(`DROP TABLE ${t}`);
+        new SqlStore(sql, USER_MIGRATIONS.slice(0, 2)).migrate();
+        const old = new UserStore(sql);
+        old.reserve("job_1", "flt_a", 10);
+        old.applyJobNote("job_2", "flt_a", "active", 3, 11);
+        old.applyJobNote("job_3", "flt_b", "released", 2, 12);
+        old.putKey({
+          key: "k1",
+          request_hash: "h1",
+          fleet_id: "flt_a",
+          job_ids: '["job_1"]',
+          created_at: 10,
+        });
+        const rowsBefore = sql.exec("SELECT * FROM slots ORDER BY job_id").toArray();
+        expect(old.heldCount()).toBe(2);
+
+        const s = new UserStore(sql);
+        s.migrate();
+        expect(s.getMeta("schema_version")).toBe(String(USER_MIGRATIONS.length));
+        const ddl = (name: string) =>
+          sql.exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = ?", name).one().sql;
+        expect(ddl("slots")).toMatch(/WITHOUT ROWID$/);
+        expect(ddl("idem_keys")).toMatch(/WITHOUT ROWID$/);
+        expect(sql.exec("SELECT * FROM slots ORDER BY job_id").toArray()).toEqual(rowsBefore);
+        expect(s.key("k1")).toMatchObject({ request_hash: "h1", job_ids: '["job_1"]' });
+        expect(s.heldCount()).toBe(2);
+        // The indexes and the held count's triggers are back.
+        const indexes = sql
+          .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE tbl_name = 'slots' ORDER BY name")
+          .toArray()
+          .map((r) => r.name);
+        expect(indexes).toEqual([
+          "slots",
+          "slots_held_delete",
+          "slots_held_insert",
+          "slots_held_update",
+          "slots_state",
+          "slots_unprojected",
+        ]);
+        s.reserve("job_4", "flt_a", 13);
+        s.setSlotState("job_1", "released");
+        s.dropSlot("job_2");
+        expect(s.heldCount()).toBe(counted(s));
+        expect(s.heldCount()).toBe(1);
+      },
     );
   });
 
