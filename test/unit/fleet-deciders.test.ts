@@ -23,6 +23,11 @@ describe("submit and dispatch", () => {
       ["launch", job.current_run_id, 0],
     ]);
     expect(f.transitions(id)).toEqual(["·→QUEUED", "QUEUED→SUBMITTED"]);
+    // Its snapshots in the outbox leave the JobSpec to the flush (read from the job's row: it never changes).
+    const snapshots = f.s.outbox.flatMap((e) => (e.kind === "job" && e.job.id === id ? [e.job] : []));
+    expect(snapshots.length).toBeGreaterThan(0);
+    expect(snapshots.every((j) => j.spec === null)).toBe(true);
+    expect(JSON.parse(f.s.job(id)!.spec)).toMatchObject({ resources: expect.any(Object) });
     f.checkInvariants();
   });
 
