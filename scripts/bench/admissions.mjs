@@ -129,6 +129,16 @@ export async function benchAdmissions({
       };
     };
 
+    /** A point of POSTs of a JobSpec-sized body to a baseline route of the no-op worker. */
+    const noopPost = (path, concurrency, total) =>
+      closedLoop({
+        url: `${w.noopUrl}${path}`,
+        concurrency,
+        total,
+        expect: 201,
+        make: () => ({ method: "POST", body: noopBody }),
+      });
+
     for (const c of concurrencies) {
       log(`admissions at concurrency ${c}`);
       // The baselines and the admissions into an empty fleet, interleaved, `rounds` times: each figure is
@@ -143,33 +153,9 @@ export async function benchAdmissions({
             make: () => ({}),
           }),
         );
-        samples.noop_do.push(
-          await closedLoop({
-            url: `${w.noopUrl}/noop-do`,
-            concurrency: c,
-            total: baselineRequests,
-            expect: 201,
-            make: () => ({ method: "POST", body: noopBody }),
-          }),
-        );
-        samples.chain2.push(
-          await closedLoop({
-            url: `${w.noopUrl}/chain2`,
-            concurrency: c,
-            total: baselineRequests,
-            expect: 201,
-            make: () => ({ method: "POST", body: noopBody }),
-          }),
-        );
-        samples.noop_d1.push(
-          await closedLoop({
-            url: `${w.noopUrl}/noop-d1`,
-            concurrency: c,
-            total: Math.min(baselineRequests, requests * 2),
-            expect: 201,
-            make: () => ({ method: "POST", body: noopBody }),
-          }),
-        );
+        samples.noop_do.push(await noopPost("/noop-do", c, baselineRequests));
+        samples.chain2.push(await noopPost("/chain2", c, baselineRequests));
+        samples.noop_d1.push(await noopPost("/noop-d1", c, Math.min(baselineRequests, requests * 2)));
         samples.admissions.push(await admissionPoint(c, 0));
         log(
           `  round ${r + 1}: ${samples.admissions.at(-1).rate}/s (chain of two writes: ${samples.chain2.at(-1).rate}/s)`,

@@ -5,9 +5,7 @@
 // Profile first, then cut: what the issue asked before any change to the path's CPU.
 import { parseArgs } from "node:util";
 import WebSocket from "ws";
-import { jsonClient } from "./latency.mjs";
-import { closedLoop } from "./load.mjs";
-import { benchUser, charlmSpec, submitRequest } from "./setup.mjs";
+import { benchSubmitter } from "./setup.mjs";
 import { freePort, startWorkerd } from "./workerd.mjs";
 
 const { values: opts } = parseArgs({
@@ -93,21 +91,7 @@ function summarize(profile) {
 const port = await freePort();
 const w = await startWorkerd({ inspectorPort: port, vars: { SF_LOG_LEVEL: "warn" } });
 try {
-  const api = jsonClient(w.url);
-  const user = await benchUser(api, w.adminToken, { max_gpus: 16, max_jobs: 100_000, daily_gpu_hours: 1e6 });
-  await api(w.adminToken, "POST", "/v1/fleets", { name: "prof", kind: "process" });
-  for (const n of ["n1", "n2"])
-    await api(w.adminToken, "POST", "/v1/fleets/prof/nodes", { name: `prof-${n}`, series: "h200", gpus: 8 });
-  const body = JSON.stringify(charlmSpec(user.charlmDigest, "prof"));
-  let keys = 0;
-  const submits = (total) =>
-    closedLoop({
-      url: `${w.url}/v1/jobs`,
-      concurrency: Number(opts.clients),
-      total,
-      expect: 201,
-      make: () => submitRequest(user.token, body, `prof-${++keys}`),
-    });
+  const submits = await benchSubmitter(w, "prof", Number(opts.clients));
   log("warming up (500 submits)");
   await submits(500);
   const cdp = await inspect(port);

@@ -1,5 +1,7 @@
 // What every control-plane benchmark starts with: a user "bench" with a token and a quota, and the JobSpec
 // `sf submit` would send for python/charlm on one GPU of a fleet.
+import { jsonClient } from "./latency.mjs";
+import { closedLoop } from "./load.mjs";
 
 /** Creates user "bench" (operator, with a token) with `quota`; returns { token, user }. */
 export async function benchUser(api, adminToken, quota) {
@@ -43,4 +45,30 @@ export function submitRequest(token, body, key = null) {
     },
     body,
   };
+}
+
+/**
+ * The user "bench" and a process fleet `name` with two admin-registered 8-GPU nodes on workerd `w`; returns
+ * `submits(total)`: `total` keyed submits from `clients` closed-loop clients (the diagnostics' common start).
+ */
+export async function benchSubmitter(w, name, clients) {
+  const api = jsonClient(w.url);
+  const user = await benchUser(api, w.adminToken, { max_gpus: 16, max_jobs: 100_000, daily_gpu_hours: 1e6 });
+  await api(w.adminToken, "POST", "/v1/fleets", { name, kind: "process" });
+  for (const n of ["n1", "n2"])
+    await api(w.adminToken, "POST", `/v1/fleets/${name}/nodes`, {
+      name: `${name}-${n}`,
+      series: "h200",
+      gpus: 8,
+    });
+  const body = JSON.stringify(charlmSpec(user.charlmDigest, name));
+  let keys = 0;
+  return (total) =>
+    closedLoop({
+      url: `${w.url}/v1/jobs`,
+      concurrency: clients,
+      total,
+      expect: 201,
+      make: () => submitRequest(user.token, body, `${name}-${++keys}`),
+    });
 }

@@ -9,9 +9,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { jsonClient } from "./latency.mjs";
-import { closedLoop } from "./load.mjs";
-import { benchUser, charlmSpec, submitRequest } from "./setup.mjs";
+import { benchSubmitter } from "./setup.mjs";
 import { startWorkerd } from "./workerd.mjs";
 
 const { values: opts } = parseArgs({
@@ -51,21 +49,7 @@ const w = await startWorkerd({ vars: { SF_LOG_LEVEL: "warn" } });
 try {
   const [pid] = workerdPids();
   if (!pid) throw new Error("no workerd process found among this process's children");
-  const api = jsonClient(w.url);
-  const user = await benchUser(api, w.adminToken, { max_gpus: 16, max_jobs: 100_000, daily_gpu_hours: 1e6 });
-  await api(w.adminToken, "POST", "/v1/fleets", { name: "sys", kind: "process" });
-  for (const n of ["n1", "n2"])
-    await api(w.adminToken, "POST", "/v1/fleets/sys/nodes", { name: `sys-${n}`, series: "h200", gpus: 8 });
-  const body = JSON.stringify(charlmSpec(user.charlmDigest, "sys"));
-  let keys = 0;
-  const submits = (total) =>
-    closedLoop({
-      url: `${w.url}/v1/jobs`,
-      concurrency: Number(opts.clients),
-      total,
-      expect: 201,
-      make: () => submitRequest(user.token, body, `sys-${++keys}`),
-    });
+  const submits = await benchSubmitter(w, "sys", Number(opts.clients));
   log("warming up (300 submits)");
   await submits(300);
   const strace = spawn("strace", ["-c", "-f", "-p", pid], { stdio: ["ignore", "ignore", "pipe"] });

@@ -307,7 +307,7 @@ function userInputs(t: Tx, userIds: Set<string>): Record<string, UserInput> {
     if (!u || (r.ended_at !== null && r.ended_at <= since)) continue;
     const end = r.ended_at ?? now;
     if (r.ended_at === null) u.runningGpus += r.gpus;
-    u.recentGpuSeconds += overlapGpuSeconds(r.allocated_at, end, r.gpus, now - DAY_MS, now);
+    u.recentGpuSeconds += overlapGpuSeconds(r.allocated_at, end, r.gpus, since, now);
     u.gpuSecondsToday += overlapGpuSeconds(r.allocated_at, end, r.gpus, dayStart, now);
   }
   return out;
