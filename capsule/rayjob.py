@@ -51,8 +51,12 @@ def run_rank(rank, plan_text, pull_src, run_id, node_dir, keep, addr, stopping=N
     pgid_file = root + ".pgid"
     stage = tempfile.mkdtemp(prefix="sf-stage-")  # 0700: the plan holds the rank's token
     procs = []
+    # A stop that comes while the rank's process is not started yet (the pull, or between its spawn and
+    # `procs.append`) is kept and delivered as soon as there is a process, instead of being lost.
+    term = []
 
     def on_term(signum, _frame):
+        term.append(signum)
         for p in procs:
             try:
                 os.killpg(p.pid, signum)
@@ -73,10 +77,15 @@ def run_rank(rank, plan_text, pull_src, run_id, node_dir, keep, addr, stopping=N
         code = subprocess.call([sys.executable, pull_file, root, str(rank), plan_file])
         if code != 0:
             return code
-        if stopping is not None and stopping.is_set():
+        if term or (stopping is not None and stopping.is_set()):
             return 128 + signal.SIGTERM
         p = subprocess.Popen(["bash", "-c", STEP, "starforge-rank", root, addr or ""], start_new_session=True)
         procs.append(p)
+        if term:
+            try:
+                os.killpg(p.pid, term[-1])
+            except OSError:
+                pass
         # The pod's preStop hook (rendered by forgelet) TERMs this group and waits for it before Kubernetes
         # stops the container: a deleted pod gives the capsule its checkpoint time.
         with open(pgid_file, "w") as f:
