@@ -1,8 +1,9 @@
 /** Time helpers every layer uses the same way (quotas by UTC day, time zones of windows). Pure. */
+import { nowIso } from "./ids.js";
 
 /** The UTC calendar day of an instant, `YYYY-MM-DD`: the unit of daily GPU-hour quotas and usage. */
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  return nowIso(ms).slice(0, 10);
 }
 
 export const DAY_MS = 86_400_000;

@@ -38,6 +38,11 @@ export interface AppEnv extends Omit<DoEnv, "FLEET" | "RUN" | "WEBHOOKS" | "SF_P
   SF_BUILD?: string;
   /** The least level of the per-request log lines: info (default, every request), warn or error. */
   SF_LOG_LEVEL?: string;
+  /**
+   * "on" (default): submits waiting for the same object share its next call (group commit, decision 113);
+   * "off": each submit calls the objects itself.
+   */
+  SF_GROUP_COMMIT?: string;
 }
 
 const R2S3Config = z.object({
@@ -79,6 +84,7 @@ const Config = z.object({
     .regex(/^[\x21-\x7e]{1,100}$/, "SF_BUILD must be 1-100 printable ASCII characters without spaces")
     .default("dev"),
   logLevel: z.enum(["info", "warn", "error"], "SF_LOG_LEVEL must be info, warn or error").default("info"),
+  groupCommit: z.enum(["on", "off"], "SF_GROUP_COMMIT must be on or off").default("on"),
 });
 export type Config = z.infer<typeof Config>;
 
@@ -99,6 +105,7 @@ export function config(env: AppEnv): Config {
       maxWorkerBodyBytes: env.SF_MAX_WORKER_BODY_BYTES || undefined,
       build: env.SF_BUILD || undefined,
       logLevel: env.SF_LOG_LEVEL || undefined,
+      groupCommit: env.SF_GROUP_COMMIT || undefined,
     });
     cache.set(env, c);
   }

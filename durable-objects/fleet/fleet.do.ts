@@ -32,6 +32,7 @@ import type {
 } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
 import { type DoEnv, doSettings } from "../env.js";
+import { type Settled, settleEach } from "../group-commit.js";
 import type { FleetAdmissions, JobVersions } from "../user/types.js";
 import { CommandSender, sendFrame } from "./commands.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
@@ -107,6 +108,16 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     const r = this.decide({ type: "submit", inputs });
     await this.afterChange();
     return r;
+  }
+
+  /**
+   * Several requests' submits (group commit, durable-objects/group-commit.ts): each decided on its own as
+   * `submit` would, all in this turn, so they share one storage commit and one flush; one answer each.
+   */
+  async submitBatch(batch: SubmitInput[][]): Promise<Settled<Result<{ jobs: JobDetail[] }>>[]> {
+    const out = await settleEach(batch, (inputs) => this.decide({ type: "submit", inputs }));
+    await this.afterChange();
+    return out;
   }
 
   /**

@@ -19,15 +19,34 @@ import { startWorkerd } from "./workerd.mjs";
 
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
 
-/** D1 batches all fleets' outboxes wrote so far (GET /v1/admin/metrics). */
-async function d1Batches(w) {
+/** The sum of metric `name`'s samples whose labels contain `labels` (GET /v1/admin/metrics). */
+async function metricSum(w, name, labels = "") {
   const res = await fetch(`${w.url}/v1/admin/metrics`, {
     headers: { authorization: `Bearer ${w.adminToken}` },
   });
   const text = await res.text();
   let n = 0;
-  for (const m of text.matchAll(/^starforge_outbox_d1_batches_total\{[^}]*\} (\S+)$/gm)) n += Number(m[1]);
+  for (const m of text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} (\\S+)$`, "gm")))
+    if (m[1].includes(labels)) n += Number(m[2]);
   return n;
+}
+
+/** D1 batches all fleets' outboxes wrote so far. */
+const d1Batches = (w) => metricSum(w, "starforge_outbox_d1_batches_total");
+
+/**
+ * Calls the submits into fleet `name` made to its object, per job admitted there (group commit: under
+ * 1 when submits shared calls). The counters reach D1 about half a second after the answers.
+ */
+async function fleetCallsPerAdmission(w, name, expected) {
+  const fleet = `fleet="${name}"`;
+  let admitted = 0;
+  for (let i = 0; i < 50 && admitted < expected; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    admitted = await metricSum(w, "starforge_admissions_total", fleet);
+  }
+  const calls = await metricSum(w, "starforge_fleet_submit_calls_total", fleet);
+  return admitted > 0 ? round(calls / admitted, 3) : null;
 }
 
 /**
@@ -104,6 +123,7 @@ export async function benchAdmissions({
     const noopBody = body(warm);
     const baselines = { noop_route: {}, noop_do: {}, chain2: {}, noop_d1: {}, slurm: {} };
     const d1 = {};
+    const fleetCalls = {};
     const slurm = slurmVersion();
     const admissions = {};
     for (const depth of depths) admissions[depth] = {};
@@ -126,6 +146,7 @@ export async function benchAdmissions({
         // The same admissions, with the time until D1 held them all (the projection paid for).
         projected_rate: round(requests / (point.seconds + projectedS)),
         d1_per_admission: round(((await d1Batches(w)) - batchesBefore) / requests, 3),
+        ...(depth === 0 ? { fleet_calls_per_admission: await fleetCallsPerAdmission(w, fleet, requests) } : {}),
       };
     };
 
@@ -165,6 +186,7 @@ export async function benchAdmissions({
         baselines[k][c] = medianPoint(samples[k]);
       admissions[0][c] = medianPoint(samples.admissions);
       d1[c] = median(samples.admissions.map((p) => p.d1_per_admission));
+      fleetCalls[c] = median(samples.admissions.map((p) => p.fleet_calls_per_admission ?? Number.NaN));
       for (const depth of depths.filter((d) => d > 0)) {
         admissions[depth][c] = await admissionPoint(c, depth);
         log(`  depth ${depth}: ${admissions[depth][c].rate}/s (p50 ${admissions[depth][c].p50_ms} ms)`);
@@ -239,6 +261,7 @@ export async function benchAdmissions({
       admissions,
       baselines,
       d1_batches_per_admission: d1,
+      fleet_calls_per_admission: fleetCalls,
       projection,
       array,
     };

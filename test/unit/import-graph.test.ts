@@ -1,7 +1,7 @@
 /**
  * Imports point inward only (docs/architecture.md "Layers"): contract imports nothing of ours; the D1
  * layer (d1/) imports contract and itself; the Durable Objects import contract, d1 and themselves, never
- * the Worker; the Worker reaches an object only through its class, its stub and its env; sf and forgelet share nothing but contract; no service
+ * the Worker; the Worker reaches an object only through its class, its stub, its env and how objects are called (rpc.ts, group-commit.ts); sf and forgelet share nothing but contract; no service
  * imports a route; Node-only helpers never reach workerd code; and no file imports itself in a cycle.
  * Read from the sources with the TypeScript scanner's rules approximated by one regex per form.
  */
@@ -68,9 +68,12 @@ function allowed(from: string, to: string): boolean {
       return b === "contract" || b === "d1" || b === "durable-objects";
     case "worker":
       if (from.startsWith("worker/services/") && to.startsWith("worker/routes/")) return false;
-      // An object's class, its stub and its env, nothing else of the objects.
+      // An object's class, its stub and its env, and how objects are called (rpc, group commit); nothing
+      // else of the objects.
       if (b === "durable-objects")
-        return /(\.do|\/stub|^durable-objects\/env|^durable-objects\/rpc)\.ts$/.test(to);
+        return /(\.do|\/stub|^durable-objects\/env|^durable-objects\/rpc|^durable-objects\/group-commit)\.ts$/.test(
+          to,
+        );
       return b === "contract" || b === "d1" || b === "worker";
     case "cli":
     case "forgelet":

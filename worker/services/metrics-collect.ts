@@ -236,6 +236,14 @@ export async function collectMetrics(env: AppEnv, now: number): Promise<Family[]
       "starforge_admission_rejections_total",
       "Submits refused (POST /v1/jobs answered 4xx or 5xx), by error code.",
     ),
+    counter(
+      g,
+      "fleet_submit_calls",
+      "fleet",
+      "starforge_fleet_submit_calls_total",
+      "Calls submits made to the fleet's object; submits that meet in one isolate share one (group commit).",
+      fleetName,
+    ),
     latencyFamily(g, fleetName),
     counter(
       g,

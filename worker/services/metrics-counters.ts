@@ -31,7 +31,9 @@ export type CounterMetric =
   /** Refused submits, labelled by error code. */
   | "admission_rejections"
   /** Items job-side ingest accepted, labelled by kind (logs, metrics, …). */
-  | "ingested_items";
+  | "ingested_items"
+  /** Calls submits made to a fleet's object, labelled by fleet id: fewer than its admissions under group commit. */
+  | "fleet_submit_calls";
 
 export interface CounterRow {
   metric: string;

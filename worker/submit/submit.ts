@@ -7,6 +7,8 @@
  *      one transaction that also checks the token, the account and the quota;
  *   3. the fleet's object (durable-objects/fleet) queues the jobs in one transaction, re-checking what is
  *      its own to decide (drain, image allowlist); a refusal gives the slots and the key back;
+ *      Steps 2 and 3 are group-committed per object (durable-objects/group-commit.ts): submits that reach
+ *      a step while this isolate's call to the same object is in flight go together in its next call.
  *   4. 201. Both objects committed before it left. D1 hears of the jobs after it, from the fleet's outbox,
  *      and the user's object learns then that they are active (reads wait for that: read-your-writes.ts).
  *
@@ -17,12 +19,14 @@
  */
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../../contract/digest.js";
+import type { Result } from "../../contract/errors.js";
 import type { JobDetail, SubmitInput } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
 import { totalGpus } from "../../contract/jobspec.schema.js";
 import { db } from "../../d1/client.js";
+import { GroupCommit, type Sender } from "../../durable-objects/group-commit.js";
 import { userStub } from "../../durable-objects/user/stub.js";
-import type { KeyView } from "../../durable-objects/user/user.do.js";
+import type { KeyView, ReserveInput, ReserveResult } from "../../durable-objects/user/user.do.js";
 import { type Ctx, currentUser, reauthenticate } from "../auth/middleware.js";
 import { forgetToken } from "../auth/principal-cache.js";
 import { config } from "../env.js";
@@ -32,6 +36,7 @@ import { parseValue } from "../http.js";
 import { configCache, configGeneration, refreshConfigSoon } from "../services/config-cache.js";
 import { fleetStub } from "../services/fleets.service.js";
 import { httpHubClient } from "../services/hf-hub.js";
+import { addToCounter } from "../services/metrics-counters.js";
 import { requireSecrets, withHubToken } from "../services/secrets.service.js";
 import { type Checked, checkHub, checkSpec } from "./checks.js";
 
@@ -185,6 +190,13 @@ async function answerTakenKey(
   );
 }
 
+/** Group commit's limits: one call carries at most one full job array's worth of jobs. */
+const GROUP_LIMITS = { maxInputs: 64, maxWeight: MAX_JOB_ARRAY, stallMs: 2_000 };
+
+/** This isolate's reservations and queueings, grouped per object (durable-objects/group-commit.ts). */
+const reservations = new GroupCommit<ReserveInput, ReserveResult>(GROUP_LIMITS);
+const queueings = new GroupCommit<SubmitInput[], Result<{ jobs: JobDetail[] }>>(GROUP_LIMITS);
+
 export async function submitJobs(c: Ctx, raw: unknown) {
   const me = currentUser(c);
   const keyHeader = c.req.header("idempotency-key");
@@ -227,19 +239,39 @@ export async function submitJobs(c: Ctx, raw: unknown) {
   // 2. The slots and the key, atomically with the token, account and quota checks.
   const now = Date.now();
   const jobIds = ready.map(() => newId("job"));
-  const reservation = await user.reserve({
-    userId: me.userId,
-    tokenId: me.tokenId,
-    fleetId,
-    now,
-    key,
-    requestHash,
-    jobs: ready.map((ch, i) => ({
-      jobId: jobIds[i]!,
-      gpus: totalGpus(ch.spec),
-      profiles: ch.spec.resources.pools.map((p) => p.profile),
-    })),
-  });
+  const keepAlive = (p: Promise<unknown>) => waitUntil(c, p);
+  const alone = config(c.env).groupCommit === "off";
+  const reserveVia: Sender<ReserveInput, ReserveResult> = {
+    keepAlive,
+    alone,
+    send: (userId, inputs) => userStub(c.env, userId).reserveBatch(inputs),
+  };
+  const queueVia: Sender<SubmitInput[], Result<{ jobs: JobDetail[] }>> = {
+    keepAlive,
+    alone,
+    send: (id, batch) => {
+      addToCounter("fleet_submit_calls", id);
+      return fleetStub(c.env, id).submitBatch(batch);
+    },
+  };
+  const reservation = await reservations.call(
+    me.userId,
+    {
+      userId: me.userId,
+      tokenId: me.tokenId,
+      fleetId,
+      now,
+      key,
+      requestHash,
+      jobs: ready.map((ch, i) => ({
+        jobId: jobIds[i]!,
+        gpus: totalGpus(ch.spec),
+        profiles: ch.spec.resources.pools.map((p) => p.profile),
+      })),
+    },
+    ready.length,
+    reserveVia,
+  );
   if (reservation.kind === "fenced") {
     // The token or its user changed since this isolate resolved it: answer as a fresh lookup would.
     forgetToken(me.tokenId);
@@ -267,8 +299,11 @@ export async function submitJobs(c: Ctx, raw: unknown) {
 
   // 3. The fleet queues them, or refuses and the slots and key go back. (An RPC that threw may still
   //    have queued them: that reservation is kept, and settles with the fleet.)
-  const result = await fleetStub(c.env, fleetId).submit(
+  const result = await queueings.call(
+    fleetId,
     inputsFor(c, ready, jobIds, reservation.quota, { idemKey: key, requestHash }),
+    ready.length,
+    queueVia,
   );
   if (!result.ok && result.code === "ALREADY_EXISTS") {
     // A retry with this request's key queued them first, under these very job ids: it answered 201, this

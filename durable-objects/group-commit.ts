@@ -1,0 +1,166 @@
+/**
+ * Group commit per Durable Object: while one call of a kind to an object is in flight from this isolate,
+ * the calls that arrive for the same object wait, and go together in the next call, which the object
+ * serves in one turn and therefore one storage commit (decision 113). With nothing in flight a call goes
+ * at once, so a lone submit waits for nothing; under load the batch grows with the queue, and each
+ * admission pays a share of one RPC and one commit instead of one of each.
+ *
+ * Each request stays its own: the object answers every input with its own settled result, one input's
+ * refusal or exception is that input's alone, and a request carries its inputs out of its own context.
+ * The next batch is sent by its first waiting request (its turn resolves in that request's context),
+ * never by a request that has already answered; the sender keeps the call alive with `waitUntil`, so a
+ * client that hangs up does not cancel the others' work riding with it.
+ */
+
+/** `input` sent alone, at once, through the same batch method (group commit turned off). */
+async function callAlone<I, O>(key: string, input: I, via: Sender<I, O>): Promise<O> {
+  const [r] = await via.send(key, [input]);
+  if (!r) throw new Error("group commit: no result for the input sent alone");
+  if (!r.ok) throw r.error;
+  return r.value;
+}
+
+/** One input's outcome, as the object returns it. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** Runs `serve` on each input, settling each on its own (an exception is that input's result). */
+export async function settleEach<I, O>(
+  inputs: I[],
+  serve: (input: I) => Promise<O> | O,
+): Promise<Settled<O>[]> {
+  const out: Settled<O>[] = [];
+  for (const input of inputs) {
+    try {
+      out.push({ ok: true, value: await serve(input) });
+    } catch (error) {
+      out.push({ ok: false, error });
+    }
+  }
+  return out;
+}
+
+interface Waiting<I, O> {
+  input: I;
+  weight: number;
+  done: { resolve(value: O): void; reject(error: unknown): void };
+  /** Resolved when this request is to send the next batch. */
+  turn: () => void;
+  result: Promise<O>;
+}
+
+interface Lane<I, O> {
+  busy: boolean;
+  waiting: Waiting<I, O>[];
+}
+
+export interface GroupLimits {
+  /** The most inputs one call carries. */
+  maxInputs: number;
+  /** The most weight (jobs) one call carries; a heavier input still goes, alone. */
+  maxWeight: number;
+  /** How long a waiting request waits for the call in flight before it sends the waiting inputs itself. */
+  stallMs: number;
+}
+
+/** How a request sends a batch from its own context. */
+export interface Sender<I, O> {
+  /** One batch to the object named `key`: one settled result per input, in order. */
+  send(key: string, inputs: I[]): Promise<Settled<O>[]>;
+  /** The request's `waitUntil`. */
+  keepAlive(p: Promise<unknown>): void;
+  /** Send this request's input alone and at once, waiting for no one (SF_GROUP_COMMIT=off). */
+  alone?: boolean;
+}
+
+export class GroupCommit<I, O> {
+  private readonly lanes = new Map<string, Lane<I, O>>();
+
+  constructor(private readonly limits: GroupLimits) {}
+
+  /** `input` (of `weight` jobs) served by the object `key`, in the next batch to it. */
+  async call(key: string, input: I, weight: number, via: Sender<I, O>): Promise<O> {
+    if (via.alone) return callAlone(key, input, via);
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = { busy: false, waiting: [] };
+      this.lanes.set(key, lane);
+    }
+    let entry!: Waiting<I, O>;
+    const myTurn = new Promise<void>((turn) => {
+      const result = new Promise<O>((resolve, reject) => {
+        entry = { input, weight, done: { resolve, reject }, turn, result: undefined as never };
+      });
+      entry.result = result;
+    });
+    lane.waiting.push(entry);
+    if (lane.busy) {
+      // Waiting for another request's call. Until this input is served the request must live even if its
+      // client hangs up (its turn to send, and the inputs riding with it, depend on it), and the runtime
+      // counts a request that waits on another request's I/O as hung unless it has an event of its own
+      // pending: the watchdog is that event, and if the lane stalls (its sender gone) this request sends.
+      via.keepAlive(entry.result.catch(() => undefined));
+      const watchdog = setInterval(() => {
+        if (lane.waiting.includes(entry)) this.sendNext(key, lane, via);
+      }, this.limits.stallMs);
+      const served = entry.result.then(
+        () => undefined,
+        () => undefined,
+      );
+      // Its turn to send the next batch, or its result if an earlier batch took it along.
+      await Promise.race([myTurn, served]);
+      clearInterval(watchdog);
+    }
+    if (lane.waiting.includes(entry)) this.sendNext(key, lane, via);
+    return entry.result;
+  }
+
+  /** Sends the waiting inputs (up to the limits, at least one) as one call, from the current request. */
+  private sendNext(key: string, lane: Lane<I, O>, via: Sender<I, O>): void {
+    const batch: Waiting<I, O>[] = [];
+    let weight = 0;
+    while (lane.waiting.length > 0 && batch.length < this.limits.maxInputs) {
+      const next = lane.waiting[0] as Waiting<I, O>;
+      if (batch.length > 0 && weight + next.weight > this.limits.maxWeight) break;
+      batch.push(next);
+      weight += next.weight;
+      lane.waiting.shift();
+    }
+    lane.busy = true;
+    this.sendBatch(key, batch, via, () => {
+      const next = lane.waiting[0];
+      if (next) next.turn();
+      else {
+        lane.busy = false;
+        if (this.lanes.get(key) === lane) this.lanes.delete(key);
+      }
+    });
+  }
+
+  /** One call carrying `batch`; each waiting request hears its own result; then `after`. */
+  private sendBatch(key: string, batch: Waiting<I, O>[], via: Sender<I, O>, after: () => void): void {
+    let call: Promise<Settled<O>[]>;
+    try {
+      call = via.send(
+        key,
+        batch.map((w) => w.input),
+      );
+    } catch (error) {
+      // Thrown before any call left (a stub refused): every input of the batch hears it, and the lane goes on.
+      call = Promise.reject(error);
+    }
+    const sent = call.then(
+      (results) => {
+        for (const [i, w] of batch.entries()) {
+          const r = results[i];
+          if (!r) w.done.reject(new Error(`group commit: no result for input ${i} of ${batch.length}`));
+          else if (r.ok) w.done.resolve(r.value);
+          else w.done.reject(r.error);
+        }
+      },
+      (error: unknown) => {
+        for (const w of batch) w.done.reject(error);
+      },
+    );
+    via.keepAlive(sent.finally(after));
+  }
+}
