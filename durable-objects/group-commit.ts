@@ -2,8 +2,10 @@
  * Group commit per Durable Object: while one call of a kind to an object is in flight from this isolate,
  * the calls that arrive for the same object wait, and go together in the next call, which the object
  * serves in one turn and therefore one storage commit (decision 113). With nothing in flight a call goes
- * at once, so a lone submit waits for nothing; under load the batch grows with the queue, and each
- * admission pays a share of one RPC and one commit instead of one of each.
+ * at once, unless the object's last call carried several requests (the lane is contended): then it waits
+ * one turn of the event loop for the requests right behind it. A lone submit on a quiet lane waits for
+ * nothing; under load the batch grows with the queue, and each admission pays a share of one RPC and one
+ * commit instead of one of each.
  *
  * Each request stays its own: the object answers every input with its own settled result, one input's
  * refusal or exception is that input's alone, and a request carries its inputs out of its own context.
@@ -51,6 +53,8 @@ interface Waiting<I, O> {
 interface Lane<I, O> {
   busy: boolean;
   waiting: Waiting<I, O>[];
+  /** The last call carried more than one input: the object is contended. */
+  contended: boolean;
 }
 
 export interface GroupLimits {
@@ -72,6 +76,9 @@ export interface Sender<I, O> {
   alone?: boolean;
 }
 
+/** Idle lanes kept (for their contention) per isolate, at most. */
+const MAX_LANES = 10_000;
+
 export class GroupCommit<I, O> {
   private readonly lanes = new Map<string, Lane<I, O>>();
 
@@ -82,7 +89,7 @@ export class GroupCommit<I, O> {
     if (via.alone) return callAlone(key, input, via);
     let lane = this.lanes.get(key);
     if (!lane) {
-      lane = { busy: false, waiting: [] };
+      lane = { busy: false, waiting: [], contended: false };
       this.lanes.set(key, lane);
     }
     let entry!: Waiting<I, O>;
@@ -109,6 +116,11 @@ export class GroupCommit<I, O> {
       // Its turn to send the next batch, or its result if an earlier batch took it along.
       await Promise.race([myTurn, served]);
       clearInterval(watchdog);
+    } else if (lane.contended) {
+      // The object's last call carried several requests: more are likely right behind this one. Wait one
+      // turn of the event loop (a zero timer) before sending, and take them along.
+      lane.busy = true;
+      await new Promise((r) => setTimeout(r, 0));
     }
     if (lane.waiting.includes(entry)) this.sendNext(key, lane, via);
     return entry.result;
@@ -126,14 +138,21 @@ export class GroupCommit<I, O> {
       lane.waiting.shift();
     }
     lane.busy = true;
+    lane.contended = batch.length > 1;
     this.sendBatch(key, batch, via, () => {
       const next = lane.waiting[0];
       if (next) next.turn();
       else {
         lane.busy = false;
-        if (this.lanes.get(key) === lane) this.lanes.delete(key);
+        // An idle lane is forgotten unless it is contended (the next call lingers); contended idle lanes
+        // are forgotten too when the isolate has seen too many objects.
+        if (!lane.contended || this.lanes.size > MAX_LANES) this.forget(key, lane);
       }
     });
+  }
+
+  private forget(key: string, lane: Lane<I, O>): void {
+    if (this.lanes.get(key) === lane) this.lanes.delete(key);
   }
 
   /** One call carrying `batch`; each waiting request hears its own result; then `after`. */

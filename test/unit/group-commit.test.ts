@@ -46,12 +46,28 @@ describe("group commit", () => {
     expect(o.batches.at(-1)).toEqual({ key: "u1", inputs: [2, 3, 4] });
     await o.release();
     expect(await Promise.all(rest)).toEqual([20, 30, 40]);
-    // The lane is idle again: the next call goes at once.
-    const again = g.call("u1", 5, 1, o.via);
+  });
+
+  it("after a call that carried several requests, waits one timer turn for the requests right behind", async () => {
+    const g = new GroupCommit<number, number>(limits);
+    const o = fakeObject();
+    // A contended lane: two calls at once share the second call.
+    const first = g.call("u1", 1, 1, o.via);
+    await Promise.all([first, g.call("u1", 2, 1, o.via), g.call("u1", 3, 1, o.via)]);
+    expect(o.batches.map((b) => b.inputs)).toEqual([[1], [2, 3]]);
+    // The lane is idle, and contended: a lone call waits a zero timer, and what comes meanwhile joins it.
+    const lone = g.call("u1", 4, 1, o.via);
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(o.batches).toHaveLength(2);
+    const behind = g.call("u1", 5, 1, o.via);
+    expect(await Promise.all([lone, behind])).toEqual([40, 50]);
+    expect(o.batches.at(-1)?.inputs).toEqual([4, 5]);
+    // That call carried two: contended still. A call alone resets it, and the next one goes at once.
+    await g.call("u1", 6, 1, o.via);
+    expect(o.batches.at(-1)?.inputs).toEqual([6]);
+    void g.call("u1", 7, 1, o.via);
     await Promise.resolve();
-    expect(o.batches.at(-1)).toEqual({ key: "u1", inputs: [5] });
-    await o.release();
-    expect(await again).toBe(50);
+    expect(o.batches.at(-1)?.inputs).toEqual([7]);
   });
 
   it("keeps objects apart: a call to another object does not wait", async () => {
