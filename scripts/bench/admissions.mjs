@@ -146,7 +146,9 @@ export async function benchAdmissions({
         // The same admissions, with the time until D1 held them all (the projection paid for).
         projected_rate: round(requests / (point.seconds + projectedS)),
         d1_per_admission: round(((await d1Batches(w)) - batchesBefore) / requests, 3),
-        ...(depth === 0 ? { fleet_calls_per_admission: await fleetCallsPerAdmission(w, fleet, requests) } : {}),
+        ...(depth === 0
+          ? { fleet_calls_per_admission: await fleetCallsPerAdmission(w, fleet, requests) }
+          : {}),
       };
     };
 
