@@ -16,7 +16,7 @@ import { OUTBOX_TIMER } from "./timers.js";
 
 const MAX_OUTBOX_RETRY_MS = 300_000;
 /** How long changes gather before one flush writes them to D1 together. */
-const FLUSH_WINDOW_MS = 25;
+const FLUSH_WINDOW_MS = 100;
 /** The alarm that flushes should the coalescing timer never fire (the object was evicted first). */
 const OUTBOX_BACKSTOP_MS = 1_000;
 

@@ -127,7 +127,11 @@ describe("capsule/rayjob.py (one rank)", () => {
     );
     const l = launch(dir, nodeDir);
     const deadline = Date.now() + 20_000;
-    while (!l.output().includes("ready") && Date.now() < deadline)
+    // The capsule may print "ready" a moment before the launcher has written its process group's file.
+    while (
+      !(l.output().includes("ready") && existsSync(join(nodeDir, "run_x-r0.pgid"))) &&
+      Date.now() < deadline
+    )
       await new Promise((r) => setTimeout(r, 50));
     expect(readdirSync(nodeDir).sort()).toEqual(["run_x-r0", "run_x-r0.pgid"]);
     // Kubernetes runs the hook before it stops the container; the launcher itself gets no signal here.
