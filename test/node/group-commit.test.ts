@@ -88,16 +88,18 @@ describe("group commit on workerd", () => {
     expect(calls).toBeLessThan(40);
   });
 
-  it("admits exactly min(distinct requests, max_jobs) of racing keyed retries, one job per key", async () => {
-    const fleet = await newFleet(cp, "gc");
+  it("admits exactly min(distinct requests, max_jobs) of racing keyed retries over 3 fleets, one job per key", async () => {
+    const fleets = [await newFleet(cp, "gc"), await newFleet(cp, "gc"), await newFleet(cp, "gc")];
     const maxJobs = 6;
     const user = await withQuota(maxJobs);
-    // Ten keys, each sent three times with the same body, and five submits without a key.
-    const sends: { key?: string; name: string }[] = [];
+    // Ten keys, each sent three times with the same body (to one of the fleets), and five submits without
+    // a key: fifteen distinct requests racing for six slots.
+    const sends: { key?: string; name: string; fleet: string }[] = [];
     for (let k = 0; k < 10; k++)
-      for (let n = 0; n < 3; n++) sends.push({ key: `gc-${fleet}-k${k}`, name: `gc-k${k}` });
-    for (let n = 0; n < 5; n++) sends.push({ name: `gc-free-${n}` });
-    const answers = await Promise.all(sends.map((s) => submit(user.token, spec(fleet, s.name), s.key)));
+      for (let n = 0; n < 3; n++)
+        sends.push({ key: `gc-${fleets[0]}-k${k}`, name: `gc-k${k}`, fleet: fleets[k % 3]! });
+    for (let n = 0; n < 5; n++) sends.push({ name: `gc-free-${n}`, fleet: fleets[n % 3]! });
+    const answers = await Promise.all(sends.map((s) => submit(user.token, spec(s.fleet, s.name), s.key)));
 
     for (const [i, a] of answers.entries()) {
       // Admitted (201), a retry answered with the same job (200), over the quota (403), or the key still in
@@ -116,7 +118,31 @@ describe("group commit on workerd", () => {
     for (const ids of byKey.values()) expect(ids.size).toBe(1);
     const jobs = new Set(answers.flatMap((a) => (a.job ? [a.job.id] : [])));
     expect(jobs.size).toBe(maxJobs);
-    const list = await call(cp, user.token, "GET", `/v1/jobs?fleet=${fleet}&limit=100`);
+    // Read-your-writes across the fleets: the user's list holds exactly those jobs.
+    const list = await call(cp, user.token, "GET", "/v1/jobs?limit=100");
     expect((list.body.jobs as { id: string }[]).map((j) => j.id).sort()).toEqual([...jobs].sort());
+  });
+
+  it("refuses every submit of a token from the moment its revoke answered, racing ones included", async () => {
+    const fleet = await newFleet(cp, "gc");
+    const user = await withQuota(200);
+    // A second token of the same user, revoked while its submits are in flight.
+    const minted = await call(cp, user.token, "POST", "/v1/tokens", { name: "gc-racer" });
+    expect(minted.status).toBe(201);
+    const racer = String(minted.body.token);
+    const tokenId = String(minted.body.id);
+    const inFlight = Array.from({ length: 20 }, (_, i) => submit(racer, spec(fleet, `gc-r-${i}`)));
+    const revoked = await call(cp, user.token, "DELETE", `/v1/tokens/${tokenId}`);
+    expect(revoked.status).toBe(200);
+    const after = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => submit(racer, spec(fleet, `gc-a-${i}`))),
+    );
+    // Racing submits are admitted or refused; every one sent after the revoke answered is refused.
+    for (const a of await Promise.all(inFlight)) expect([201, 401]).toContain(a.status);
+    for (const a of after) expect(a.status, JSON.stringify(a)).toBe(401);
+    // Whatever was admitted is the user's, and nothing else is.
+    const admitted = (await Promise.all(inFlight)).flatMap((a) => (a.job ? [a.job.id] : []));
+    const list = await call(cp, user.token, "GET", `/v1/jobs?fleet=${fleet}&limit=100`);
+    expect((list.body.jobs as { id: string }[]).map((j) => j.id).sort()).toEqual(admitted.sort());
   });
 });
