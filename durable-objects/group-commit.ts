@@ -14,14 +14,6 @@
  * client that hangs up does not cancel the others' work riding with it.
  */
 
-/** `input` sent alone, at once, through the same batch method (group commit turned off). */
-async function callAlone<I, O>(key: string, input: I, via: Sender<I, O>): Promise<O> {
-  const [r] = await via.send(key, [input]);
-  if (!r) throw new Error("group commit: no result for the input sent alone");
-  if (!r.ok) throw r.error;
-  return r.value;
-}
-
 /** One input's outcome, as the object returns it. */
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -45,9 +37,23 @@ interface Waiting<I, O> {
   input: I;
   weight: number;
   done: { resolve(value: O): void; reject(error: unknown): void };
-  /** Resolved when this request is to send the next batch. */
-  turn: () => void;
   result: Promise<O>;
+  /** Resolves `myTurn`: this request is to send the next batch. */
+  turn: () => void;
+  myTurn: Promise<void>;
+}
+
+/** A waiting input with its result and its turn, both still open. */
+function waiting<I, O>(input: I, weight: number): Waiting<I, O> {
+  let done!: Waiting<I, O>["done"];
+  let turn!: () => void;
+  const result = new Promise<O>((resolve, reject) => {
+    done = { resolve, reject };
+  });
+  const myTurn = new Promise<void>((resolve) => {
+    turn = resolve;
+  });
+  return { input, weight, done, result, turn, myTurn };
 }
 
 interface Lane<I, O> {
@@ -86,19 +92,17 @@ export class GroupCommit<I, O> {
 
   /** `input` (of `weight` jobs) served by the object `key`, in the next batch to it. */
   async call(key: string, input: I, weight: number, via: Sender<I, O>): Promise<O> {
-    if (via.alone) return callAlone(key, input, via);
+    const entry = waiting<I, O>(input, weight);
+    if (via.alone) {
+      // Group commit turned off: at once, alone, through the same batch method.
+      this.sendBatch(key, [entry], via, () => undefined);
+      return entry.result;
+    }
     let lane = this.lanes.get(key);
     if (!lane) {
       lane = { busy: false, waiting: [], contended: false };
       this.lanes.set(key, lane);
     }
-    let entry!: Waiting<I, O>;
-    const myTurn = new Promise<void>((turn) => {
-      const result = new Promise<O>((resolve, reject) => {
-        entry = { input, weight, done: { resolve, reject }, turn, result: undefined as never };
-      });
-      entry.result = result;
-    });
     lane.waiting.push(entry);
     if (lane.busy) {
       // Waiting for another request's call. Until this input is served the request must live even if its
@@ -114,7 +118,7 @@ export class GroupCommit<I, O> {
         () => undefined,
       );
       // Its turn to send the next batch, or its result if an earlier batch took it along.
-      await Promise.race([myTurn, served]);
+      await Promise.race([entry.myTurn, served]);
       clearInterval(watchdog);
     } else if (lane.contended) {
       // The object's last call carried several requests: more are likely right behind this one. Wait one

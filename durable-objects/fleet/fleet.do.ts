@@ -101,18 +101,10 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   }
 
   /**
-   * Queues admitted jobs (one, or a job array's, all or none). The answer leaves once the jobs are
+   * Queues admitted jobs: each request's (one job, or a job array's, all or none) decided on its own, in
+   * order. A batch of requests (group commit, durable-objects/group-commit.ts) is decided in this turn, so
+   * they share one storage commit and one flush; one answer each. The answers leave once the jobs are
    * committed here (the output gate); D1 hears of them after it, in a batch shared with other changes.
-   */
-  async submit(inputs: SubmitInput[]): Promise<Result<{ jobs: JobDetail[] }>> {
-    const r = this.decide({ type: "submit", inputs });
-    await this.afterChange();
-    return r;
-  }
-
-  /**
-   * Several requests' submits (group commit, durable-objects/group-commit.ts): each decided on its own as
-   * `submit` would, all in this turn, so they share one storage commit and one flush; one answer each.
    */
   async submitBatch(batch: SubmitInput[][]): Promise<Settled<Result<{ jobs: JobDetail[] }>>[]> {
     const out = await settleEach(batch, (inputs) => this.decide({ type: "submit", inputs }));

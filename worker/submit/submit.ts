@@ -286,8 +286,11 @@ export async function submitJobs(c: Ctx, raw: unknown) {
     const finish = async (ids: string[]) => {
       if (ids.length !== ready.length) return null;
       const held = reservation.existing.fleet_id;
-      const r = await fleetStub(c.env, held).submit(
+      const r = await queueings.call(
+        held,
         inputsFor(c, ready, ids, quota, { idemKey: key, requestHash }),
+        ready.length,
+        queueVia,
       );
       if (r.ok) return { jobs: r.value.jobs, created: true };
       // Queued meanwhile by the request that holds the key: read them.
