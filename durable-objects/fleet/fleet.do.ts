@@ -32,7 +32,7 @@ import type {
 } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
 import { type DoEnv, doSettings } from "../env.js";
-import { type Settled, settleEach } from "../group-commit.js";
+import { type Settled, serveWire, type Wire } from "../group-commit.js";
 import type { FleetAdmissions, JobVersions } from "../user/types.js";
 import { CommandSender, sendFrame } from "./commands.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
@@ -106,8 +106,8 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
    * they share one storage commit and one flush; one answer each. The answers leave once the jobs are
    * committed here (the output gate); D1 hears of them after it, in a batch shared with other changes.
    */
-  async submitBatch(batch: SubmitInput[][]): Promise<Settled<Result<{ jobs: JobDetail[] }>>[]> {
-    const out = await settleEach(batch, (inputs) => this.decide({ type: "submit", inputs }));
+  async submitBatch(batch: Wire<SubmitInput[][]>): Promise<Wire<Settled<Result<{ jobs: JobDetail[] }>>[]>> {
+    const out = await serveWire(batch, (inputs) => this.decide({ type: "submit", inputs }));
     await this.afterChange();
     return out;
   }

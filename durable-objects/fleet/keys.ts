@@ -22,6 +22,12 @@ export function abandonedKey(jobId: string): string {
   return `${ABANDONED_PREFIX}${jobId}`;
 }
 
+/**
+ * Set once this fleet has abandoned any admission: until then no job id can carry the mark, and a submit
+ * skips the per-job read (one cached row instead of a statement per admission).
+ */
+export const ANY_ABANDONED = "abandoned_any";
+
 /** Whether `key` is one job's (one row per job: read without caching it, store.ts). */
 export function isPerJobKey(key: string): boolean {
   return key.startsWith(MOVED_PREFIX) || key.startsWith(RETRIES_PREFIX) || key.startsWith(ABANDONED_PREFIX);

@@ -80,6 +80,11 @@ const MIGRATIONS: string[][] = [
     // Fleet scale: the unacknowledged commands are found without reading every command ever sent.
     `CREATE INDEX commands_unacked ON commands (acked_at, node_id)`,
   ],
+  [
+    // A submit reads a job's abandoned mark only once the fleet has any (keys.ts ANY_ABANDONED).
+    `INSERT INTO meta (key, value) SELECT 'abandoned_any', '1'
+       WHERE EXISTS (SELECT 1 FROM meta WHERE key >= 'abandoned:' AND key < 'abandoned;')`,
+  ],
 ];
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;

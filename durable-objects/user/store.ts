@@ -133,6 +133,11 @@ export class UserStore extends SqlStore {
     done: number;
     open: Array<{ gpus: number; allocatedAt: number }>;
   } | null = null;
+  /**
+   * The held count (reserved + active slots) as last read, kept in step by a reservation (its new slot adds
+   * one, as the trigger does); any other change to slots forgets it (null: read the row again).
+   */
+  private held: number | null = null;
 
   constructor(sql: SqlStorage) {
     super(sql, USER_MIGRATIONS);
@@ -141,6 +146,7 @@ export class UserStore extends SqlStore {
   protected override rolledBack(): void {
     this.fencedTokens = null;
     this.usageToday = null;
+    this.held = null;
   }
 
   loaded(): boolean {
@@ -177,10 +183,12 @@ export class UserStore extends SqlStore {
 
   /** Jobs holding a slot now: reserved (in flight) or active. */
   heldCount(): number {
-    return this.sql.exec<{ n: number }>("SELECT n FROM held WHERE id = 1").one().n;
+    this.held ??= this.sql.exec<{ n: number }>("SELECT n FROM held WHERE id = 1").one().n;
+    return this.held;
   }
 
   reserve(jobId: string, fleetId: string, now: number): void {
+    if (this.held !== null) this.held += 1;
     this.sql.exec(
       "INSERT INTO slots (job_id, fleet_id, state, job_version, reserved_at, projected) VALUES (?, ?, 'reserved', 0, ?, 0)",
       jobId,
@@ -190,6 +198,7 @@ export class UserStore extends SqlStore {
   }
 
   setSlotState(jobId: string, state: SlotState, reservedAt?: number): void {
+    this.held = null;
     if (reservedAt === undefined) this.sql.exec("UPDATE slots SET state = ? WHERE job_id = ?", state, jobId);
     else
       this.sql.exec("UPDATE slots SET state = ?, reserved_at = ? WHERE job_id = ?", state, reservedAt, jobId);
@@ -210,6 +219,7 @@ export class UserStore extends SqlStore {
     now: number,
   ): void {
     if (notes.length === 0) return;
+    this.held = null;
     this.sql.exec(
       `INSERT INTO slots (job_id, fleet_id, state, job_version, reserved_at, projected)
        SELECT json_extract(value, '$[0]'), ?2, json_extract(value, '$[1]'), json_extract(value, '$[2]'), ?3, 1
@@ -226,6 +236,7 @@ export class UserStore extends SqlStore {
 
   /** What a fleet answered about a job right now: a newer version moves the slot, `projected` unchanged. */
   applyJobState(jobId: string, state: SlotState, version: number): void {
+    this.held = null;
     this.sql.exec(
       "UPDATE slots SET state = ?, job_version = ? WHERE job_id = ? AND job_version < ?",
       state,
@@ -241,6 +252,7 @@ export class UserStore extends SqlStore {
   }
 
   dropSlot(jobId: string): void {
+    this.held = null;
     this.sql.exec("DELETE FROM slots WHERE job_id = ?", jobId);
   }
 

@@ -12,7 +12,7 @@ import { DEFAULT_QUOTA, type Quota } from "../../contract/api.schema.js";
 import { ACTIVE_STATES, type JobState } from "../../contract/job-states.js";
 import { quotaRefusal } from "../../contract/quota.js";
 import { type DoEnv, doSettings } from "../env.js";
-import { type Settled, settleEach } from "../group-commit.js";
+import { type Settled, serveWire, type Wire } from "../group-commit.js";
 import { type Rpc, stubOf } from "../rpc.js";
 import { loadFromLedger } from "./load.js";
 import { type KeyRow, type SlotState, UserStore } from "./store.js";
@@ -74,8 +74,8 @@ export class UserDO extends DurableObject<DoEnv> {
    * Several requests' reservations (group commit, durable-objects/group-commit.ts), each as `reserve`
    * would, in order, in this turn: one storage commit for all; one answer each.
    */
-  async reserveBatch(inputs: ReserveInput[]): Promise<Settled<ReserveResult>[]> {
-    return settleEach(inputs, (input) => this.reserve(input));
+  async reserveBatch(inputs: Wire<ReserveInput[]>): Promise<Wire<Settled<ReserveResult>[]>> {
+    return serveWire(inputs, (input) => this.reserve(input));
   }
 
   private tryReserve(input: ReserveInput): ReserveResult {

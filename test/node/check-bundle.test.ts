@@ -50,7 +50,7 @@ describe("check:bundle", () => {
     expect(out).toMatch(
       /size {6}[0-9.]+ MiB of the platform's 64\.00 MiB limit \([0-9.]+% used\); gzip [0-9.]+ MiB of our 3\.00 MiB budget/,
     );
-    expect(out).toContain("imports   cloudflare:workers, node:crypto (left to the runtime)");
+    expect(out).toContain("imports   cloudflare:workers (left to the runtime)");
     expect(out).toMatch(/start-up {2}GET \/v1\/health answered 200 \(.*\): ≈[0-9]+ ms of the 1000 ms limit/);
     expect(out).toContain("check-bundle: OK (production)");
   });

@@ -9,6 +9,25 @@ const reasons = (f: Fleet, id: string) =>
   (JSON.parse(f.job(id).pending_reasons) as Array<{ code: string }>).map((r) => r.code);
 
 describe("submit and dispatch", () => {
+  it("never queues a job id whose admission it abandoned, and queues every other id as before", () => {
+    const f = new Fleet();
+    const queued = f.submit({ gpus: 1 });
+    const settled = f.decide({ type: "settle_admissions", jobIds: [queued, "job_lost0000001"] }).result;
+    expect(settled).toEqual({
+      [queued]: { status: "QUEUED", version: expect.any(Number) },
+      job_lost0000001: null,
+    });
+    // The request that reserved it arrives late: refused, nothing queued.
+    const late = f.trySubmit({ jobId: "job_lost0000001", gpus: 1 });
+    expect(late.ok ? "queued" : late.code).toBe("CONFLICT");
+    expect(f.s.job("job_lost0000001")).toBeNull();
+    // Settling it again changes nothing; fresh ids are queued.
+    expect(f.decide({ type: "settle_admissions", jobIds: ["job_lost0000001"] }).result).toEqual({
+      job_lost0000001: null,
+    });
+    expect(f.trySubmit({ jobId: "job_fresh000001", gpus: 1 }).ok).toBe(true);
+  });
+
   it("queues a job no node can take, with its reason, and dispatches it when a node arrives", () => {
     const f = new Fleet();
     const id = f.submit({ gpus: 2 });

@@ -2,7 +2,15 @@
 // calls that arrive meanwhile go together next, each with its own result; limits cap a batch; a lane whose
 // call never comes back does not hold the waiting requests forever.
 import { describe, expect, it } from "vitest";
-import { GroupCommit, type Sender, type Settled, settleEach } from "../../durable-objects/group-commit.js";
+import {
+  GroupCommit,
+  type Sender,
+  type Settled,
+  serveWire,
+  settledFromWire,
+  settleEach,
+  toWire,
+} from "../../durable-objects/group-commit.js";
 
 /** An object that answers each batch when `release` is called (or at once), recording every batch. */
 function fakeObject(opts: { hold?: boolean } = {}) {
@@ -183,5 +191,35 @@ describe("settleEach", () => {
     expect(out[0]).toEqual({ ok: true, value: 1 });
     expect(out[1]?.ok).toBe(false);
     expect(out[2]).toEqual({ ok: true, value: 3 });
+  });
+});
+
+describe("a batch on the wire", () => {
+  it("carries each input's answer as JSON, and each exception back as an Error with its name and message", async () => {
+    const seen: Array<{ id: string; spec: { pools: number[] } }> = [];
+    const batch = toWire([
+      { id: "a", spec: { pools: [1, 2] } },
+      { id: "b", spec: { pools: [] } },
+      { id: "c", spec: { pools: [3] } },
+    ]);
+    expect(typeof batch).toBe("string");
+    const answered = await serveWire(batch, (input) => {
+      seen.push(input);
+      if (input.id === "b") throw new TypeError("b is refused");
+      if (input.id === "c") throw "not an error";
+      return { jobs: [{ id: input.id, pools: input.spec.pools.length }] };
+    });
+    expect(typeof answered).toBe("string");
+    expect(seen.map((s) => s.id)).toEqual(["a", "b", "c"]);
+    const out = settledFromWire(answered);
+    expect(out[0]).toEqual({ ok: true, value: { jobs: [{ id: "a", pools: 2 }] } });
+    const b = out[1]!;
+    expect(b.ok).toBe(false);
+    expect(!b.ok && b.error instanceof Error && [b.error.name, b.error.message]).toEqual([
+      "TypeError",
+      "b is refused",
+    ]);
+    const c = out[2]!;
+    expect(!c.ok && c.error instanceof Error && c.error.message).toBe("not an error");
   });
 });

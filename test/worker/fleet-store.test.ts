@@ -6,8 +6,9 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ANY_ABANDONED } from "../../durable-objects/fleet/keys.js";
 import type { JobRow } from "../../durable-objects/fleet/rows.js";
-import type { FleetStore } from "../../durable-objects/fleet/store.js";
+import { FLEET_SCHEMA_VERSION, FleetStore } from "../../durable-objects/fleet/store.js";
 import { testEnv } from "./test-env.js";
 
 type Inside = { store: FleetStore };
@@ -165,5 +166,24 @@ describe("the Fleet DO's store", () => {
       s.transaction(storage, () => s.apply({ kind: "reopen", run_id: "run_1", rank: 0, node_id: "nod_1" }));
       expect(s.openCommandNodes()).toEqual(["nod_1"]);
     });
+  });
+
+  it("marks a fleet that abandoned admissions before schema step 7 as having abandoned some, and no other", async () => {
+    for (const [name, marks] of [
+      ["migrate-abandoned", ["abandoned:job_a", "abandoned:job_b"]],
+      ["migrate-clean", []],
+    ] as const) {
+      await inFleet(name, (s) => {
+        // This object as step 6 left it: its per-job marks, no fleet-wide one.
+        s.sql.exec("DELETE FROM meta WHERE key = 'abandoned_any'");
+        for (const key of marks) s.sql.exec("INSERT INTO meta (key, value) VALUES (?, '1')", key);
+        s.sql.exec("INSERT INTO meta (key, value) VALUES ('abandonedz', 'not a mark')");
+        s.sql.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+        const migrated = new FleetStore(s.sql);
+        migrated.migrate();
+        expect(migrated.getMeta("schema_version")).toBe(String(FLEET_SCHEMA_VERSION));
+        expect(migrated.meta(ANY_ABANDONED)).toBe(marks.length > 0 ? "1" : null);
+      });
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The User DO's store, inside a real object: the held count its triggers keep equals the slots held,
- * whatever moves them, the meta cache never outlives a transaction that rolled back, and meta rows are
+ * The User DO's store, inside a real object: the held count its triggers keep (and the store remembers
+ * between reservations) equals the slots held, whatever moves them, a rolled-back reservation included; the meta cache never outlives a transaction that rolled back, and meta rows are
  * found by prefix exactly (sql-store.ts, which every object's store shares).
  */
 import { runInDurableObject } from "cloudflare:test";
@@ -23,24 +23,32 @@ let round = 0;
 describe("the User DO's store", () => {
   it("keeps the held count equal to the reserved + active slots under any sequence of moves", async () => {
     const op = fc.oneof(
-      fc.record({ kind: fc.constant("reserve" as const), job: fc.nat(7) }),
+      fc.record({ kind: fc.constant("reserve" as const), job: fc.nat(3) }),
       fc.record({
         kind: fc.constant("state" as const),
-        job: fc.nat(7),
+        job: fc.nat(3),
         state: fc.constantFrom<SlotState>("reserved", "active", "released"),
       }),
       fc.record({
         kind: fc.constant("note" as const),
-        job: fc.nat(7),
+        job: fc.nat(3),
         state: fc.constantFrom<SlotState>("reserved", "active", "released"),
         version: fc.nat(5),
       }),
-      fc.record({ kind: fc.constant("drop" as const), job: fc.nat(7) }),
+      fc.record({ kind: fc.constant("drop" as const), job: fc.nat(3) }),
+      fc.record({
+        kind: fc.constant("fleet_state" as const),
+        job: fc.nat(3),
+        state: fc.constantFrom<SlotState>("active", "released"),
+        version: fc.nat(5),
+      }),
+      // A reservation whose transaction rolls back (its request was refused after the slot was written).
+      fc.record({ kind: fc.constant("rolled_back" as const), job: fc.nat(3) }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
         const stub = testEnv.USERS.get(testEnv.USERS.idFromName(`held-${round++}`));
-        await runInDurableObject(stub, (instance) => {
+        await runInDurableObject(stub, (instance, state) => {
           const s = storeOf(instance);
           for (const o of ops) {
             const id = `job_${o.job}`;
@@ -50,6 +58,16 @@ describe("the User DO's store", () => {
               if (s.slot(id)) s.setSlotState(id, o.state);
             } else if (o.kind === "note") {
               s.applyJobNote(id, "flt_a", o.state, o.version, 1);
+            } else if (o.kind === "fleet_state") {
+              s.applyJobState(id, o.state, o.version);
+            } else if (o.kind === "rolled_back") {
+              expect(() =>
+                s.transaction(state.storage, () => {
+                  if (!s.slot(id)) s.reserve(id, "flt_a", 1);
+                  s.reserve(`${id}_more`, "flt_a", 1);
+                  throw new Error("refused");
+                }),
+              ).toThrow("refused");
             } else {
               s.dropSlot(id);
             }
@@ -57,7 +75,7 @@ describe("the User DO's store", () => {
           }
         });
       }),
-      { numRuns: 30 },
+      { numRuns: 60 },
     );
   });
 

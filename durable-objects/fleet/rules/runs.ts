@@ -18,7 +18,7 @@ import { nowIso } from "../../../contract/ids.js";
 import { imageAllowed } from "../../../contract/image-allowlist.js";
 import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
-import { abandonedKey, movedKey, retriesKey } from "../keys.js";
+import { ANY_ABANDONED, abandonedKey, movedKey, retriesKey } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
 import { retryTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
@@ -43,7 +43,7 @@ const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
 function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never> | null {
   if (cfg.draining)
     return fail("FLEET_DRAINING", `fleet ${cfg.name} is draining: ${cfg.drainNote ?? "maintenance"}`);
-  if (t.s.meta(abandonedKey(input.jobId)) !== null) {
+  if (t.s.meta(ANY_ABANDONED) !== null && t.s.meta(abandonedKey(input.jobId)) !== null) {
     return fail(
       "CONFLICT",
       `job ${input.jobId}'s admission took too long and was abandoned; nothing was queued: submit again`,
@@ -154,6 +154,7 @@ export function settleAdmissions(
     if (job) out[id] = { status: job.status, version: job.version };
     else {
       if (t.s.meta(abandonedKey(id)) === null) t.setMeta(abandonedKey(id), String(t.now));
+      if (t.s.meta(ANY_ABANDONED) === null) t.setMeta(ANY_ABANDONED, "1");
       out[id] = null;
     }
   }
