@@ -19,6 +19,9 @@ import { startWorkerd } from "./workerd.mjs";
 
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
 
+/** Requests each measured path (the admissions, every baseline) gets before the first point. */
+const WARMUP = 2_000;
+
 /** The sum of metric `name`'s samples whose labels contain `labels` (GET /v1/admin/metrics). */
 async function metricSum(w, name, labels = "") {
   const res = await fetch(`${w.url}/v1/admin/metrics`, {
@@ -86,11 +89,9 @@ export async function benchAdmissions({
   const w = await startWorkerd();
   const api = jsonClient(w.url);
   try {
-    const user = await benchUser(api, w.adminToken, {
-      max_gpus: 16,
-      max_jobs: 100_000,
-      daily_gpu_hours: 1_000_000,
-    });
+    // One submitter per concurrency (a quota allows at most 100,000 jobs; the whole run admits more).
+    const quota = { max_gpus: 16, max_jobs: 100_000, daily_gpu_hours: 1_000_000 };
+    let user = await benchUser(api, w.adminToken, quota, "bench-warm");
     let fleets = 0;
     const newFleet = async () => {
       const name = `bench-${++fleets}`;
@@ -117,10 +118,22 @@ export async function benchAdmissions({
       });
     };
 
-    // Warm-up: every code path compiled, every cache filled, on a fleet of its own.
+    // Warm-up, on a fleet of its own: every code path compiled and every cache filled, for the admissions
+    // and for each baseline. 200 submits were not enough: the first of three rounds at 1 client then ran
+    // ~10 % below the third, the two-write chain's too (the runtime optimises hot code after many calls).
     const warm = await newFleet();
-    await submits(warm, 8, 200);
     const noopBody = body(warm);
+    await submits(warm, 1, WARMUP);
+    await submits(warm, 8, WARMUP);
+    await closedLoop({ url: `${w.noopUrl}/noop`, concurrency: 1, total: WARMUP, make: () => ({}) });
+    for (const path of ["/noop-do", "/chain2", "/noop-d1"])
+      await closedLoop({
+        url: `${w.noopUrl}${path}`,
+        concurrency: 1,
+        total: WARMUP,
+        expect: 201,
+        make: () => ({ method: "POST", body: noopBody }),
+      });
     const baselines = { noop_route: {}, noop_do: {}, chain2: {}, noop_d1: {}, slurm: {} };
     const d1 = {};
     const fleetCalls = {};
@@ -128,26 +141,33 @@ export async function benchAdmissions({
     const admissions = {};
     for (const depth of depths) admissions[depth] = {};
 
-    /** One point of admissions into a fresh fleet filled to `depth` first. */
-    const admissionPoint = async (c, depth) => {
+    /** A fresh fleet with `depth` jobs waiting (and its first 16 running), and how many jobs it holds. */
+    const filledFleet = async (depth) => {
       const fleet = await newFleet();
       if (depth > 0) {
         log(`  filling a fleet's queue to ${depth} jobs`);
         await submits(fleet, 32, depth + 16);
       }
+      return { fleet, depth, held: depth > 0 ? depth + 16 : 0 };
+    };
+
+    /** One point of admissions into `f` (a fleet from filledFleet, which it then holds `requests` more). */
+    const admissionPoint = async (c, f) => {
+      const depthAtStart = f.held === 0 ? 0 : f.held - 16;
       const batchesBefore = await d1Batches(w);
-      const point = await submits(fleet, c, requests);
-      const projectedS = await converged(w, fleet, (depth > 0 ? depth + 16 : 0) + requests);
+      const point = await submits(f.fleet, c, requests);
+      f.held += requests;
+      const projectedS = await converged(w, f.fleet, f.held);
       // Settle: what the point admitted reaches D1, then count the batches it took.
       await new Promise((r) => setTimeout(r, 300));
       return {
         ...point,
-        depth_at_start: depth,
+        depth_at_start: depthAtStart,
         // The same admissions, with the time until D1 held them all (the projection paid for).
         projected_rate: round(requests / (point.seconds + projectedS)),
         d1_per_admission: round(((await d1Batches(w)) - batchesBefore) / requests, 3),
-        ...(depth === 0
-          ? { fleet_calls_per_admission: await fleetCallsPerAdmission(w, fleet, requests) }
+        ...(f.depth === 0
+          ? { fleet_calls_per_admission: await fleetCallsPerAdmission(w, f.fleet, requests) }
           : {}),
       };
     };
@@ -164,6 +184,7 @@ export async function benchAdmissions({
 
     for (const c of concurrencies) {
       log(`admissions at concurrency ${c}`);
+      user = await benchUser(api, w.adminToken, quota, `bench-c${c}`);
       // The baselines and the admissions into an empty fleet, interleaved, `rounds` times: each figure is
       // its median round, so a ratio compares two medians of the same minutes.
       const samples = { noop_route: [], noop_do: [], chain2: [], noop_d1: [], admissions: [] };
@@ -179,7 +200,7 @@ export async function benchAdmissions({
         samples.noop_do.push(await noopPost("/noop-do", c, baselineRequests));
         samples.chain2.push(await noopPost("/chain2", c, baselineRequests));
         samples.noop_d1.push(await noopPost("/noop-d1", c, Math.min(baselineRequests, requests * 2)));
-        samples.admissions.push(await admissionPoint(c, 0));
+        samples.admissions.push(await admissionPoint(c, await filledFleet(0)));
         log(
           `  round ${r + 1}: ${samples.admissions.at(-1).rate}/s (chain of two writes: ${samples.chain2.at(-1).rate}/s)`,
         );
@@ -189,8 +210,13 @@ export async function benchAdmissions({
       admissions[0][c] = medianPoint(samples.admissions);
       d1[c] = median(samples.admissions.map((p) => p.d1_per_admission));
       fleetCalls[c] = median(samples.admissions.map((p) => p.fleet_calls_per_admission ?? Number.NaN));
+      // A deep queue: one fleet filled once, then `rounds` points into it (each starts a point deeper), the
+      // median round reported as for an empty fleet.
       for (const depth of depths.filter((d) => d > 0)) {
-        admissions[depth][c] = await admissionPoint(c, depth);
+        const f = await filledFleet(depth);
+        const points = [];
+        for (let r = 0; r < rounds; r++) points.push(await admissionPoint(c, f));
+        admissions[depth][c] = medianPoint(points);
         log(`  depth ${depth}: ${admissions[depth][c].rate}/s (p50 ${admissions[depth][c].p50_ms} ms)`);
       }
     }
@@ -253,7 +279,7 @@ export async function benchAdmissions({
     }
     return {
       tool: "closed-loop HTTP clients (node:http keep-alive) on loopback; workerd via Miniflare, no wrangler proxy",
-      warmup_requests: 200,
+      warmup_requests: WARMUP,
       requests_per_point: requests,
       baseline_requests_per_point: baselineRequests,
       rounds,

@@ -18,11 +18,18 @@ export function jsonClient(baseUrl) {
   return async (token, method, path, body, raw) => {
     const headers = token ? { authorization: `Bearer ${token}` } : {};
     if (body !== undefined && !raw) headers["content-type"] = "application/json";
-    const r = await request(agent, baseUrl + path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
-      keepBody: true,
+    const send = () =>
+      request(agent, baseUrl + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
+        keepBody: true,
+      });
+    // A kept-alive socket the server closed while it sat idle (a long point ran meanwhile) hangs up the
+    // request sent on it before anything was read: sent again, once, on a fresh socket.
+    const r = await send().catch((err) => {
+      if (err.code !== "ECONNRESET") throw err;
+      return send();
     });
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.body}`);
     return r.body ? JSON.parse(r.body) : {};

@@ -4,13 +4,13 @@ import { jsonClient } from "./latency.mjs";
 import { closedLoop } from "./load.mjs";
 
 /** Creates user "bench" (operator, with a token) with `quota`; returns { token, user }. */
-export async function benchUser(api, adminToken, quota) {
+export async function benchUser(api, adminToken, quota, name = "bench") {
   const user = await api(adminToken, "POST", "/v1/users", {
-    name: "bench",
+    name,
     role: "operator",
     with_token: true,
   });
-  await api(adminToken, "PUT", "/v1/users/bench/quota", quota);
+  await api(adminToken, "PUT", `/v1/users/${name}/quota`, quota);
   const catalog = await api(user.token, "GET", "/v1/catalog");
   user.charlmDigest = catalog.recipes.find((r) => r.name === "python/charlm").versions[0].digest;
   return user;
