@@ -122,14 +122,9 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     return r;
   }
 
-  /** The status and version of each job named that this fleet holds (null: it holds no such job). */
-  async jobStates(jobIds: string[]): Promise<JobVersions> {
-    const out: JobVersions = {};
-    for (const id of jobIds) {
-      const job = this.store.job(id);
-      out[id] = job ? { status: job.status, version: job.version } : null;
-    }
-    return out;
+  /** Of the jobs named with a version, those this fleet holds at a newer one: their status and version. */
+  async jobsMoved(known: Array<[jobId: string, version: number]>): Promise<JobVersions> {
+    return Object.fromEntries(this.store.jobsMoved(known));
   }
 
   /**

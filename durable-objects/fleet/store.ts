@@ -492,6 +492,25 @@ export class FleetStore extends SqlStore implements Ledger {
     this.sql.exec("INSERT INTO outbox (payload, created_at) VALUES (?, ?)", JSON.stringify(payload), now);
   }
 
+  /**
+   * Of the jobs named with a version, those held here at a newer one: status and version by job id. One
+   * statement, no JobSpec read.
+   */
+  jobsMoved(
+    known: ReadonlyArray<readonly [string, number]>,
+  ): Map<string, { status: string; version: number }> {
+    this.writeHeld();
+    const rows = this.sql
+      .exec<{ id: string; status: string; version: number }>(
+        `SELECT j.id, j.status, j.version FROM json_each(?) AS k
+         JOIN jobs AS j ON j.id = json_extract(k.value, '$[0]')
+         WHERE j.version > json_extract(k.value, '$[1]')`,
+        JSON.stringify(known),
+      )
+      .toArray();
+    return new Map(rows.map((r) => [r.id, { status: r.status, version: r.version }]));
+  }
+
   /** The JobSpecs (JSON) of the given jobs, by job id. */
   specsOf(jobIds: readonly string[]): Map<string, string> {
     this.writeHeld();

@@ -236,13 +236,19 @@ export class UserStore extends SqlStore {
 
   /** What a fleet answered about a job right now: a newer version moves the slot, `projected` unchanged. */
   applyJobState(jobId: string, state: SlotState, version: number): void {
+    this.applyJobStates([{ jobId, state, version }]);
+  }
+
+  /** `applyJobState` for many jobs, in one statement (a refresh asks about every active slot). */
+  applyJobStates(states: ReadonlyArray<{ jobId: string; state: SlotState; version: number }>): void {
+    if (states.length === 0) return;
     this.held = null;
     this.sql.exec(
-      "UPDATE slots SET state = ?, job_version = ? WHERE job_id = ? AND job_version < ?",
-      state,
-      version,
-      jobId,
-      version,
+      `UPDATE slots SET state = j.state, job_version = j.version
+       FROM (SELECT json_extract(value, '$[0]') AS job_id, json_extract(value, '$[1]') AS state,
+               json_extract(value, '$[2]') AS version FROM json_each(?)) AS j
+       WHERE slots.job_id = j.job_id AND slots.job_version < j.version`,
+      JSON.stringify(states.map((s) => [s.jobId, s.state, s.version])),
     );
   }
 

@@ -59,6 +59,9 @@ export type JobVersions = Record<string, { status: string; version: number } | n
 export interface FleetAdmissions {
   /** Each job as the fleet holds it, a job it does not hold marked abandoned (never queued from then on). */
   settleAdmissions(jobIds: string[]): Promise<JobVersions>;
-  /** Each job as the fleet holds it. */
-  jobStates(jobIds: string[]): Promise<JobVersions>;
+  /**
+   * Of the jobs named with the version the asker knows, those the fleet holds at a newer one, as it holds
+   * them (the answer stays small when a user holds thousands of jobs and few moved).
+   */
+  jobsMoved(known: Array<[jobId: string, version: number]>): Promise<JobVersions>;
 }

@@ -15,7 +15,7 @@ import { type DoEnv, doSettings } from "../env.js";
 import { type Settled, serveWire, type Wire } from "../group-commit.js";
 import { type Rpc, stubOf } from "../rpc.js";
 import { loadFromLedger } from "./load.js";
-import { type KeyRow, type SlotState, UserStore } from "./store.js";
+import { type KeyRow, type SlotRow, type SlotState, UserStore } from "./store.js";
 import type {
   FleetAdmissions,
   FleetNotes,
@@ -32,6 +32,17 @@ const ALARM_RETRY_MS = 5_000;
 
 const stateOf = (status: string): SlotState =>
   ACTIVE_STATES.has(status as JobState) ? "active" : "released";
+
+/** Slots grouped by the fleet that holds their jobs. */
+function byFleet(slots: readonly SlotRow[]): Map<string, SlotRow[]> {
+  const out = new Map<string, SlotRow[]>();
+  for (const r of slots) {
+    const list = out.get(r.fleet_id);
+    if (list) list.push(r);
+    else out.set(r.fleet_id, [r]);
+  }
+  return out;
+}
 
 export class UserDO extends DurableObject<DoEnv> {
   private readonly store: UserStore;
@@ -121,24 +132,31 @@ export class UserDO extends DurableObject<DoEnv> {
 
   /**
    * Brings the active slots up to date with their fleets (a job that came to rest a moment ago has not been
-   * reported yet). True when a slot was released.
+   * reported yet). True when a slot was released. Refusals that arrive while one runs share it: a user at
+   * max_jobs submitting in a loop asks each fleet once at a time, not once per refusal.
    */
-  private async refreshHeld(): Promise<boolean> {
-    const byFleet = new Map<string, string[]>();
-    for (const r of this.store.activeSlots())
-      byFleet.set(r.fleet_id, [...(byFleet.get(r.fleet_id) ?? []), r.job_id]);
+  private refreshHeld(): Promise<boolean> {
+    this.refreshing ??= this.askFleets().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private refreshing: Promise<boolean> | null = null;
+
+  private async askFleets(): Promise<boolean> {
     let released = false;
-    for (const [fleetId, ids] of byFleet) {
-      const states = await this.fleet(fleetId).jobStates(ids);
-      this.store.transaction(this.ctx.storage, () => {
-        for (const [id, job] of Object.entries(states)) {
-          if (!job) continue;
-          const state = stateOf(job.status);
-          if (state === "released") released = true;
-          // Not marked projected: D1 may not hold this version yet.
-          this.store.applyJobState(id, state, job.version);
-        }
-      });
+    for (const [fleetId, slots] of byFleet(this.store.activeSlots())) {
+      const states = await this.fleet(fleetId).jobsMoved(slots.map((r) => [r.job_id, r.job_version]));
+      const moved: Array<{ jobId: string; state: SlotState; version: number }> = [];
+      for (const [jobId, job] of Object.entries(states)) {
+        if (!job) continue;
+        const state = stateOf(job.status);
+        if (state === "released") released = true;
+        moved.push({ jobId, state, version: job.version });
+      }
+      // Not marked projected: D1 may not hold these versions yet.
+      this.store.transaction(this.ctx.storage, () => this.store.applyJobStates(moved));
     }
     return released;
   }
@@ -256,10 +274,8 @@ export class UserDO extends DurableObject<DoEnv> {
     const now = Date.now();
     try {
       const stale = this.store.staleReservations(now - this.settleMs());
-      const byFleet = new Map<string, string[]>();
-      for (const r of stale) byFleet.set(r.fleet_id, [...(byFleet.get(r.fleet_id) ?? []), r.job_id]);
-      for (const [fleetId, jobIds] of byFleet) {
-        const settled = await this.fleet(fleetId).settleAdmissions(jobIds);
+      for (const [fleetId, slots] of byFleet(stale)) {
+        const settled = await this.fleet(fleetId).settleAdmissions(slots.map((r) => r.job_id));
         this.store.transaction(this.ctx.storage, () => {
           const abandoned: string[] = [];
           for (const [jobId, job] of Object.entries(settled)) {

@@ -3,6 +3,7 @@
  * the user's earlier jobs; an Idempotency-Key turns retries (sequential or concurrent) into one job.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { userStub } from "../../durable-objects/user/stub.js";
 import {
   ADMIN,
   api,
@@ -178,6 +179,34 @@ describe("quota", () => {
       "QUOTA_EXCEEDED",
     ]);
     expect((await api(token, "GET", "/v1/usage")).body.active_jobs).toBe(2);
+  });
+
+  it("admits a submit at max_jobs as soon as a job came to rest, before the user's object heard of it from D1", async () => {
+    const token = await userWithQuota("aq-rest", { max_jobs: 2 });
+    const me = (await api(token, "GET", "/v1/me")).body.user.id as string;
+    const ids: string[] = [];
+    for (const name of ["rest-a", "rest-b"]) {
+      const res = await api(token, "POST", "/v1/jobs", await customSpec({ fleet: FLEET, name }));
+      expect(res.status).toBe(201);
+      ids.push(res.body.job.id as string);
+    }
+    await converged();
+    // D1 refuses the fleet's writes: the stop is committed in the fleet, and nothing reaches the user's
+    // object, which still counts the job (its reports follow D1).
+    await testEnv.DB.exec("ALTER TABLE job_events RENAME TO job_events_offline");
+    try {
+      expect((await api(token, "POST", `/v1/jobs/${ids[0]}/stop`)).status).toBe(200);
+      expect((await userStub(testEnv, me).inspect()).held).toBe(2);
+      // The refusal it would get asks the fleets first: the stopped job no longer holds a slot.
+      const next = await api(token, "POST", "/v1/jobs", await customSpec({ fleet: FLEET, name: "rest-c" }));
+      expect(next.status, JSON.stringify(next.body)).toBe(201);
+      expect((await userStub(testEnv, me).inspect()).held).toBe(2);
+      // At the limit again: refused, with nothing to find.
+      const over = await api(token, "POST", "/v1/jobs", await customSpec({ fleet: FLEET, name: "rest-d" }));
+      expect(over.body.error?.code).toBe("QUOTA_EXCEEDED");
+    } finally {
+      await testEnv.DB.exec("ALTER TABLE job_events_offline RENAME TO job_events");
+    }
   });
 
   it("rejects any job once the daily GPU-hours are used up with QUOTA_EXCEEDED", async () => {
