@@ -205,10 +205,11 @@ export const runUsage = sqliteTable(
 );
 
 /**
- * The per-user admission ledger, one row per job: the atomic point for limits that span fleets. A
- * submit reserves its row (active-job count and Idempotency-Key checked in the same conditional
- * statement) before the Fleet DO queues the job; the DO's outbox then moves the row to `active` or
- * `released` as the job's status changes. A reservation whose submit never completed goes stale.
+ * The per-user admission ledger, one row per job: a projection. The user's Durable Object owns the slots
+ * against max_jobs and the Idempotency-Keys (durable-objects/user); the job's fleet writes its row here
+ * from its outbox once it queued the job, and moves it to `active` or `released` as the job's status
+ * changes. A user's object created for a user this ledger already knew takes its keys and slots from
+ * here once (durable-objects/user/load.ts).
  */
 export const admissions = sqliteTable(
   "admissions",
@@ -228,15 +229,6 @@ export const admissions = sqliteTable(
     index("admissions_user_state").on(t.userId, t.state, t.createdAt),
   ],
 );
-
-/**
- * Each user's `active` admissions, kept by triggers on `admissions` (migrations/0005), so the quota
- * check counts a user's in-flight reservations only, never their whole history: O(1) in their job count.
- */
-export const admissionCounts = sqliteTable("admission_counts", {
-  userId: text("user_id").primaryKey(),
-  active: integer("active").notNull().default(0),
-});
 
 export const blobs = sqliteTable("blobs", {
   digest: text("digest").primaryKey(),

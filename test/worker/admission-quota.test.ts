@@ -121,21 +121,19 @@ describe("quota", () => {
     expect(queue.map((q) => q.job_id)).toEqual(expect.arrayContaining(ids));
   });
 
-  it("keeps each user's active-job count (admission_counts) equal to their active admissions through submits, stops and resumes", async () => {
+  it("keeps the user's slot count (its object) and its active admissions in D1 equal through submits, stops and resumes", async () => {
     const token = await userWithQuota("aq-count", { max_jobs: 3 });
     const me = (await api(token, "GET", "/v1/me")).body.user.id as string;
     const counted = async () => {
       // D1 is a projection: read it at the convergence point.
       await converged();
-      const kept = await testEnv.DB.prepare("SELECT active FROM admission_counts WHERE user_id = ?")
-        .bind(me)
-        .first<{ active: number }>();
+      const held = (await userStub(testEnv, me).inspect()).held;
       const scanned = await testEnv.DB.prepare(
         "SELECT COUNT(*) AS n FROM admissions WHERE user_id = ? AND state = 'active'",
       )
         .bind(me)
         .first<{ n: number }>();
-      expect(kept?.active ?? 0).toBe(scanned?.n);
+      expect(held).toBe(scanned?.n);
       return scanned?.n;
     };
     const ids: string[] = [];

@@ -33,6 +33,7 @@ export const KNOWN_MIGRATIONS = [
   "0009_metric_counters.sql",
   "0010_blob_uploads.sql",
   "0011_console_sessions.sql",
+  "0012_drop_admission_counts.sql",
 ] as const;
 
 export const EXPECTED_MIGRATION = KNOWN_MIGRATIONS.at(-1)!;
