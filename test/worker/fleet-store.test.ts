@@ -71,6 +71,31 @@ describe("the Fleet DO's store", () => {
     });
   });
 
+  it("answers, of the jobs named with a version, only those it holds at a newer one (held rows included)", async () => {
+    await inFleet("store-moved", (s, storage) => {
+      s.transaction(storage, () => {
+        s.apply({ kind: "job", row: jobRow("job_1", "QUEUED", 1) });
+        s.apply({ kind: "job", row: jobRow("job_2", "SUCCEEDED", 4) });
+        s.apply({ kind: "job", row: jobRow("job_3", "RUNNING", 3) });
+      });
+      s.transaction(storage, () => {
+        // Held back in this transaction: still answered as it stands.
+        s.apply({ kind: "job", row: jobRow("job_1", "CANCELLED", 2) });
+        const moved = s.jobsMoved([
+          ["job_1", 1],
+          ["job_2", 1],
+          ["job_3", 3],
+          ["job_missing", 0],
+        ]);
+        expect(Object.fromEntries(moved)).toEqual({
+          job_1: { status: "CANCELLED", version: 2 },
+          job_2: { status: "SUCCEEDED", version: 4 },
+        });
+      });
+      expect(s.jobsMoved([])).toEqual(new Map());
+    });
+  });
+
   it("writes every outbox entry of a transaction, in order, however many there are", async () => {
     await inFleet("store-outbox", (s, storage) => {
       // More than one multi-row INSERT holds (50 rows each).
