@@ -69,6 +69,13 @@ export async function serveWire<I, O>(
   );
 }
 
+/** A `Sender.send` that calls an object's wire batch method (`serveWire` on its side). */
+export function overWire<I, O>(
+  call: (key: string, batch: Wire<I[]>) => Promise<Wire<Settled<O>[]>>,
+): (key: string, inputs: I[]) => Promise<Settled<O>[]> {
+  return (key, inputs) => call(key, toWire(inputs)).then(settledFromWire);
+}
+
 /** The caller's side: the answers of a wire batch, each exception an Error again. */
 export function settledFromWire<O>(wire: Wire<Settled<O>[]>): Settled<O>[] {
   return fromWire(wire).map((s) => {

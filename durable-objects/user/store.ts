@@ -234,12 +234,10 @@ export class UserStore extends SqlStore {
     );
   }
 
-  /** What a fleet answered about a job right now: a newer version moves the slot, `projected` unchanged. */
-  applyJobState(jobId: string, state: SlotState, version: number): void {
-    this.applyJobStates([{ jobId, state, version }]);
-  }
-
-  /** `applyJobState` for many jobs, in one statement (a refresh asks about every active slot). */
+  /**
+   * What a fleet answered about its jobs right now, in one statement (a refresh asks about every active
+   * slot): a newer version moves the slot, `projected` unchanged.
+   */
   applyJobStates(states: ReadonlyArray<{ jobId: string; state: SlotState; version: number }>): void {
     if (states.length === 0) return;
     this.held = null;

@@ -48,6 +48,8 @@ export class UserDO extends DurableObject<DoEnv> {
   private readonly store: UserStore;
   /** The alarm as this object last set or read it (undefined: not known; the runtime clears it as it fires). */
   private alarmAt: number | null | undefined = undefined;
+  /** The refresh of the held slots in flight, which refusals arriving meanwhile share (refreshHeld). */
+  private refreshing: Promise<boolean> | null = null;
 
   constructor(ctx: DurableObjectState, env: DoEnv) {
     super(ctx, env);
@@ -141,8 +143,6 @@ export class UserDO extends DurableObject<DoEnv> {
     });
     return this.refreshing;
   }
-
-  private refreshing: Promise<boolean> | null = null;
 
   private async askFleets(): Promise<boolean> {
     let released = false;

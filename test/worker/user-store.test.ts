@@ -59,7 +59,7 @@ describe("the User DO's store", () => {
             } else if (o.kind === "note") {
               s.applyJobNote(id, "flt_a", o.state, o.version, 1);
             } else if (o.kind === "fleet_state") {
-              s.applyJobState(id, o.state, o.version);
+              s.applyJobStates([{ jobId: id, state: o.state, version: o.version }]);
             } else if (o.kind === "rolled_back") {
               expect(() =>
                 s.transaction(state.storage, () => {

@@ -24,7 +24,7 @@ import type { JobDetail, SubmitInput } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
 import { totalGpus } from "../../contract/jobspec.schema.js";
 import { db } from "../../d1/client.js";
-import { GroupCommit, type Sender, settledFromWire, toWire } from "../../durable-objects/group-commit.js";
+import { GroupCommit, overWire, type Sender } from "../../durable-objects/group-commit.js";
 import { userStub } from "../../durable-objects/user/stub.js";
 import type { KeyView, ReserveInput, ReserveResult } from "../../durable-objects/user/user.do.js";
 import { type Ctx, currentUser, reauthenticate } from "../auth/middleware.js";
@@ -244,15 +244,15 @@ export async function submitJobs(c: Ctx, raw: unknown) {
   const reserveVia: Sender<ReserveInput, ReserveResult> = {
     keepAlive,
     alone,
-    send: (userId, inputs) => userStub(c.env, userId).reserveBatch(toWire(inputs)).then(settledFromWire),
+    send: overWire((userId, batch) => userStub(c.env, userId).reserveBatch(batch)),
   };
   const queueVia: Sender<SubmitInput[], Result<{ jobs: JobDetail[] }>> = {
     keepAlive,
     alone,
-    send: (id, batch) => {
+    send: overWire((id, batch) => {
       addToCounter("fleet_submit_calls", id);
-      return fleetStub(c.env, id).submitBatch(toWire(batch)).then(settledFromWire);
-    },
+      return fleetStub(c.env, id).submitBatch(batch);
+    }),
   };
   const reservation = await reservations.call(
     me.userId,
