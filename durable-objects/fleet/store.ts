@@ -85,6 +85,17 @@ const MIGRATIONS: string[][] = [
     `INSERT INTO meta (key, value) SELECT 'abandoned_any', '1'
        WHERE EXISTS (SELECT 1 FROM meta WHERE key >= 'abandoned:' AND key < 'abandoned;')`,
   ],
+  [
+    // The outbox numbers its entries by rowid, not AUTOINCREMENT: that rewrote sqlite_sequence, one more
+    // page in every transaction's WAL. A number may come back once the outbox is empty, which is harmless:
+    // the one flush at a time acknowledges only entries it read, and every entry written after that read
+    // is numbered above them (decision 118).
+    `CREATE TABLE outbox_v8 (seq INTEGER PRIMARY KEY, payload TEXT NOT NULL, created_at INTEGER NOT NULL)`,
+    `INSERT INTO outbox_v8 (seq, payload, created_at) SELECT seq, payload, created_at FROM outbox`,
+    `DROP TABLE outbox`,
+    `ALTER TABLE outbox_v8 RENAME TO outbox`,
+    `DELETE FROM sqlite_sequence WHERE name = 'outbox'`,
+  ],
 ];
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;

@@ -103,10 +103,12 @@ export class UserDO extends DurableObject<DoEnv> {
         return { kind: "fenced" };
       }
       const quota = s.quota() ?? DEFAULT_QUOTA;
-      if (input.key) {
-        const prior = s.key(input.key);
-        if (prior) return { kind: "key_taken", existing: this.keyView(prior), quota };
-      }
+      // A key already taken answers whatever the quota says now (a retry of an admitted request gets its
+      // jobs): read on a refusal, and on success found by the key's insert, so an admission reads no key.
+      const taken = (): ReserveResult | null => {
+        const prior = input.key ? s.key(input.key) : null;
+        return prior ? { kind: "key_taken", existing: this.keyView(prior), quota } : null;
+      };
       const usedToday = s.gpuHoursToday(input.now);
       const held = s.heldCount();
       for (const [i, job] of input.jobs.entries()) {
@@ -116,18 +118,24 @@ export class UserDO extends DurableObject<DoEnv> {
           usedToday,
           i === 0 ? { held, adding: input.jobs.length } : undefined,
         );
-        if (refusal) return { kind: "refused", ...refusal };
+        if (refusal) return taken() ?? { kind: "refused", ...refusal };
+      }
+      if (input.key) {
+        const claimed =
+          input.requestHash !== null &&
+          s.claimKey({
+            key: input.key,
+            request_hash: input.requestHash,
+            fleet_id: input.fleetId,
+            job_ids: JSON.stringify(input.jobs.map((j) => j.jobId)),
+            created_at: input.now,
+          });
+        if (!claimed) {
+          const existing = taken();
+          if (existing) return existing;
+        }
       }
       for (const job of input.jobs) s.reserve(job.jobId, input.fleetId, input.now);
-      if (input.key && input.requestHash) {
-        s.putKey({
-          key: input.key,
-          request_hash: input.requestHash,
-          fleet_id: input.fleetId,
-          job_ids: JSON.stringify(input.jobs.map((j) => j.jobId)),
-          created_at: input.now,
-        });
-      }
       return { kind: "reserved", quota };
     });
   }

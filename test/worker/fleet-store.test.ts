@@ -193,6 +193,45 @@ describe("the Fleet DO's store", () => {
     });
   });
 
+  it("numbers outbox entries by rowid from schema step 8, keeping the entries of an older outbox and their order", async () => {
+    await inFleet("migrate-outbox", (s, storage) => {
+      const entry = (i: number) => ({ kind: "blob_refs" as const, job_id: `job_${i}`, digests: [] });
+      const ids = (rows: Array<{ payload: string }>) =>
+        rows.map((r) => (JSON.parse(r.payload) as { job_id: string }).job_id);
+      // This object's outbox as step 7 left it: AUTOINCREMENT, two entries waiting, one flushed before.
+      s.sql.exec("DROP TABLE outbox");
+      s.sql.exec(
+        "CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, payload TEXT NOT NULL, created_at INTEGER NOT NULL)",
+      );
+      for (let i = 1; i <= 3; i++)
+        s.transaction(storage, () => s.apply({ kind: "outbox", entry: entry(i), at: i }));
+      s.ackOutbox(s.outboxBatch(1)[0]!.seq);
+      const waiting = s.outboxBatch(10);
+      s.sql.exec("UPDATE meta SET value = '7' WHERE key = 'schema_version'");
+
+      const migrated = new FleetStore(s.sql);
+      migrated.migrate();
+      expect(migrated.getMeta("schema_version")).toBe(String(FLEET_SCHEMA_VERSION));
+      const ddl = migrated.sql
+        .exec<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'outbox'")
+        .one().sql;
+      expect(ddl).not.toMatch(/AUTOINCREMENT/);
+      expect(migrated.sql.exec("SELECT name FROM sqlite_sequence WHERE name = 'outbox'").toArray()).toEqual(
+        [],
+      );
+      expect(migrated.outboxBatch(10)).toEqual(waiting);
+      // What is written next comes after them; once all are acknowledged, numbering may start over.
+      migrated.transaction(storage, () => migrated.apply({ kind: "outbox", entry: entry(4), at: 4 }));
+      const all = migrated.outboxBatch(10);
+      expect(ids(all)).toEqual(["job_2", "job_3", "job_4"]);
+      expect(all[2]!.seq).toBeGreaterThan(all[1]!.seq);
+      migrated.ackOutbox(all[2]!.seq);
+      expect(migrated.outboxEmpty()).toBe(true);
+      migrated.transaction(storage, () => migrated.apply({ kind: "outbox", entry: entry(5), at: 5 }));
+      expect(ids(migrated.outboxBatch(10))).toEqual(["job_5"]);
+    });
+  });
+
   it("marks a fleet that abandoned admissions before schema step 7 as having abandoned some, and no other", async () => {
     for (const [name, marks] of [
       ["migrate-abandoned", ["abandoned:job_a", "abandoned:job_b"]],

@@ -1,7 +1,9 @@
 /**
- * The User DO's store, inside a real object: the held count its triggers keep (and the store remembers
- * between reservations) equals the slots held, whatever moves them, a rolled-back reservation included; the meta cache never outlives a transaction that rolled back, and meta rows are
- * found by prefix exactly (sql-store.ts, which every object's store shares).
+ * The User DO's store, inside a real object: the held count it keeps in memory equals the slots held,
+ * whatever moves them (reports and answers naming a job more than once included) and after a rolled-back
+ * reservation, and a store that counts afresh agrees; each schema step keeps every row; a key is claimed
+ * once; the meta cache never outlives a transaction that rolled back, and meta rows are found by prefix
+ * exactly (sql-store.ts, which every object's store shares).
  */
 import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
@@ -42,6 +44,18 @@ describe("the User DO's store", () => {
         state: fc.constantFrom<SlotState>("active", "released"),
         version: fc.nat(5),
       }),
+      // A fleet's report or answer about several jobs at once, a job possibly named twice.
+      fc.record({
+        kind: fc.constantFrom("notes" as const, "fleet_states" as const),
+        moves: fc.array(
+          fc.record({
+            job: fc.nat(3),
+            state: fc.constantFrom<SlotState>("reserved", "active", "released"),
+            version: fc.nat(5),
+          }),
+          { maxLength: 5 },
+        ),
+      }),
       // A reservation whose transaction rolls back (its request was refused after the slot was written).
       fc.record({ kind: fc.constant("rolled_back" as const), job: fc.nat(3) }),
     );
@@ -51,7 +65,7 @@ describe("the User DO's store", () => {
         await runInDurableObject(stub, (instance, state) => {
           const s = storeOf(instance);
           for (const o of ops) {
-            const id = `job_${o.job}`;
+            const id = "job" in o ? `job_${o.job}` : "";
             if (o.kind === "reserve") {
               if (!s.slot(id)) s.reserve(id, "flt_a", 1);
             } else if (o.kind === "state") {
@@ -60,6 +74,14 @@ describe("the User DO's store", () => {
               s.applyJobNote(id, "flt_a", o.state, o.version, 1);
             } else if (o.kind === "fleet_state") {
               s.applyJobStates([{ jobId: id, state: o.state, version: o.version }]);
+            } else if (o.kind === "notes" || o.kind === "fleet_states") {
+              const moves = o.moves.map((m) => ({
+                jobId: `job_${m.job}`,
+                state: m.state,
+                version: m.version,
+              }));
+              if (o.kind === "notes") s.applyJobNotes("flt_a", moves, 1);
+              else s.applyJobStates(moves);
             } else if (o.kind === "rolled_back") {
               expect(() =>
                 s.transaction(state.storage, () => {
@@ -73,20 +95,22 @@ describe("the User DO's store", () => {
             }
             expect(s.heldCount()).toBe(counted(s));
           }
+          // A store that counts afresh (the object restarted) agrees.
+          expect(new UserStore(state.storage.sql).heldCount()).toBe(counted(s));
         });
       }),
       { numRuns: 60 },
     );
   });
 
-  it("moves a store of the previous schema to WITHOUT ROWID slots and keys, with every row and the held count", async () => {
+  it("moves a store of schema step 2 through every later step, with every row and the held count", async () => {
     await runInDurableObject(
       testEnv.USERS.get(testEnv.USERS.idFromName("migrate-v3")),
       (_instance, state) => {
         const sql = state.storage.sql;
         // This object as one created before schema step 3: its tables made by the first two steps only.
         for (const t of ["slots", "idem_keys", "fenced_tokens", "usage", "open_runs", "held", "meta"])
-          sql.exec(`DROP TABLE ${t}`);
+          sql.exec(`DROP TABLE IF EXISTS ${t}`);
         new SqlStore(sql, USER_MIGRATIONS.slice(0, 2)).migrate();
         const old = new UserStore(sql);
         old.reserve("job_1", "flt_a", 10);
@@ -112,19 +136,15 @@ describe("the User DO's store", () => {
         expect(sql.exec("SELECT * FROM slots ORDER BY job_id").toArray()).toEqual(rowsBefore);
         expect(s.key("k1")).toMatchObject({ request_hash: "h1", job_ids: '["job_1"]' });
         expect(s.heldCount()).toBe(2);
-        // The indexes and the held count's triggers are back.
-        const indexes = sql
+        // Step 4: one index over the slots, no held-count row or triggers (the count lives in memory).
+        const onSlots = sql
           .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE tbl_name = 'slots' ORDER BY name")
           .toArray()
           .map((r) => r.name);
-        expect(indexes).toEqual([
-          "slots",
-          "slots_held_delete",
-          "slots_held_insert",
-          "slots_held_update",
-          "slots_state",
-          "slots_unprojected",
-        ]);
+        expect(onSlots).toEqual(["slots", "slots_by_state"]);
+        expect(sql.exec("SELECT name FROM sqlite_master WHERE name = 'held'").toArray()).toEqual([]);
+        expect(s.unprojected(0)).toEqual([{ job_id: "job_1", fleet_id: "flt_a" }]);
+        expect(s.staleReservations(11).map((r) => r.job_id)).toEqual(["job_1"]);
         s.reserve("job_4", "flt_a", 13);
         s.setSlotState("job_1", "released");
         s.dropSlot("job_2");
@@ -132,6 +152,16 @@ describe("the User DO's store", () => {
         expect(s.heldCount()).toBe(1);
       },
     );
+  });
+
+  it("claims a key once: a second claim writes nothing and the first request keeps it", async () => {
+    await runInDurableObject(testEnv.USERS.get(testEnv.USERS.idFromName("claim-key")), (instance) => {
+      const s = storeOf(instance);
+      const row = { key: "k", request_hash: "h1", fleet_id: "flt_a", job_ids: '["job_1"]', created_at: 1 };
+      expect(s.claimKey(row)).toBe(true);
+      expect(s.claimKey({ ...row, request_hash: "h2", job_ids: '["job_2"]', created_at: 2 })).toBe(false);
+      expect(s.key("k")).toEqual(row);
+    });
   });
 
   it("forgets cached meta written by a transaction that rolled back", async () => {
