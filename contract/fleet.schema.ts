@@ -53,6 +53,11 @@ export interface SubmitInput {
   /** The request's Idempotency-Key and body hash, recorded with the admission D1 projects. */
   idemKey?: string | null;
   requestHash?: string | null;
+  /**
+   * Queued while the user's object is asked at the same time: the job waits, unplaced and unprojected,
+   * for the reservation's confirmation (FleetDO.confirmAdmissions) or its withdrawal.
+   */
+  unconfirmed?: boolean;
 }
 
 export const JOB_ACTIONS = ["stop", "pause", "resume"] as const;

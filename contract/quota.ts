@@ -96,3 +96,8 @@ export function quotaFromJson(raw: string): Quota {
   }
   return q;
 }
+
+/** A job's queue priority: what its spec asks for, at most its submitter's quota priority (the default). */
+export function jobPriority(requested: number | undefined, quota: Pick<Quota, "priority">): number {
+  return Math.min(requested ?? quota.priority, quota.priority);
+}

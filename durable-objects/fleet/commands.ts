@@ -41,6 +41,8 @@ export class CommandSender {
     if (nodes.length === 0) return;
     const now = Date.now();
     const resendMs = doSettings(this.env).commandResendMs;
+    // A job whose admission is not confirmed yet keeps its GPUs but starts nothing: its launch waits.
+    const unconfirmed = this.store.unconfirmedJobs();
     for (const nodeId of nodes) {
       // A cluster agent carries the commands of every node it fronts.
       const agentId = this.store.node(nodeId)?.agent_id ?? nodeId;
@@ -48,6 +50,7 @@ export class CommandSender {
       if (!ws) continue;
       for (const cmd of this.store.openCommands(nodeId)) {
         if (cmd.sent_at !== null && now - cmd.sent_at < resendMs) continue;
+        if (unconfirmed.size > 0 && unconfirmed.has(this.store.run(cmd.run_id)?.job_id ?? "")) continue;
         const frame = await this.frame(cmd);
         if (!frame) continue;
         sendFrame(ws, frame);

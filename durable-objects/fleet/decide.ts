@@ -33,7 +33,14 @@ import { runEvent } from "./rules/events.js";
 import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
 import { type NodeAction, type NodeAdminReport, nodeAction } from "./rules/nodes.js";
-import { action, retryDue, settleAdmissions, submit } from "./rules/runs.js";
+import {
+  action,
+  confirmAdmissions,
+  retryDue,
+  settleAdmissions,
+  submit,
+  withdrawAdmissions,
+} from "./rules/runs.js";
 import { configure, registerNode, schedule, scheduleSubmitted, setQuota } from "./rules/schedule.js";
 import type { FleetEffect, Ledger } from "./state.js";
 import { timerTarget } from "./timers.js";
@@ -46,8 +53,15 @@ export type FleetEvent =
   | { type: "undrain" }
   /** One admitted job, or a job array's (queued all or none). */
   | { type: "submit"; inputs: SubmitInput[] }
-  /** The user's object asks about reservations it has no report of (rules/runs.ts settleAdmissions). */
-  | { type: "settle_admissions"; jobIds: string[] }
+  /**
+   * The user's object asks about reservations it has no report of (rules/runs.ts settleAdmissions); with
+   * its quota, a job still unconfirmed here is confirmed (the reservation it asks about exists).
+   */
+  | { type: "settle_admissions"; jobIds: string[]; quota?: Quota }
+  /** Jobs queued unconfirmed whose reservation was taken (rules/runs.ts confirmAdmissions). */
+  | { type: "confirm_admissions"; jobIds: string[]; quota: Quota }
+  /** Jobs queued unconfirmed whose reservation was refused or never made (rules/runs.ts withdrawAdmissions). */
+  | { type: "withdraw_admissions"; jobIds: string[] }
   | { type: "action"; jobId: string; action: JobAction; actor: Actor; reason?: string }
   | { type: "register_node"; input: RegisterNodeBody }
   | { type: "run_event"; input: RunEventInput }
@@ -76,6 +90,8 @@ export interface FleetResults {
   undrain: DrainReport;
   submit: Result<{ jobs: JobDetail[] }>;
   settle_admissions: Record<string, { status: string; version: number } | null>;
+  confirm_admissions: string[];
+  withdraw_admissions: string[];
   action: Result<JobDetail>;
   register_node: Result<NodeView>;
   run_event: RunEventOutcome;
@@ -114,7 +130,14 @@ export function decide<E extends FleetEvent>(
  * Events that change nothing scheduling reads, or (submit) queue a job that was decided on its own.
  * Every other event ends the steady state until its own or the next full pass.
  */
-const KEEPS_STEADY = new Set<FleetEvent["type"]>(["submit", "sent"]);
+const KEEPS_STEADY = new Set<FleetEvent["type"]>([
+  "submit",
+  "sent",
+  // A confirmation changes what scheduling reads only with another quota (then a full pass runs); a
+  // withdrawal frees GPUs and runs a full pass.
+  "confirm_admissions",
+  "withdraw_admissions",
+]);
 
 function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
   switch (e.type) {
@@ -131,7 +154,12 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
     case "submit":
       return submit(t, e.inputs);
     case "settle_admissions":
+      if (e.quota) confirmAdmissions(t, e.jobIds, e.quota);
       return settleAdmissions(t, e.jobIds);
+    case "confirm_admissions":
+      return confirmAdmissions(t, e.jobIds, e.quota);
+    case "withdraw_admissions":
+      return withdrawAdmissions(t, e.jobIds);
     case "action":
       return action(t, e.jobId, e.action, e.actor, e.reason);
     case "register_node":

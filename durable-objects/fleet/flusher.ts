@@ -55,16 +55,17 @@ export class OutboxFlusher {
 
   /**
    * Read-your-writes: flushes what is waiting for D1 now. True once D1 holds every change made before
-   * this call; false when D1 refused (the caller answers 503 rather than a stale read).
+   * this call (but those of admissions not confirmed yet, which no reader has been told of: a reader's
+   * own are confirmed before it asks); false when D1 refused (the caller answers 503, not a stale read).
    */
   async projected(): Promise<boolean> {
-    for (let i = 0; i < 3 && !this.store.outboxEmpty(); i++) {
+    for (let i = 0; i < 3 && !this.store.outboxHeldOnly(); i++) {
       await this.flush(this.failures, true);
       // D1 refused: the outbox timer's backoff tries again; the reader hears so now.
       if (this.retryAt > Date.now()) break;
     }
     await this.armAlarm();
-    return this.store.outboxEmpty();
+    return this.store.outboxHeldOnly();
   }
 
   /**

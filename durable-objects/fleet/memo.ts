@@ -27,8 +27,9 @@ const DERIVED_FROM: Record<MemoName, (e: Change) => boolean> = {
     e.kind === "node_gone" ||
     e.kind === "alloc" ||
     e.kind === "free" ||
+    e.kind === "job_gone" ||
     (e.kind === "meta" && e.key !== undefined && e.key.startsWith(NODE_ADMIN_PREFIX)),
-  recent_runs: (e) => e.kind === "run",
+  recent_runs: (e) => e.kind === "run" || e.kind === "job_gone",
 };
 
 export class Memo {

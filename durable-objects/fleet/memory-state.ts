@@ -5,9 +5,9 @@
  * changes nothing until it applies an effect. A second booking of one GPU throws, like the primary key.
  */
 import { Memo } from "./memo.js";
-import type { OutboxEntry } from "./outbox-entry.js";
+import { type OutboxEntry, outboxJobId } from "./outbox-entry.js";
 import type { AllocRow, CommandRow, JobRow, NodeRow, RankRow, RunRow } from "./rows.js";
-import type { FleetEffect, Ledger } from "./state.js";
+import type { FleetEffect, Ledger, Unconfirmed } from "./state.js";
 
 const copy = <T extends object>(row: T): T => ({ ...row });
 
@@ -150,6 +150,11 @@ export class MemoryFleetState implements Ledger {
       .map((a) => a.idx);
   }
 
+  unconfirmedJob(id: string): Unconfirmed | null {
+    const row = this.jobRows.get(id);
+    return row?.unconfirmed ? { user: row.user_id, at: row.created_at } : null;
+  }
+
   quotaBody(userId: string): string | null {
     return this.quotaRows.get(userId) ?? null;
   }
@@ -175,6 +180,28 @@ export class MemoryFleetState implements Ledger {
       case "node_gone":
         this.nodeRows.delete(e.id);
         return;
+      case "confirmed":
+        for (const id of e.ids) {
+          const row = this.jobRows.get(id);
+          if (row) row.unconfirmed = 0;
+        }
+        return;
+      case "job_gone": {
+        const run = this.jobRows.get(e.id)?.current_run_id;
+        if (run) {
+          for (const rows of [this.allocRows, this.rankRows, this.commandRows] as Map<
+            string,
+            { run_id: string }
+          >[])
+            for (const [k, r] of rows) if (r.run_id === run) rows.delete(k);
+          this.resumeRows.delete(run);
+          this.runRows.delete(run);
+        }
+        this.jobRows.delete(e.id);
+        for (let i = this.outbox.length - 1; i >= 0; i--)
+          if (outboxJobId(this.outbox[i]!) === e.id) this.outbox.splice(i, 1);
+        return;
+      }
       case "node": {
         const before = this.nodeRows.get(e.row.id);
         const clash = [...this.nodeRows.values()].find((n) => n.name === e.row.name && n.id !== e.row.id);

@@ -16,7 +16,15 @@ export interface EventJob {
 /** A job as the ledger projects it: the DO's row with ISO times, without its DO-only columns. */
 export type JobSnapshot = Omit<
   JobRow,
-  "queue_seq" | "attempt" | "event_seq" | "capsule" | "launch" | "created_at" | "updated_at" | "spec"
+  | "queue_seq"
+  | "attempt"
+  | "event_seq"
+  | "capsule"
+  | "launch"
+  | "created_at"
+  | "updated_at"
+  | "spec"
+  | "unconfirmed"
 > & {
   fleet_id: string;
   created_at: string;
@@ -77,3 +85,20 @@ export type OutboxEntry =
       request_hash: string | null;
       created_at: string;
     };
+
+/** The job an entry is about (a job's or its run's snapshot, event, admission, blob references), else null. */
+export function outboxJobId(e: OutboxEntry): string | null {
+  switch (e.kind) {
+    case "job":
+      return e.job.id;
+    case "event":
+      return e.event.job_id;
+    case "admission":
+    case "blob_refs":
+      return e.job_id;
+    case "run":
+      return e.run.job_id;
+    default:
+      return null;
+  }
+}

@@ -6,7 +6,7 @@
  */
 
 import type { FleetNotes } from "../user/types.js";
-import type { OutboxEntry } from "./outbox-entry.js";
+import { type OutboxEntry, outboxJobId } from "./outbox-entry.js";
 import { isFanout, projectionStatements } from "./projections.js";
 import type { FleetStore } from "./store.js";
 
@@ -59,6 +59,8 @@ function withSpecs(store: FleetStore, entries: OutboxEntry[]): OutboxEntry[] {
 export interface Drained {
   /** Entries written to D1. */
   flushed: number;
+  /** Entries left for later: those of jobs whose admission is not confirmed yet. */
+  held: number;
   /** Some of them created webhook deliveries (their dispatchers need a poke). */
   deliveries: boolean;
 }
@@ -104,11 +106,25 @@ export async function drainOutbox(
   d1: D1Database,
   notify: (entries: readonly OutboxEntry[]) => Promise<void>,
 ): Promise<Drained> {
-  const out: Drained = { flushed: 0, deliveries: false };
+  const out: Drained = { flushed: 0, held: 0, deliveries: false };
+  let after = 0;
   for (;;) {
-    const rows = store.outboxBatch(BATCH_ENTRIES);
+    const rows = store.outboxBatch(BATCH_ENTRIES, after);
     if (rows.length === 0) return out;
-    const entries = withSpecs(store, latestSnapshots(rows.map((r) => JSON.parse(r.payload) as OutboxEntry)));
+    after = rows[rows.length - 1]!.seq;
+    // A job whose admission is not confirmed reaches neither D1 nor its user's object yet: its entries stay.
+    const unconfirmed = store.unconfirmedJobs();
+    const kept: number[] = [];
+    const ready: OutboxEntry[] = [];
+    for (const r of rows) {
+      const entry = JSON.parse(r.payload) as OutboxEntry;
+      const job = outboxJobId(entry);
+      if (job !== null && unconfirmed.has(job)) kept.push(r.seq);
+      else ready.push(entry);
+    }
+    out.held += kept.length;
+    if (ready.length === 0) continue;
+    const entries = withSpecs(store, latestSnapshots(ready));
     const stmts = projectionStatements(d1, entries);
     if (stmts.length > 0) {
       const results = await d1.batch(stmts);
@@ -116,7 +132,7 @@ export async function drainOutbox(
       store.countD1Batch();
     }
     await notify(entries);
-    store.ackOutbox(rows[rows.length - 1]!.seq);
-    out.flushed += rows.length;
+    store.ackOutbox(after, kept);
+    out.flushed += ready.length;
   }
 }

@@ -22,6 +22,12 @@ export type JobRow = {
   updated_at: number;
   capsule: string | null;
   launch: string | null;
+  /**
+   * 1 while its admission waits for the submitter's reservation to be confirmed (the Worker asked the
+   * user's object and this one at once): QUEUED with its admitted event, never placed, its outbox
+   * entries held back from D1. 0 once confirmed (every admission made one after the other is).
+   */
+  unconfirmed: number;
 };
 
 export type RunRow = {

@@ -44,6 +44,13 @@ export interface FleetState {
   usedGpus(): Map<string, number[]>;
   allocatedOn(nodeId: string): number[];
   quotaBody(userId: string): string | null;
+  /** A job queued unconfirmed (rows.ts JobRow.unconfirmed): its user and admission time; else null. */
+  unconfirmedJob(id: string): Unconfirmed | null;
+}
+
+export interface Unconfirmed {
+  user: string;
+  at: number;
 }
 
 /**
@@ -53,6 +60,10 @@ export interface FleetState {
 export type FleetEffect =
   | { kind: "meta"; key: string; value: string | null }
   | { kind: "job"; row: JobRow }
+  /** Jobs queued unconfirmed whose reservation was confirmed: their `unconfirmed` mark goes (nothing else). */
+  | { kind: "confirmed"; ids: string[] }
+  /** Forgets a job whose admission was withdrawn before it was confirmed (never placed, never in D1). */
+  | { kind: "job_gone"; id: string }
   | { kind: "run"; row: RunRow }
   | { kind: "rank"; row: RankRow }
   | { kind: "node"; row: NodeRow }

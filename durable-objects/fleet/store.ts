@@ -8,9 +8,9 @@
 import { SqlStore } from "../sql-store.js";
 import { isPerJobKey } from "./keys.js";
 import { Memo } from "./memo.js";
-import type { OutboxEntry } from "./outbox-entry.js";
+import { type OutboxEntry, outboxJobId } from "./outbox-entry.js";
 import type { AllocRow, CommandRow, JobRow, NodeRow, RankRow, RunRow, TimerRow } from "./rows.js";
-import type { FleetEffect, Ledger } from "./state.js";
+import type { FleetEffect, Ledger, Unconfirmed } from "./state.js";
 
 /**
  * Append-only schema steps: step N brings a store from version N-1 to N. Never edit a shipped step;
@@ -96,6 +96,10 @@ const MIGRATIONS: string[][] = [
     `ALTER TABLE outbox_v8 RENAME TO outbox`,
     `DELETE FROM sqlite_sequence WHERE name = 'outbox'`,
   ],
+  [
+    // Admissions queued beside their reservation wait for its confirmation (rows.ts JobRow.unconfirmed).
+    `ALTER TABLE jobs ADD COLUMN unconfirmed INTEGER NOT NULL DEFAULT 0`,
+  ],
 ];
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
@@ -122,6 +126,7 @@ const JOB_COLUMNS = [
   "updated_at",
   "capsule",
   "launch",
+  "unconfirmed",
 ] as const;
 const RUN_COLUMNS = [
   "id",
@@ -211,6 +216,11 @@ export class FleetStore extends SqlStore implements Ledger {
   private readonly quotas = new Map<string, string | null>();
   /** The earliest timer (undefined: not known). */
   private nextDue: number | null | undefined = undefined;
+  /**
+   * The jobs queued unconfirmed (rows.ts JobRow.unconfirmed), with their user and admission time (null:
+   * not read since the object started, or since a rollback).
+   */
+  private unconfirmed: Map<string, Unconfirmed> | null = null;
   /** No command is open (learnt from a read, forgotten when one may have opened). */
   private noOpenCommands = false;
 
@@ -228,6 +238,7 @@ export class FleetStore extends SqlStore implements Ledger {
     this.quotas.clear();
     this.nextDue = undefined;
     this.noOpenCommands = false;
+    this.unconfirmed = null;
     this.memo.clear();
     this.issued.clear();
   }
@@ -377,6 +388,8 @@ export class FleetStore extends SqlStore implements Ledger {
         else this.setMeta(e.key, e.value);
         return;
       case "job":
+        if (e.row.unconfirmed) this.unconfirmed?.set(e.row.id, { user: e.row.user_id, at: e.row.created_at });
+        else this.unconfirmed?.delete(e.row.id);
         if (this.inTransaction) this.heldJobs.set(e.row.id, { ...e.row });
         else this.sql.exec(UPSERT.job, ...values(e.row, JOB_COLUMNS));
         return;
@@ -392,6 +405,40 @@ export class FleetStore extends SqlStore implements Ledger {
       case "node_gone":
         this.sql.exec("DELETE FROM nodes WHERE id = ?", e.id);
         return;
+      case "confirmed": {
+        for (const id of e.ids) {
+          this.unconfirmed?.delete(id);
+          const held = this.heldJobs.get(id);
+          if (held) held.unconfirmed = 0;
+        }
+        this.sql.exec(
+          "UPDATE jobs SET unconfirmed = 0 WHERE id IN (SELECT value FROM json_each(?))",
+          JSON.stringify(e.ids),
+        );
+        return;
+      }
+      case "job_gone": {
+        // With its run (GPUs, ranks, unsent commands) and the entries it left in the outbox, all held back
+        // from agents and D1 while it was unconfirmed.
+        this.writeHeld();
+        this.unconfirmed?.delete(e.id);
+        const run = this.sql
+          .exec<{ id: string | null }>("SELECT current_run_id AS id FROM jobs WHERE id = ?", e.id)
+          .toArray()[0]?.id;
+        if (run) {
+          for (const table of ["gpu_alloc", "run_ranks", "commands", "run_resume"])
+            this.sql.exec(`DELETE FROM ${table} WHERE run_id = ?`, run);
+          this.sql.exec("DELETE FROM runs WHERE id = ?", run);
+        }
+        this.sql.exec("DELETE FROM jobs WHERE id = ?", e.id);
+        this.sql.exec(
+          `DELETE FROM outbox WHERE json_extract(payload, '$.job.id') = ?1
+             OR json_extract(payload, '$.event.job_id') = ?1 OR json_extract(payload, '$.job_id') = ?1
+             OR json_extract(payload, '$.run.job_id') = ?1`,
+          e.id,
+        );
+        return;
+      }
       case "quota":
         this.sql.exec(
           "INSERT INTO quotas (user_id, body) VALUES (?, ?) ON CONFLICT(user_id) DO UPDATE SET body = excluded.body",
@@ -534,17 +581,58 @@ export class FleetStore extends SqlStore implements Ledger {
     return new Map(rows.map((r) => [r.id, r.spec]));
   }
 
-  outboxBatch(limit: number): Array<{ seq: number; payload: string }> {
+  /** Up to `limit` outbox entries numbered above `after`, in order. */
+  outboxBatch(limit: number, after = 0): Array<{ seq: number; payload: string }> {
     this.writeHeld();
     return this.sql
-      .exec<{ seq: number; payload: string }>("SELECT seq, payload FROM outbox ORDER BY seq LIMIT ?", limit)
+      .exec<{ seq: number; payload: string }>(
+        "SELECT seq, payload FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+        after,
+        limit,
+      )
       .toArray();
+  }
+
+  /**
+   * The jobs queued unconfirmed: their outbox entries and commands wait for the confirmation. An
+   * unconfirmed job is QUEUED, SUBMITTED (placed, its launch held back) or PAUSED by a drain or window (no
+   * action applies to it), so the queue index finds them all.
+   */
+  unconfirmedJobs(): ReadonlyMap<string, Unconfirmed> {
+    if (!this.unconfirmed) {
+      this.writeHeld();
+      this.unconfirmed = new Map(
+        this.sql
+          .exec<{ id: string; user_id: string; created_at: number }>(
+            "SELECT id, user_id, created_at FROM jobs WHERE status IN ('QUEUED', 'SUBMITTED', 'PAUSED') AND unconfirmed = 1",
+          )
+          .toArray()
+          .map((r) => [r.id, { user: r.user_id, at: r.created_at }]),
+      );
+    }
+    return this.unconfirmed;
+  }
+
+  unconfirmedJob(id: string): Unconfirmed | null {
+    return this.unconfirmedJobs().get(id) ?? null;
   }
 
   /** Nothing waits for D1 (one row read, where counting them reads them all). */
   outboxEmpty(): boolean {
     this.writeHeld();
     return this.sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length === 0;
+  }
+
+  /** Every entry waiting for D1 is held back (its job's admission is unconfirmed); true when none waits. */
+  outboxHeldOnly(): boolean {
+    this.writeHeld();
+    const unconfirmed = this.unconfirmedJobs();
+    if (unconfirmed.size === 0) return this.outboxEmpty();
+    for (const r of this.sql.exec<{ payload: string }>("SELECT payload FROM outbox")) {
+      const job = outboxJobId(JSON.parse(r.payload) as OutboxEntry);
+      if (job === null || !unconfirmed.has(job)) return false;
+    }
+    return true;
   }
 
   outboxSize(): number {
@@ -557,8 +645,15 @@ export class FleetStore extends SqlStore implements Ledger {
     this.setMeta(D1_BATCHES, String(Number(this.getMeta(D1_BATCHES) ?? "0") + 1));
   }
 
-  ackOutbox(upToSeq: number): void {
-    this.sql.exec("DELETE FROM outbox WHERE seq <= ?", upToSeq);
+  /** The entries up to `upToSeq` reached D1, except those numbered in `kept` (held back). */
+  ackOutbox(upToSeq: number, kept: readonly number[] = []): void {
+    if (kept.length === 0) this.sql.exec("DELETE FROM outbox WHERE seq <= ?", upToSeq);
+    else
+      this.sql.exec(
+        "DELETE FROM outbox WHERE seq <= ? AND seq NOT IN (SELECT value FROM json_each(?))",
+        upToSeq,
+        JSON.stringify(kept),
+      );
   }
 
   /** Sets a timer to fire at `dueAt`, keeping an earlier due time if one is already set. */

@@ -14,6 +14,8 @@ export const OUTBOX_TIMER = "outbox";
 export const COMMANDS_TIMER = "commands";
 /** Look for agent sockets that went silent. */
 export const LIVENESS_TIMER = "liveness";
+/** Admissions left unconfirmed (their submit's isolate went away): ask their users' objects. */
+export const UNCONFIRMED_TIMER = "unconfirmed";
 
 const RETRY_PREFIX = "retry:";
 const RENEW_PREFIX = "renew:";
@@ -39,13 +41,14 @@ export type TimerTarget =
   | { kind: "retry"; jobId: string }
   | { kind: "lost"; nodeId: string }
   | { kind: "renew"; nodeId: string }
-  | { kind: "outbox" | "commands" | "liveness" }
+  | { kind: "outbox" | "commands" | "liveness" | "unconfirmed" }
   | { kind: "unknown" };
 
 /** What a due timer row is for. */
 export function timerTarget(id: string): TimerTarget {
   if (id === SCHEDULE_TIMER || id === WINDOWS_TIMER) return { kind: "schedule" };
-  if (id === OUTBOX_TIMER || id === COMMANDS_TIMER || id === LIVENESS_TIMER) return { kind: id };
+  if (id === OUTBOX_TIMER || id === COMMANDS_TIMER || id === LIVENESS_TIMER || id === UNCONFIRMED_TIMER)
+    return { kind: id };
   if (id.startsWith(RETRY_PREFIX)) return { kind: "retry", jobId: id.slice(RETRY_PREFIX.length) };
   if (id.startsWith(LOST_PREFIX)) return { kind: "lost", nodeId: id.slice(LOST_PREFIX.length) };
   if (id.startsWith(RENEW_PREFIX)) return { kind: "renew", nodeId: id.slice(RENEW_PREFIX.length) };

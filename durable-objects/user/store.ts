@@ -154,6 +154,9 @@ export interface Account {
 }
 
 const QUOTA = "quota";
+/** Meta keys: a job id a fleet gave up (`given_up:<job>`), and whether any was. */
+const GIVEN_UP_PREFIX = "given_up:";
+const ANY_GIVEN_UP = "given_up_any";
 const ACCOUNT = "account";
 const LOADED = "loaded";
 
@@ -365,6 +368,19 @@ export class UserStore extends SqlStore {
       .toArray();
   }
 
+  // job ids a fleet gave up -----------------------------------------------------------
+
+  /** A fleet withdrew job `jobId` (queued unconfirmed, never reserved here): never reserve it from now on. */
+  giveUp(jobId: string, now: number): void {
+    this.setMeta(`${GIVEN_UP_PREFIX}${jobId}`, String(now));
+    if (this.getMeta(ANY_GIVEN_UP) === null) this.setMeta(ANY_GIVEN_UP, "1");
+  }
+
+  /** Whether a fleet gave job `jobId` up (one cached read while none was ever given up). */
+  givenUp(jobId: string): boolean {
+    return this.getMeta(ANY_GIVEN_UP) !== null && this.peekMeta(`${GIVEN_UP_PREFIX}${jobId}`) !== null;
+  }
+
   // Idempotency-Keys ------------------------------------------------------------------
 
   key(key: string): KeyRow | null {
@@ -384,18 +400,17 @@ export class UserStore extends SqlStore {
 
   /** Takes `row.key` for its request: false (nothing written) when the key is already taken. */
   claimKey(row: KeyRow): boolean {
+    // Its rows written tell (RETURNING would have SQLite gather them in a table of their own first).
     return (
-      this.sql
-        .exec(
-          `INSERT INTO idem_keys (key, request_hash, fleet_id, job_ids, created_at) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (key) DO NOTHING RETURNING key`,
-          row.key,
-          row.request_hash,
-          row.fleet_id,
-          row.job_ids,
-          row.created_at,
-        )
-        .toArray().length === 1
+      this.sql.exec(
+        `INSERT INTO idem_keys (key, request_hash, fleet_id, job_ids, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (key) DO NOTHING`,
+        row.key,
+        row.request_hash,
+        row.fleet_id,
+        row.job_ids,
+        row.created_at,
+      ).rowsWritten > 0
     );
   }
 

@@ -30,7 +30,11 @@ export type ReserveResult =
   | { kind: "key_taken"; existing: KeyView; quota: Quota }
   /** The token was revoked, or the account disabled or demoted, since this isolate resolved it. */
   | { kind: "fenced" }
-  | ({ kind: "refused" } & QuotaRefusal);
+  | ({ kind: "refused" } & (
+      | QuotaRefusal
+      /** A job id its fleet gave up before this reservation arrived (FleetDO.settleUnconfirmed). */
+      | { code: "CONFLICT"; message: string; details?: Record<string, unknown> }
+    ));
 
 export type ResumeResult =
   | { kind: "reserved" }
@@ -47,7 +51,12 @@ export interface FleetNotes {
 }
 
 /** Job ids by fleet id. */
-export type Unprojected = Record<string, string[]>;
+export interface Unprojected {
+  /** Job ids by fleet id. */
+  fleets: Record<string, string[]>;
+  /** The user's quota, with which a fleet confirms those it still holds unconfirmed. */
+  quota: Quota;
+}
 
 /** Each job's status and version as a fleet holds it (null: the fleet holds no such job). */
 export type JobVersions = Record<string, { status: string; version: number } | null>;
@@ -57,11 +66,26 @@ export type JobVersions = Record<string, { status: string; version: number } | n
  * module imports the other's (a fleet reports to users, a user asks fleets).
  */
 export interface FleetAdmissions {
-  /** Each job as the fleet holds it, a job it does not hold marked abandoned (never queued from then on). */
-  settleAdmissions(jobIds: string[]): Promise<JobVersions>;
+  /**
+   * Each job as the fleet holds it, a job it does not hold marked abandoned (never queued from then on);
+   * with the user's quota, a job the fleet holds unconfirmed is confirmed (its reservation is the asker's).
+   */
+  settleAdmissions(jobIds: string[], quota?: Quota): Promise<JobVersions>;
   /**
    * Of the jobs named with the version the asker knows, those the fleet holds at a newer one, as it holds
    * them (the answer stays small when a user holds thousands of jobs and few moved).
    */
   jobsMoved(known: Array<[jobId: string, version: number]>): Promise<JobVersions>;
+}
+
+/** Jobs queued unconfirmed whose reservation was taken, with the quota it answered (FleetDO.confirm…). */
+export interface ConfirmInput {
+  jobIds: string[];
+  quota: Quota;
+}
+
+/** What the user's object answers a fleet settling its unconfirmed jobs: which it reserved, and the quota. */
+export interface Confirmations {
+  quota: Quota;
+  reserved: string[];
 }

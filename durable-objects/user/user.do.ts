@@ -17,6 +17,7 @@ import { type Rpc, stubOf } from "../rpc.js";
 import { loadFromLedger } from "./load.js";
 import { type KeyRow, type SlotRow, type SlotState, UserStore } from "./store.js";
 import type {
+  Confirmations,
   FleetAdmissions,
   FleetNotes,
   KeyView,
@@ -103,6 +104,14 @@ export class UserDO extends DurableObject<DoEnv> {
         return { kind: "fenced" };
       }
       const quota = s.quota() ?? DEFAULT_QUOTA;
+      // Its fleet gave these job ids up (they were queued unconfirmed and this reservation came too late).
+      const late = input.jobs.find((j) => s.givenUp(j.jobId));
+      if (late)
+        return {
+          kind: "refused",
+          code: "CONFLICT",
+          message: `job ${late.jobId}'s admission took too long and was abandoned; nothing was queued: submit again`,
+        };
       // A key already taken answers whatever the quota says now (a retry of an admitted request gets its
       // jobs): read on a refusal, and on success found by the key's insert, so an admission reads no key.
       const taken = (): ReserveResult | null => {
@@ -237,15 +246,38 @@ export class UserDO extends DurableObject<DoEnv> {
     });
   }
 
-  /** The admissions of the last minutes not yet in D1, by fleet: what a read must wait for. */
+  /**
+   * The admissions of the last minutes not yet in D1, by fleet: what a read must wait for (and have its
+   * fleet confirm, should the submit's confirmation not have arrived yet), with the quota to confirm with.
+   */
   async unprojected(): Promise<Unprojected> {
-    const out: Unprojected = {};
+    const fleets: Record<string, string[]> = {};
     for (const r of this.store.unprojected(Date.now() - UNPROJECTED_WINDOW_MS)) {
-      const ids = out[r.fleet_id] ?? [];
+      const ids = fleets[r.fleet_id] ?? [];
       ids.push(r.job_id);
-      out[r.fleet_id] = ids;
+      fleets[r.fleet_id] = ids;
     }
-    return out;
+    return { fleets, quota: this.store.quota() ?? DEFAULT_QUOTA };
+  }
+
+  /**
+   * A fleet asks about admissions it queued unconfirmed: those reserved here are confirmed there. Settling
+   * old ones (`giveUp`, their submit's confirmation never came), the others are given up here, so that the
+   * reservation, should it still arrive, is refused, and the fleet withdraws them.
+   */
+  async confirmations(userId: string, jobIds: string[], giveUp = true): Promise<Confirmations> {
+    await this.ensureLoaded(userId);
+    const now = Date.now();
+    const reserved = this.store.transaction(this.ctx.storage, () =>
+      jobIds.filter((id) => {
+        const slot = this.store.slot(id);
+        if (slot && slot.state !== "released") return true;
+        // Asked early (FleetDO.pullConfirmations), a reservation not made yet may still come.
+        if (!slot && giveUp) this.store.giveUp(id, now);
+        return false;
+      }),
+    );
+    return { quota: this.store.quota() ?? DEFAULT_QUOTA, reserved };
   }
 
   /** A token was revoked: from now on nothing it asks is reserved. */
@@ -283,7 +315,10 @@ export class UserDO extends DurableObject<DoEnv> {
     try {
       const stale = this.store.staleReservations(now - this.settleMs());
       for (const [fleetId, slots] of byFleet(stale)) {
-        const settled = await this.fleet(fleetId).settleAdmissions(slots.map((r) => r.job_id));
+        const settled = await this.fleet(fleetId).settleAdmissions(
+          slots.map((r) => r.job_id),
+          this.store.quota() ?? DEFAULT_QUOTA,
+        );
         this.store.transaction(this.ctx.storage, () => {
           const abandoned: string[] = [];
           for (const [jobId, job] of Object.entries(settled)) {
@@ -375,4 +410,12 @@ export class UserDO extends DurableObject<DoEnv> {
 }
 
 export type UserStub = Rpc<UserDO>;
-export type { FleetNotes, KeyView, ReserveInput, ReserveResult, ResumeResult, Unprojected } from "./types.js";
+export type {
+  ConfirmInput,
+  FleetNotes,
+  KeyView,
+  ReserveInput,
+  ReserveResult,
+  ResumeResult,
+  Unprojected,
+} from "./types.js";

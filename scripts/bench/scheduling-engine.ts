@@ -151,6 +151,7 @@ export function engineSubmit(
         updated_at: now,
         capsule: null,
         launch: JSON.stringify({ entrypoint: { kind: "script", path: "train.sh" }, image: null }),
+        unconfirmed: 0,
       },
     });
   }

@@ -120,7 +120,12 @@ export type SubmitOptions = SpecOptions & {
   launch?: "python" | "script";
   /** The submitter's GPU quota (default: unlimited in practice). */
   maxGpus?: number;
+  /** Queued beside its reservation: waits for `confirm` or `withdraw`. */
+  unconfirmed?: boolean;
 };
+
+/** The quota every harness submit carries unless told otherwise. */
+export const TEST_QUOTA = { ...DEFAULT_QUOTA, max_gpus: 10_000, max_jobs: 10_000, daily_gpu_hours: 1e6 };
 
 export class Fleet {
   readonly s = new MemoryFleetState();
@@ -172,6 +177,15 @@ export class Fleet {
     return jobId;
   }
 
+  /** Confirms jobs queued unconfirmed, under the harness's usual quota (or `priority` as its priority). */
+  confirm(jobIds: string[], priority = 10) {
+    return this.decide({ type: "confirm_admissions", jobIds, quota: { ...TEST_QUOTA, priority } }).result;
+  }
+
+  withdraw(jobIds: string[]) {
+    return this.decide({ type: "withdraw_admissions", jobIds }).result;
+  }
+
   trySubmit(o: SubmitOptions & { jobId: string }) {
     const jobId = o.jobId;
     const r = this.decide({
@@ -183,7 +197,7 @@ export class Fleet {
           userName: o.user ?? ADA.name,
           spec: spec(o),
           priority: o.priority ?? 10,
-          quota: { ...DEFAULT_QUOTA, max_gpus: o.maxGpus ?? 10_000, max_jobs: 10_000, daily_gpu_hours: 1e6 },
+          quota: { ...TEST_QUOTA, max_gpus: o.maxGpus ?? 10_000 },
           blobDigests: [],
           capsule: { "runner.pyz": `sha256:${"c".repeat(64)}` },
           launch: {
@@ -193,6 +207,7 @@ export class Fleet {
                 : { kind: "script", path: "train.sh" },
             image: o.image ?? null,
           },
+          ...(o.unconfirmed ? { unconfirmed: true } : {}),
         },
       ],
     }).result;

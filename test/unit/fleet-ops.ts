@@ -17,7 +17,11 @@ export type Op =
       python: boolean;
       retryUser: boolean;
       maxGpus: number;
+      /** Queued beside its reservation, for a later `settle` to confirm or withdraw. */
+      unconfirmed: boolean;
     }
+  /** The reservation of an unconfirmed admission was taken (confirm) or refused (withdraw). */
+  | { op: "settle"; job: number; confirm: boolean; priority: number }
   | { op: "action"; job: number; action: JobAction }
   | {
       op: "report";
@@ -63,6 +67,16 @@ export const op: fc.Arbitrary<Op> = fc.oneof(
         { weight: 4, arbitrary: fc.constant(10_000) },
         { weight: 1, arbitrary: fc.integer({ min: 1, max: 6 }) },
       ),
+      unconfirmed: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("settle" as const),
+      job: fc.nat(),
+      confirm: fc.boolean(),
+      priority: fc.constantFrom(3, 10),
     }),
   },
   {
@@ -147,9 +161,23 @@ export function play(f: Fleet, nodes: string[], o: Op): void {
         python: o.python,
         retryOnUserFailure: o.retryUser,
         maxGpus: o.maxGpus,
+        unconfirmed: o.unconfirmed,
       });
       // Refused while draining, and only then.
       expect(r.ok).toBe(!draining);
+      return;
+    }
+    case "settle": {
+      const job = pick(
+        jobs.filter((id) => f.s.job(id)!.unconfirmed === 1),
+        o.job,
+      );
+      if (!job) return;
+      if (o.confirm) expect(f.confirm([job], o.priority)).toEqual([job]);
+      else {
+        expect(f.withdraw([job])).toEqual([job]);
+        expect(f.s.job(job)).toBeNull();
+      }
       return;
     }
     case "action": {

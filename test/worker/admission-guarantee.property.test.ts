@@ -5,11 +5,15 @@
  * submitter reads its own writes (or gets 503, never a list without the job); D1 converges. Each test
  * drives the real Worker and objects in workerd, racing requests where the guarantee is about races.
  */
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_QUOTA } from "../../contract/api.schema.js";
 import { canonicalJson, sha256Hex } from "../../contract/digest.js";
+import type { SubmitInput } from "../../contract/fleet.schema.js";
+import { JobSpec } from "../../contract/jobspec.schema.js";
 import { fleetStub } from "../../durable-objects/fleet/stub.js";
+import { settledFromWire, toWire } from "../../durable-objects/group-commit.js";
 import { userStub } from "../../durable-objects/user/stub.js";
 import { ADMIN, api, createFleet, createUser, customSpec, registerNode } from "./helpers.js";
 import { testEnv } from "./test-env.js";
@@ -284,5 +288,141 @@ describe("job arrays", () => {
     // Read-your-writes: the list has all four at once.
     const list = await api(token, "GET", "/v1/jobs");
     expect((list.body.jobs as Array<{ id: string }>).map((j) => j.id).sort()).toEqual([...ids].sort());
+  });
+});
+
+describe("a submit that asked both objects at once", () => {
+  async function setup() {
+    const name = unique("par-op");
+    const token = await createUser(name);
+    const fleet = await createFleet(unique("par"));
+    return { name, token, fleet, uid: await userId(name), tokenId: await tokenIdOf(token) };
+  }
+
+  /** What such a request left in the fleet before it died: its jobs queued unconfirmed. */
+  async function queueUnconfirmed(
+    o: Awaited<ReturnType<typeof setup>>,
+    body: unknown,
+    jobId: string,
+    key?: string,
+  ) {
+    const spec = JobSpec.parse(body);
+    const input: SubmitInput = {
+      jobId,
+      userId: o.uid,
+      userName: o.name,
+      spec,
+      priority: 10,
+      quota: DEFAULT_QUOTA,
+      blobDigests: [],
+      capsule: null,
+      launch: { entrypoint: { kind: "script", path: "train.sh" }, image: null },
+      idemKey: key ?? null,
+      requestHash: key ? await sha256Hex(canonicalJson(body)) : null,
+      unconfirmed: true,
+    };
+    const [r] = settledFromWire(await fleetStub(testEnv, o.fleet.id).submitBatch(toWire([[input]])));
+    expect(r).toMatchObject({ ok: true, value: { ok: true } });
+  }
+
+  const unconfirmedFlag = (fleetId: string, jobId: string) =>
+    runInDurableObject(
+      testEnv.FLEET.get(testEnv.FLEET.idFromName(fleetId)),
+      (_i, state) =>
+        state.storage.sql
+          .exec<{ unconfirmed: number }>("SELECT unconfirmed FROM jobs WHERE id = ?", jobId)
+          .toArray()[0]?.unconfirmed ?? null,
+    );
+
+  async function reserve(
+    o: Awaited<ReturnType<typeof setup>>,
+    jobId: string,
+    body: unknown,
+    key: string | null,
+  ) {
+    return userStub(testEnv, o.uid).reserve({
+      userId: o.uid,
+      tokenId: o.tokenId,
+      fleetId: o.fleet.id,
+      now: Date.now(),
+      key,
+      requestHash: key ? await sha256Hex(canonicalJson(body)) : null,
+      jobs: [{ jobId, gpus: 1, profiles: ["h200"] }],
+    });
+  }
+
+  it("is confirmed by the fleet itself when its reservation was taken but its confirmation never came", async () => {
+    const o = await setup();
+    const body = await customSpec({ fleet: o.fleet.name, name: "unconfirmed" });
+    expect((await reserve(o, "job_parreserved000000000001", body, null)).kind).toBe("reserved");
+    await queueUnconfirmed(o, body, "job_parreserved000000000001");
+    // The fleet asks the user's object within milliseconds, long before the user's object would settle
+    // the reservation (SF_RESERVATION_SETTLE_SECONDS, 1 s in tests).
+    const deadline = Date.now() + 500;
+    while ((await unconfirmedFlag(o.fleet.id, "job_parreserved000000000001")) !== 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(await unconfirmedFlag(o.fleet.id, "job_parreserved000000000001")).toBe(0);
+    await converge([o.fleet.id]);
+    const d1 = await testEnv.DB.prepare("SELECT id FROM jobs WHERE id = ?")
+      .bind("job_parreserved000000000001")
+      .first();
+    expect(d1).not.toBeNull();
+  });
+
+  it("is withdrawn when its reservation never came, and a reservation arriving later is refused", async () => {
+    const o = await setup();
+    const body = await customSpec({ fleet: o.fleet.name, name: "orphan" });
+    await queueUnconfirmed(o, body, "job_parorphan00000000000001");
+    expect(await unconfirmedFlag(o.fleet.id, "job_parorphan00000000000001")).toBe(1);
+    // Past SF_RESERVATION_SETTLE_SECONDS (1 in tests) the fleet's settle timer gives it up.
+    await new Promise((r) => setTimeout(r, 1_100));
+    await runDurableObjectAlarm(testEnv.FLEET.get(testEnv.FLEET.idFromName(o.fleet.id)));
+    expect(await unconfirmedFlag(o.fleet.id, "job_parorphan00000000000001")).toBeNull();
+    expect((await fleetStub(testEnv, o.fleet.id).jobStatuses()).map((j) => j.id)).toEqual([]);
+    const late = await reserve(o, "job_parorphan00000000000001", body, null);
+    expect(late).toMatchObject({ kind: "refused", code: "CONFLICT" });
+    expect((await userStub(testEnv, o.uid).inspect()).held).toBe(0);
+    await converge([o.fleet.id]);
+    expect(
+      await testEnv.DB.prepare("SELECT id FROM jobs WHERE id = ?")
+        .bind("job_parorphan00000000000001")
+        .first(),
+    ).toBeNull();
+  });
+
+  it("is confirmed by a retry with its key, which answers with its job", async () => {
+    const o = await setup();
+    const body = await customSpec({ fleet: o.fleet.name, name: "retried" });
+    expect((await reserve(o, "job_parretried000000000001", body, "par-key-1")).kind).toBe("reserved");
+    await queueUnconfirmed(o, body, "job_parretried000000000001", "par-key-1");
+    const retry = await api(o.token, "POST", "/v1/jobs", body, { "idempotency-key": "par-key-1" });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(200);
+    expect(retry.body.job.id).toBe("job_parretried000000000001");
+    expect(await unconfirmedFlag(o.fleet.id, "job_parretried000000000001")).toBe(0);
+  });
+
+  it("leaves nothing behind when its reservation is refused: the jobs queued meanwhile are withdrawn", async () => {
+    const o = await setup();
+    await setMaxJobs(o.name, 1);
+    // The first submit teaches this isolate the user's quota; the next ones ask both objects at once.
+    const first = await api(
+      o.token,
+      "POST",
+      "/v1/jobs",
+      await customSpec({ fleet: o.fleet.name, name: "one" }),
+    );
+    expect(first.status).toBe(201);
+    for (const name of ["two", "three"]) {
+      const refused = await api(o.token, "POST", "/v1/jobs", await customSpec({ fleet: o.fleet.name, name }));
+      expect(refused.body.error?.code).toBe("QUOTA_EXCEEDED");
+    }
+    expect((await fleetStub(testEnv, o.fleet.id).jobStatuses()).map((j) => j.id)).toEqual([
+      first.body.job.id,
+    ]);
+    await converge([o.fleet.id]);
+    const d1 = await testEnv.DB.prepare("SELECT id FROM jobs WHERE user_id = ?")
+      .bind(o.uid)
+      .all<{ id: string }>();
+    expect(d1.results.map((r) => r.id)).toEqual([first.body.job.id]);
   });
 });

@@ -34,6 +34,7 @@ function jobRow(id: string, status = "QUEUED", version = 1): JobRow {
     updated_at: 1,
     capsule: null,
     launch: null,
+    unconfirmed: 0,
   };
 }
 
@@ -208,6 +209,7 @@ describe("the Fleet DO's store", () => {
       s.ackOutbox(s.outboxBatch(1)[0]!.seq);
       const waiting = s.outboxBatch(10);
       s.sql.exec("UPDATE meta SET value = '7' WHERE key = 'schema_version'");
+      s.sql.exec("ALTER TABLE jobs DROP COLUMN unconfirmed");
 
       const migrated = new FleetStore(s.sql);
       migrated.migrate();
@@ -243,6 +245,7 @@ describe("the Fleet DO's store", () => {
         for (const key of marks) s.sql.exec("INSERT INTO meta (key, value) VALUES (?, '1')", key);
         s.sql.exec("INSERT INTO meta (key, value) VALUES ('abandonedz', 'not a mark')");
         s.sql.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
+        s.sql.exec("ALTER TABLE jobs DROP COLUMN unconfirmed");
         const migrated = new FleetStore(s.sql);
         migrated.migrate();
         expect(migrated.getMeta("schema_version")).toBe(String(FLEET_SCHEMA_VERSION));

@@ -2,7 +2,8 @@
  * Read-your-writes for a submitter. A submit's 201 leaves once its jobs are committed in their Fleet DO;
  * D1, which the read routes query, hears of them a few milliseconds later. Before such a read, the
  * caller's own object names the fleets holding jobs it admitted that no fleet has reported as written to
- * D1 yet, and each of those fleets flushes first. If one cannot (D1 refuses writes), the read answers 503
+ * D1 yet, and each of those fleets confirms them (a submit that asked both objects at once confirms its
+ * jobs a moment after its answer) and flushes first. If one cannot (D1 refuses writes), the read answers 503
  * rather than a list without the job. Nothing to wait for is the common case: one small RPC.
  */
 
@@ -16,10 +17,14 @@ import { type JobRow, readableJob } from "../services/jobs.service.js";
 export async function readYourWrites(c: Ctx): Promise<void> {
   const p = c.get("principal");
   if (p.kind !== "user") return;
-  const waiting = await userStub(c.env, p.userId).unprojected();
-  const fleets = Object.keys(waiting);
-  if (fleets.length === 0) return;
-  const done = await Promise.all(fleets.map((id) => fleetStub(c.env, id).projected()));
+  const { fleets, quota } = await userStub(c.env, p.userId).unprojected();
+  const ids = Object.keys(fleets);
+  if (ids.length === 0) return;
+  // Each fleet confirms the caller's jobs it may still hold unconfirmed (their reservations are the
+  // caller's object's), then writes what waits to D1.
+  const done = await Promise.all(
+    ids.map((id) => fleetStub(c.env, id).projected({ jobIds: fleets[id]!, quota })),
+  );
   if (!done.every(Boolean)) throw behind(c);
 }
 

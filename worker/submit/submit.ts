@@ -9,6 +9,10 @@
  *      its own to decide (drain, image allowlist); a refusal gives the slots and the key back;
  *      Steps 2 and 3 are group-committed per object (durable-objects/group-commit.ts): submits that reach
  *      a step while this isolate's call to the same object is in flight go together in its next call.
+ *      They run at once when this isolate knows the user's quota (it reserved for the user before): the
+ *      fleet queues the jobs unconfirmed (decided, but nothing reaches D1 or an agent), a refused
+ *      reservation withdraws them before the refusal is answered, and a taken one is confirmed after the
+ *      answer (confirmations.ts; decision 119).
  *   4. 201. Both objects committed before it left. D1 hears of the jobs after it, from the fleet's outbox,
  *      and the user's object learns then that they are active (reads wait for that: read-your-writes.ts).
  *
@@ -23,8 +27,9 @@ import type { Result } from "../../contract/errors.js";
 import type { JobDetail, SubmitInput } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
 import { totalGpus } from "../../contract/jobspec.schema.js";
+import { jobPriority } from "../../contract/quota.js";
 import { db } from "../../d1/client.js";
-import { GroupCommit, overWire, type Sender } from "../../durable-objects/group-commit.js";
+import { GroupCommit, overWire, type Sender, toWire } from "../../durable-objects/group-commit.js";
 import { userStub } from "../../durable-objects/user/stub.js";
 import type { KeyView, ReserveInput, ReserveResult } from "../../durable-objects/user/user.do.js";
 import { type Ctx, currentUser, reauthenticate } from "../auth/middleware.js";
@@ -39,6 +44,7 @@ import { httpHubClient } from "../services/hf-hub.js";
 import { addToCounter } from "../services/metrics-counters.js";
 import { requireSecrets, withHubToken } from "../services/secrets.service.js";
 import { type Checked, checkHub, checkSpec } from "./checks.js";
+import { confirmLater, knownQuota, rememberQuota, takeConfirmations } from "./confirmations.js";
 
 /** The most jobs one request may carry (a sweep's array). */
 export const MAX_JOB_ARRAY = 1000;
@@ -126,6 +132,7 @@ function inputsFor(
   jobIds: string[],
   quota: SubmitInput["quota"],
   key: { idemKey: string | null; requestHash: string | null },
+  unconfirmed = false,
 ): SubmitInput[] {
   const me = currentUser(c);
   return checked.map((ch, i) => ({
@@ -134,7 +141,7 @@ function inputsFor(
     userName: me.name,
     spec: ch.spec,
     quota,
-    priority: Math.min(ch.spec.lifecycle.priority ?? quota.priority, quota.priority),
+    priority: jobPriority(ch.spec.lifecycle.priority, quota),
     blobDigests: ch.blobDigests,
     capsule: ch.capsule,
     launch: ch.launch,
@@ -143,6 +150,7 @@ function inputsFor(
     // A job array's key names the array: D1's admission rows (unique per key) hold it on its first job.
     idemKey: i === 0 ? key.idemKey : null,
     requestHash: i === 0 ? key.requestHash : null,
+    ...(unconfirmed ? { unconfirmed: true } : {}),
   }));
 }
 
@@ -169,6 +177,7 @@ async function answerTakenKey(
   requestHash: string,
   finish: ((jobIds: string[]) => Promise<{ jobs: JobDetail[]; created: boolean } | null>) | null,
   array: boolean,
+  confirm: ((fleetId: string, jobIds: string[]) => Promise<void>) | null = null,
 ) {
   if (prior.request_hash !== requestHash) {
     throw new AppError(
@@ -180,7 +189,11 @@ async function answerTakenKey(
     );
   }
   const known = await jobsOf(c, prior.fleet_id, prior.job_ids);
-  if (known) return answer(c, known, array, 200);
+  if (known) {
+    // Its request may have gone before confirming them: the key's reservation is theirs.
+    if (confirm) await confirm(prior.fleet_id, prior.job_ids);
+    return answer(c, known, array, 200);
+  }
   // In flight (or its request died before the fleet queued it): this request completes it.
   const done = finish && prior.reserved ? await finish(prior.job_ids) : null;
   if (done) return answer(c, done.jobs, array, done.created ? 201 : 200);
@@ -251,10 +264,11 @@ export async function submitJobs(c: Ctx, raw: unknown) {
     alone,
     send: overWire((id, batch) => {
       addToCounter("fleet_submit_calls", id);
-      return fleetStub(c.env, id).submitBatch(batch);
+      // Confirmations of this isolate's earlier admissions to the fleet ride along.
+      return fleetStub(c.env, id).submitBatch(batch, takeConfirmations(id));
     }),
   };
-  const reservation = await reservations.call(
+  const reserving = reservations.call(
     me.userId,
     {
       userId: me.userId,
@@ -272,6 +286,37 @@ export async function submitJobs(c: Ctx, raw: unknown) {
     ready.length,
     reserveVia,
   );
+  // The fleet queues them meanwhile, unconfirmed, under the quota this isolate last heard for the user;
+  // their confirmation, with the reservation's own quota, follows the answer (confirmations.ts). A user
+  // this isolate has not reserved for yet goes one step after the other.
+  const guess = knownQuota(me.userId);
+  const early = guess
+    ? queueings.call(
+        fleetId,
+        inputsFor(c, ready, jobIds, guess, { idemKey: key, requestHash }, true),
+        ready.length,
+        queueVia,
+      )
+    : null;
+  let reservation: ReserveResult;
+  try {
+    reservation = await reserving;
+  } catch (err) {
+    // Whatever the fleet queued meanwhile settles with the user's object (reserved there, or not).
+    if (early) keepAlive(early.catch(() => undefined));
+    throw err;
+  }
+  if (reservation.kind !== "fenced" && reservation.kind !== "refused")
+    rememberQuota(me.userId, reservation.quota);
+  if (early && reservation.kind !== "reserved") {
+    // Not this request's to admit: what the fleet queued meanwhile goes before the answer.
+    const queued = await early.catch(() => null);
+    if (queued?.ok) await fleetStub(c.env, fleetId).withdrawAdmissions(jobIds);
+  }
+  const confirmNow = async (id: string, ids: string[]) => {
+    if (reservation.kind === "key_taken")
+      await fleetStub(c.env, id).confirmAdmissions(toWire([{ jobIds: ids, quota: reservation.quota }]));
+  };
   if (reservation.kind === "fenced") {
     // The token or its user changed since this isolate resolved it: answer as a fresh lookup would.
     forgetToken(me.tokenId);
@@ -297,17 +342,20 @@ export async function submitJobs(c: Ctx, raw: unknown) {
       const jobs = r.code === "ALREADY_EXISTS" ? await jobsOf(c, held, ids) : null;
       return jobs ? { jobs, created: false } : null;
     };
-    return answerTakenKey(c, reservation.existing, requestHash!, finish, array);
+    return answerTakenKey(c, reservation.existing, requestHash!, finish, array, confirmNow);
   }
 
   // 3. The fleet queues them, or refuses and the slots and key go back. (An RPC that threw may still
   //    have queued them: that reservation is kept, and settles with the fleet.)
-  const result = await queueings.call(
-    fleetId,
-    inputsFor(c, ready, jobIds, reservation.quota, { idemKey: key, requestHash }),
-    ready.length,
-    queueVia,
-  );
+  const result = early
+    ? await early
+    : await queueings.call(
+        fleetId,
+        inputsFor(c, ready, jobIds, reservation.quota, { idemKey: key, requestHash }),
+        ready.length,
+        queueVia,
+      );
+  if (early && result.ok) confirmLater(fleetId, { jobIds, quota: reservation.quota });
   if (!result.ok && result.code === "ALREADY_EXISTS") {
     // A retry with this request's key queued them first, under these very job ids: it answered 201, this
     // request answers as every other retry does.

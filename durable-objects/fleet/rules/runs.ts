@@ -3,6 +3,8 @@
  * and runners report changes a run and its job. A run holds its GPUs until every rank is known to be
  * gone (exited, or never launched), so a stop never frees GPUs under a workload that is still running.
  */
+
+import type { Quota } from "../../../contract/api.schema.js";
 import { backoffDelay } from "../../../contract/backoff.js";
 import { fail, ok, type Result } from "../../../contract/errors.js";
 import type {
@@ -18,6 +20,7 @@ import { nowIso } from "../../../contract/ids.js";
 import { imageAllowed } from "../../../contract/image-allowlist.js";
 import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import { jobPriority } from "../../../contract/quota.js";
 import { ANY_ABANDONED, abandonedKey, movedKey, retriesKey } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
 import { retryTimer } from "../timers.js";
@@ -121,6 +124,7 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
     updated_at: t.now,
     capsule: input.capsule ? JSON.stringify(input.capsule) : null,
     launch: JSON.stringify(input.launch),
+    unconfirmed: input.unconfirmed ? 1 : 0,
   };
   putJob(t, row);
   t.queuedSpecs.set(row.id, spec);
@@ -138,6 +142,64 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
   recordEvent(t, row, null, "QUEUED", "admitted", `user:${input.userName}`, {});
   // Its snapshot goes to the outbox once scheduling decided about it (submit).
   return { row, quotaChanged };
+}
+
+/**
+ * The submitter's reservation of jobs queued unconfirmed was taken (the Worker, a read that waits for
+ * them, a retry with the same key, or the user's object settling it says so): what the fleet decided for
+ * them stands, and what it held back (their outbox entries, their agents' commands) goes out. Under a
+ * quota other than the one they were queued with (the Worker's last sight of it), the user's jobs are
+ * decided again. Jobs already confirmed, withdrawn or unknown are left as they are. Answers the ids it
+ * confirmed.
+ */
+export function confirmAdmissions(t: Tx, jobIds: readonly string[], quota: Quota): string[] {
+  const body = JSON.stringify(quota);
+  const confirmed: string[] = [];
+  let quotaChanged = false;
+  for (const id of jobIds) {
+    const u = t.s.unconfirmedJob(id);
+    if (!u) continue;
+    confirmed.push(id);
+    // The quota it was queued under, as is the rule: nothing to decide again.
+    if (t.s.quotaBody(u.user) === body) continue;
+    const job = t.s.job(id)!;
+    t.put({ kind: "quota", user_id: job.user_id, body });
+    quotaChanged = true;
+    const spec = t.queuedSpecs.get(id) ?? (JSON.parse(job.spec) as JobSpec);
+    const priority = jobPriority(spec.lifecycle.priority, quota);
+    if (priority !== job.priority) {
+      job.priority = priority;
+      job.version += 1;
+      job.updated_at = t.now;
+      putJob(t, job);
+      emitJob(t, job);
+    }
+  }
+  if (confirmed.length > 0) t.put({ kind: "confirmed", ids: confirmed });
+  if (quotaChanged) t.schedule();
+  return confirmed;
+}
+
+/**
+ * The submitter's reservation of jobs queued unconfirmed was refused, or never made: each is undone as if
+ * never queued (its run, GPUs, unsent commands and held-back outbox entries with it; no agent and no
+ * reader was told of it), its id abandoned (never queued again), and the GPUs it held are offered to the
+ * queue. Jobs already confirmed are left as they are. Answers the ids removed.
+ */
+export function withdrawAdmissions(t: Tx, jobIds: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const id of jobIds) {
+    const job = t.s.job(id);
+    if (!job || job.unconfirmed === 0) continue;
+    t.put({ kind: "job_gone", id });
+    // A drain may have held it meanwhile: its report forgets it with the job.
+    t.deleteMeta(movedKey(id));
+    t.setMeta(abandonedKey(id), String(t.now));
+    if (t.s.meta(ANY_ABANDONED) === null) t.setMeta(ANY_ABANDONED, "1");
+    out.push(id);
+  }
+  if (out.length > 0) t.schedule();
+  return out;
 }
 
 /**
@@ -173,6 +235,11 @@ export function action(
   if (!job) return fail("JOB_NOT_FOUND", `no job ${jobId} in this fleet`);
   if (!actor.admin && job.user_id !== actor.userId)
     return fail("FORBIDDEN", "you may only act on your own jobs");
+  if (job.unconfirmed)
+    return fail(
+      "CONFLICT",
+      `job ${jobId} is still being admitted (a moment after its submit); retry shortly`,
+    );
   const from = job.status as JobState;
   const to = ACTION_TARGETS[act][from];
   if (!to) {
