@@ -111,6 +111,7 @@ export async function drainOutbox(
   for (;;) {
     const rows = store.outboxBatch(BATCH_ENTRIES, after);
     if (rows.length === 0) return out;
+    const from = after;
     after = rows[rows.length - 1]!.seq;
     // A job whose admission is not confirmed reaches neither D1 nor its user's object yet: its entries stay.
     const unconfirmed = store.unconfirmedJobs();
@@ -132,7 +133,7 @@ export async function drainOutbox(
       store.countD1Batch();
     }
     await notify(entries);
-    store.ackOutbox(after, kept);
+    store.ackOutbox(after, kept, from);
     out.flushed += ready.length;
   }
 }

@@ -645,12 +645,16 @@ export class FleetStore extends SqlStore implements Ledger {
     this.setMeta(D1_BATCHES, String(Number(this.getMeta(D1_BATCHES) ?? "0") + 1));
   }
 
-  /** The entries up to `upToSeq` reached D1, except those numbered in `kept` (held back). */
-  ackOutbox(upToSeq: number, kept: readonly number[] = []): void {
-    if (kept.length === 0) this.sql.exec("DELETE FROM outbox WHERE seq <= ?", upToSeq);
+  /**
+   * The entries numbered above `after` and up to `upToSeq` (one batch of a drain) reached D1, except those
+   * numbered in `kept` (held back; an earlier batch's held-back entries lie below `after`, untouched).
+   */
+  ackOutbox(upToSeq: number, kept: readonly number[] = [], after = 0): void {
+    if (kept.length === 0) this.sql.exec("DELETE FROM outbox WHERE seq > ? AND seq <= ?", after, upToSeq);
     else
       this.sql.exec(
-        "DELETE FROM outbox WHERE seq <= ? AND seq NOT IN (SELECT value FROM json_each(?))",
+        "DELETE FROM outbox WHERE seq > ? AND seq <= ? AND seq NOT IN (SELECT value FROM json_each(?))",
+        after,
         upToSeq,
         JSON.stringify(kept),
       );

@@ -7,6 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ANY_ABANDONED } from "../../durable-objects/fleet/keys.js";
+import { drainOutbox } from "../../durable-objects/fleet/outbox.js";
 import type { JobRow } from "../../durable-objects/fleet/rows.js";
 import { FLEET_SCHEMA_VERSION, FleetStore } from "../../durable-objects/fleet/store.js";
 import { testEnv } from "./test-env.js";
@@ -191,6 +192,29 @@ describe("the Fleet DO's store", () => {
       expect(s.openCommandNodes()).toEqual([]);
       s.transaction(storage, () => s.apply({ kind: "reopen", run_id: "run_1", rank: 0, node_id: "nod_1" }));
       expect(s.openCommandNodes()).toEqual(["nod_1"]);
+    });
+  });
+
+  it("keeps the outbox entries of an unconfirmed job through a drain of several batches, and sends them once confirmed", async () => {
+    await inFleet("store-held-back", async (s, storage) => {
+      const entry = (job: string, i: number) => ({
+        kind: "outbox" as const,
+        entry: { kind: "blob_refs" as const, job_id: job, digests: [] },
+        at: i,
+      });
+      s.transaction(storage, () => {
+        s.apply({ kind: "job", row: { ...jobRow("job_unconfirmed"), unconfirmed: 1 } });
+        // More than one batch (200): the held-back entries sit in the first.
+        for (let i = 0; i < 310; i++)
+          s.apply(entry(i >= 100 && i < 110 ? "job_unconfirmed" : "job_other", i));
+      });
+      const drained = await drainOutbox(s, testEnv.DB, async () => undefined);
+      expect(drained).toMatchObject({ flushed: 300, held: 10 });
+      const left = s.outboxBatch(1000).map((r) => (JSON.parse(r.payload) as { job_id: string }).job_id);
+      expect(left).toEqual(Array.from({ length: 10 }, () => "job_unconfirmed"));
+      s.transaction(storage, () => s.apply({ kind: "confirmed", ids: ["job_unconfirmed"] }));
+      expect(await drainOutbox(s, testEnv.DB, async () => undefined)).toMatchObject({ flushed: 10, held: 0 });
+      expect(s.outboxEmpty()).toBe(true);
     });
   });
 
