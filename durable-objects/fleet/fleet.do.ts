@@ -180,16 +180,22 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
    * before this call; false when D1 refused (the caller answers 503 rather than a stale read).
    */
   async projected(confirm?: ConfirmInput): Promise<boolean> {
-    // A reader's own admissions, confirmed first: its user's object said they are reserved.
-    if (confirm && confirm.jobIds.length > 0) {
-      this.confirm([confirm]);
-      await this.afterChange();
+    if (confirm) {
+      // A reader's own admissions, confirmed first: its user's object said they are reserved. Nobody
+      // else's unconfirmed admissions are this reader's to wait for (their users heard of them first).
+      if (confirm.jobIds.length > 0) {
+        this.confirm([confirm]);
+        await this.afterChange();
+      }
+    } else {
+      // Every change made before this call: admissions queued unconfirmed a moment ago included, whose
+      // confirmations are on their way (within milliseconds). Only those: under load new ones keep
+      // coming. Older ones are stuck (their submit's isolate went away): the settle timer resolves them.
+      const pending = this.youngUnconfirmed();
+      const until = Date.now() + CONFIRM_WAIT_MS;
+      while (pending.some((id) => this.store.unconfirmedJob(id)) && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 5));
     }
-    // Admissions queued unconfirmed a moment ago: their confirmations are on their way (a submit sends
-    // them within milliseconds). Older ones are stuck (their submit's isolate went away): the settle timer
-    // resolves them, and nothing waits for it.
-    for (let waited = 0; waited < CONFIRM_WAIT_MS && this.youngUnconfirmed(); waited += 5)
-      await new Promise((r) => setTimeout(r, 5));
     return this.outbox.projected();
   }
 
@@ -453,11 +459,10 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
 
   // helpers ---------------------------------------------------------------------
 
-  /** An admission queued unconfirmed less than CONFIRM_WAIT_MS ago is still waiting for its confirmation. */
-  private youngUnconfirmed(): boolean {
+  /** Admissions queued unconfirmed less than CONFIRM_WAIT_MS ago: their confirmations are on their way. */
+  private youngUnconfirmed(): string[] {
     const since = Date.now() - CONFIRM_WAIT_MS;
-    for (const u of this.store.unconfirmedJobs().values()) if (u.at > since) return true;
-    return false;
+    return [...this.store.unconfirmedJobs()].filter(([, u]) => u.at > since).map(([id]) => id);
   }
 
   private confirm(confirms: readonly ConfirmInput[]): void {
