@@ -46,6 +46,24 @@ async function converge(fleetIds: string[]): Promise<void> {
   for (const id of fleetIds) expect(await fleetStub(testEnv, id).projected()).toBe(true);
 }
 
+/** A reservation in the user's object, as a submit's step 2 makes it (for a request that then dies). */
+async function reserveFor(
+  o: { uid: string; tokenId: string; fleet: { id: string } },
+  jobId: string,
+  body: unknown,
+  key: string | null,
+) {
+  return userStub(testEnv, o.uid).reserve({
+    userId: o.uid,
+    tokenId: o.tokenId,
+    fleetId: o.fleet.id,
+    now: Date.now(),
+    key,
+    requestHash: key ? await sha256Hex(canonicalJson(body)) : null,
+    jobs: [{ jobId, gpus: 1, profiles: ["h200"] }],
+  });
+}
+
 describe("one user, several fleets, duplicated keys", () => {
   it("admits exactly min(distinct keys, max_jobs) jobs, one per key, and the user's object counts them", async () => {
     await fc.assert(
@@ -133,16 +151,7 @@ describe("a submit that dies between its reservation and its fleet", () => {
     body: unknown,
     jobId: string,
   ) {
-    const r = await userStub(testEnv, o.uid).reserve({
-      userId: o.uid,
-      tokenId: o.tokenId,
-      fleetId: o.fleet.id,
-      now: Date.now(),
-      key,
-      requestHash: await sha256Hex(canonicalJson(body)),
-      jobs: [{ jobId, gpus: 1, profiles: ["h200"] }],
-    });
-    expect(r.kind).toBe("reserved");
+    expect((await reserveFor(o, jobId, body, key)).kind).toBe("reserved");
   }
 
   it("is completed exactly once by a retry with the same key, under the job id it reserved", async () => {
@@ -334,27 +343,10 @@ describe("a submit that asked both objects at once", () => {
           .toArray()[0]?.unconfirmed ?? null,
     );
 
-  async function reserve(
-    o: Awaited<ReturnType<typeof setup>>,
-    jobId: string,
-    body: unknown,
-    key: string | null,
-  ) {
-    return userStub(testEnv, o.uid).reserve({
-      userId: o.uid,
-      tokenId: o.tokenId,
-      fleetId: o.fleet.id,
-      now: Date.now(),
-      key,
-      requestHash: key ? await sha256Hex(canonicalJson(body)) : null,
-      jobs: [{ jobId, gpus: 1, profiles: ["h200"] }],
-    });
-  }
-
   it("is confirmed by the fleet itself when its reservation was taken but its confirmation never came", async () => {
     const o = await setup();
     const body = await customSpec({ fleet: o.fleet.name, name: "unconfirmed" });
-    expect((await reserve(o, "job_parreserved000000000001", body, null)).kind).toBe("reserved");
+    expect((await reserveFor(o, "job_parreserved000000000001", body, null)).kind).toBe("reserved");
     await queueUnconfirmed(o, body, "job_parreserved000000000001");
     // The fleet asks the user's object within milliseconds, long before the user's object would settle
     // the reservation (SF_RESERVATION_SETTLE_SECONDS, 1 s in tests).
@@ -379,7 +371,7 @@ describe("a submit that asked both objects at once", () => {
     await runDurableObjectAlarm(testEnv.FLEET.get(testEnv.FLEET.idFromName(o.fleet.id)));
     expect(await unconfirmedFlag(o.fleet.id, "job_parorphan00000000000001")).toBeNull();
     expect((await fleetStub(testEnv, o.fleet.id).jobStatuses()).map((j) => j.id)).toEqual([]);
-    const late = await reserve(o, "job_parorphan00000000000001", body, null);
+    const late = await reserveFor(o, "job_parorphan00000000000001", body, null);
     expect(late).toMatchObject({ kind: "refused", code: "CONFLICT" });
     expect((await userStub(testEnv, o.uid).inspect()).held).toBe(0);
     await converge([o.fleet.id]);
@@ -393,7 +385,7 @@ describe("a submit that asked both objects at once", () => {
   it("is confirmed by a retry with its key, which answers with its job", async () => {
     const o = await setup();
     const body = await customSpec({ fleet: o.fleet.name, name: "retried" });
-    expect((await reserve(o, "job_parretried000000000001", body, "par-key-1")).kind).toBe("reserved");
+    expect((await reserveFor(o, "job_parretried000000000001", body, "par-key-1")).kind).toBe("reserved");
     await queueUnconfirmed(o, body, "job_parretried000000000001", "par-key-1");
     const retry = await api(o.token, "POST", "/v1/jobs", body, { "idempotency-key": "par-key-1" });
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);

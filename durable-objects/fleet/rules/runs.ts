@@ -42,6 +42,12 @@ import {
 export const STOP_GRACE_SECONDS = 30;
 const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
 
+/** Job id `id` is never queued here from now on (queueRefusal), and the fleet says it abandoned some. */
+function abandon(t: Tx, id: string): void {
+  if (t.s.meta(abandonedKey(id)) === null) t.setMeta(abandonedKey(id), String(t.now));
+  if (t.s.meta(ANY_ABANDONED) === null) t.setMeta(ANY_ABANDONED, "1");
+}
+
 /** Why this fleet's own state refuses to queue `input` now; null: it may. */
 function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never> | null {
   if (cfg.draining)
@@ -194,8 +200,7 @@ export function withdrawAdmissions(t: Tx, jobIds: readonly string[]): string[] {
     t.put({ kind: "job_gone", id });
     // A drain may have held it meanwhile: its report forgets it with the job.
     t.deleteMeta(movedKey(id));
-    t.setMeta(abandonedKey(id), String(t.now));
-    if (t.s.meta(ANY_ABANDONED) === null) t.setMeta(ANY_ABANDONED, "1");
+    abandon(t, id);
     out.push(id);
   }
   if (out.length > 0) t.schedule();
@@ -215,8 +220,7 @@ export function settleAdmissions(
     const job = t.s.job(id);
     if (job) out[id] = { status: job.status, version: job.version };
     else {
-      if (t.s.meta(abandonedKey(id)) === null) t.setMeta(abandonedKey(id), String(t.now));
-      if (t.s.meta(ANY_ABANDONED) === null) t.setMeta(ANY_ABANDONED, "1");
+      abandon(t, id);
       out[id] = null;
     }
   }
