@@ -33,7 +33,6 @@ import type {
 import { newId } from "../../contract/ids.js";
 import { type DoEnv, doSettings } from "../env.js";
 import { fromWire, type Settled, serveWire, type Wire } from "../group-commit.js";
-import { userStub } from "../user/stub.js";
 import type { ConfirmInput, FleetAdmissions, JobVersions } from "../user/types.js";
 import { CommandSender, sendFrame } from "./commands.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
@@ -44,46 +43,33 @@ import type { NodeAction, NodeAdminReport } from "./rules/nodes.js";
 import { attachment, type SocketAttachment } from "./socket-attachment.js";
 import { type FleetStats, fleetStats } from "./stats-store.js";
 import { FleetStore } from "./store.js";
-import {
-  COMMANDS_TIMER,
-  LIVENESS_TIMER,
-  OUTBOX_TIMER,
-  renewTimer,
-  timerTarget,
-  UNCONFIRMED_TIMER,
-} from "./timers.js";
+import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, renewTimer, timerTarget } from "./timers.js";
+import { UnconfirmedAdmissions } from "./unconfirmed.js";
 import { inspect, jobDetail, runView } from "./views.js";
 
 /** Stop frames sent for a report about a run that is over give its workload this long. */
 const OVER_STOP_GRACE_SECONDS = 10;
 /** How long a rank that already reported success may take to exit by itself before it is stopped. */
 const FINISH_SECONDS = 30;
-/** How long a read's barrier waits for the confirmation of an admission queued unconfirmed just before. */
-const CONFIRM_WAIT_MS = 1_000;
-/**
- * How long after queueing unconfirmed jobs the fleet asks their users' objects about those no call
- * confirmed meanwhile (then twice as long each time some still wait, up to PULL_MAX_MS).
- */
-const PULL_FIRST_MS = 5;
-const PULL_MAX_MS = 1_000;
-
 export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   private readonly store: FleetStore;
   private readonly outbox: OutboxFlusher;
   private readonly commands: CommandSender;
+  private readonly unconfirmed: UnconfirmedAdmissions;
   /** The alarm as this instance last set it (undefined: not known; the runtime clears it when it fires). */
   private alarmAt: number | null | undefined = undefined;
-  /** The unconfirmed admissions' settle timer is armed (armUnconfirmed). */
-  private unconfirmedArmed = false;
-  /** A pull of confirmations is armed (pullSoon), and the delay of the next one. */
-  private pulling = false;
-  private pullDelayMs = PULL_FIRST_MS;
 
   constructor(ctx: DurableObjectState, env: DoEnv) {
     super(ctx, env);
     this.store = new FleetStore(ctx.storage.sql);
     this.outbox = new OutboxFlusher(this.store, env, ctx, () => this.armAlarm());
     this.commands = new CommandSender(this.store, env, ctx, (event) => this.decide(event));
+    this.unconfirmed = new UnconfirmedAdmissions(
+      this.store,
+      env,
+      (event) => this.decide(event),
+      () => this.afterChange(),
+    );
     // Heartbeats are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     void ctx.blockConcurrencyWhile(async () => {
@@ -93,7 +79,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       if (!this.store.outboxEmpty()) this.store.setTimer(OUTBOX_TIMER, now);
       if (this.store.hasOpenCommands()) this.store.setTimer(COMMANDS_TIMER, now);
       if (ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
-      if (this.store.unconfirmedJobs().size > 0) this.armUnconfirmed(now);
+      if (this.store.unconfirmedJobs().size > 0) this.unconfirmed.armSettle(now);
       await this.armAlarm();
     });
   }
@@ -133,15 +119,14 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     confirms?: Wire<ConfirmInput[]>,
   ): Promise<Wire<Settled<Result<{ jobs: JobDetail[] }>>[]>> {
     // Confirmations of earlier admissions ride along with the next call to this fleet (submit.ts).
-    if (confirms) this.confirm(fromWire(confirms));
+    if (confirms) this.unconfirmed.confirm(fromWire(confirms));
     let unconfirmed = false;
     const out = await serveWire(batch, (inputs) => {
       unconfirmed ||= inputs.some((i) => i.unconfirmed);
       return this.decide({ type: "submit", inputs });
     });
     if (unconfirmed) {
-      this.armUnconfirmed(Date.now());
-      this.pullSoon();
+      this.unconfirmed.queued(Date.now());
     }
     await this.afterChange();
     return out;
@@ -149,7 +134,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
 
   /** Confirmations no call carried in time (submit.ts sends them alone after a moment). */
   async confirmAdmissions(confirms: Wire<ConfirmInput[]>): Promise<void> {
-    this.confirm(fromWire(confirms));
+    this.unconfirmed.confirm(fromWire(confirms));
     await this.afterChange();
   }
 
@@ -184,17 +169,14 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       // A reader's own admissions, confirmed first: its user's object said they are reserved. Nobody
       // else's unconfirmed admissions are this reader's to wait for (their users heard of them first).
       if (confirm.jobIds.length > 0) {
-        this.confirm([confirm]);
+        this.unconfirmed.confirm([confirm]);
         await this.afterChange();
       }
     } else {
       // Every change made before this call: admissions queued unconfirmed a moment ago included, whose
       // confirmations are on their way (within milliseconds). Only those: under load new ones keep
       // coming. Older ones are stuck (their submit's isolate went away): the settle timer resolves them.
-      const pending = this.youngUnconfirmed();
-      const until = Date.now() + CONFIRM_WAIT_MS;
-      while (pending.some((id) => this.store.unconfirmedJob(id)) && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 5));
+      await this.unconfirmed.confirmedSoFar();
     }
     return this.outbox.projected();
   }
@@ -446,7 +428,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
         if (target.kind === "liveness") this.checkLiveness(now);
         else if (target.kind === "renew") await this.renewCredential(target.nodeId);
         else if (target.kind === "outbox") await this.outbox.flush(t.attempts);
-        else if (target.kind === "unconfirmed") await this.settleUnconfirmed(now);
+        else if (target.kind === "unconfirmed") await this.unconfirmed.settle(now);
         else if (target.kind !== "commands" && target.kind !== "unknown")
           this.decide({ type: "timer", id: t.id });
         // `commands`: afterChange below sends what is due a re-send.
@@ -458,86 +440,6 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   }
 
   // helpers ---------------------------------------------------------------------
-
-  /** Admissions queued unconfirmed less than CONFIRM_WAIT_MS ago: their confirmations are on their way. */
-  private youngUnconfirmed(): string[] {
-    const since = Date.now() - CONFIRM_WAIT_MS;
-    return [...this.store.unconfirmedJobs()].filter(([, u]) => u.at > since).map(([id]) => id);
-  }
-
-  private confirm(confirms: readonly ConfirmInput[]): void {
-    for (const c of confirms)
-      if (c.jobIds.length > 0) this.decide({ type: "confirm_admissions", jobIds: c.jobIds, quota: c.quota });
-  }
-
-  /**
-   * Admissions still unconfirmed a while after they were queued (the submit's isolate went away before
-   * its confirmation left): each user's object says which it reserved (confirmed here) and gives the rest
-   * up (withdrawn here, and never reserved there from then on). Then the timer is armed for the rest.
-   */
-  private async settleUnconfirmed(now: number): Promise<void> {
-    this.unconfirmedArmed = false;
-    const due = now - doSettings(this.env).reservationSettleMs;
-    const byUser = new Map<string, string[]>();
-    let younger = false;
-    for (const [id, u] of this.store.unconfirmedJobs()) {
-      if (u.at > due) younger = true;
-      else byUser.set(u.user, [...(byUser.get(u.user) ?? []), id]);
-    }
-    for (const [userId, jobIds] of byUser) {
-      const c = await userStub(this.env, userId).confirmations(userId, jobIds);
-      const reserved = new Set(c.reserved);
-      this.confirm([{ jobIds: c.reserved, quota: c.quota }]);
-      this.decide({ type: "withdraw_admissions", jobIds: jobIds.filter((id) => !reserved.has(id)) });
-    }
-    if (younger || this.store.unconfirmedJobs().size > 0) this.armUnconfirmed(now);
-  }
-
-  /** Arms a pull of confirmations (one at a time, coalescing every admission queued meanwhile). */
-  private pullSoon(): void {
-    if (this.pulling) return;
-    this.pulling = true;
-    setTimeout(() => {
-      void this.pullConfirmations().finally(() => {
-        this.pulling = false;
-        if (this.store.unconfirmedJobs().size > 0) {
-          this.pullDelayMs = Math.min(this.pullDelayMs * 2, PULL_MAX_MS);
-          this.pullSoon();
-        } else this.pullDelayMs = PULL_FIRST_MS;
-      });
-    }, this.pullDelayMs);
-  }
-
-  /**
-   * Jobs queued unconfirmed that no call confirmed within a few milliseconds (their submit's isolate had
-   * no further call to carry the confirmation): each user's object says which it reserved, and those are
-   * confirmed. The others wait: their reservation may still be on its way (settleUnconfirmed gives up
-   * the old ones).
-   */
-  private async pullConfirmations(): Promise<void> {
-    // Only those that had time for a call to bring their confirmation (a busy submitter's next call does).
-    const before = Date.now() - PULL_FIRST_MS;
-    const byUser = new Map<string, string[]>();
-    for (const [id, u] of this.store.unconfirmedJobs())
-      if (u.at <= before) byUser.set(u.user, [...(byUser.get(u.user) ?? []), id]);
-    if (byUser.size === 0) return;
-    try {
-      for (const [userId, jobIds] of byUser) {
-        const c = await userStub(this.env, userId).confirmations(userId, jobIds, false);
-        this.confirm([{ jobIds: c.reserved, quota: c.quota }]);
-      }
-    } catch (err) {
-      console.error("asking users' objects for confirmations failed; asking again", err);
-    }
-    await this.afterChange();
-  }
-
-  /** The settle timer for unconfirmed admissions, armed once while any waits (not on every submit). */
-  private armUnconfirmed(now: number): void {
-    if (this.unconfirmedArmed) return;
-    this.unconfirmedArmed = true;
-    this.store.setTimer(UNCONFIRMED_TIMER, now + doSettings(this.env).reservationSettleMs);
-  }
 
   /** Decides one event in one SQL transaction: the store applies the rules' effects as they come. */
   private decide<E extends FleetEvent>(event: E): FleetResults[E["type"]] {
