@@ -41,6 +41,7 @@ export const ExperimentConfig = z
     lifecycle: z
       .object({
         priority: z.number().int().optional(),
+        priority_class: z.string().optional(),
         max_retries: z.number().int().optional(),
         retry_on_user_failure: z.boolean().optional(),
         max_runtime_seconds: z.number().int().optional(),

@@ -38,6 +38,8 @@ export const QuotaBody = z.object({
   allowed_profiles: z.array(z.string()).default([]),
   /** Omitted = the default priority, so a quota PUT never lowers priority by accident. */
   priority: z.number().int().min(0).max(100).default(10),
+  /** The highest priority class (by value) the user's jobs may ask for; omitted = `normal`. */
+  max_priority_class: z.string().min(1).max(32).default("normal"),
 });
 export type Quota = z.infer<typeof QuotaBody>;
 
@@ -148,6 +150,8 @@ export const JobView = z.object({
   fleet_id: z.string(),
   status: JobState,
   priority: z.number().int(),
+  /** Its priority class (docs/scheduling.md); absent from servers older than classes. */
+  priority_class: z.string().default("normal"),
   gpus: z.number().int(),
   recipe: z.string(),
   pending_reasons: PendingReasons,

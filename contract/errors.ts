@@ -54,6 +54,10 @@ export const ERROR_CODES = {
   HF_ACCESS_DENIED: 422,
   HF_UNAVAILABLE: 503,
   FLEET_DRAINING: 409,
+  /** The JobSpec names a priority class no admin defined (`details.classes` lists them). */
+  PRIORITY_CLASS_UNKNOWN: 422,
+  /** The priority class is above what the submitter's quota allows (`max_priority_class`). */
+  PRIORITY_CLASS_NOT_ALLOWED: 403,
   /** The job names a secret that neither its submitter nor its fleet has set. */
   SECRET_MISSING: 422,
   // state

@@ -12,6 +12,7 @@ export * from "./job-states.js";
 export * from "./jobspec.schema.js";
 export * from "./launch-request.schema.js";
 export * from "./pending-reasons.schema.js";
+export * from "./priority-classes.js";
 export * from "./profile-grammar.js";
 export * from "./readback.schema.js";
 export * from "./recipe-lock.schema.js";

@@ -80,6 +80,11 @@ export const JobSpec = z
       .object({
         /** Requested priority; admission caps it at the user's quota priority. */
         priority: z.number().int().min(0).max(100).optional(),
+        /**
+         * Priority class (contract/priority-classes.ts); omitted = `normal`. It orders the queue before
+         * `priority` and decides preemption; admission refuses a class above the submitter's quota.
+         */
+        priority_class: z.string().min(1).max(32).optional(),
         max_retries: z.number().int().min(0).max(20).default(2),
         retry_on_user_failure: z.boolean().default(false),
         /**

@@ -22,6 +22,13 @@ export const PENDING_REASON_CODES = [
   "PREVIOUS_RUN_STOPPING",
   /** Dispatched to a cluster (Slurm), which keeps it waiting; `details.reason` is the cluster's words. */
   "RUNTIME_WAITING",
+  /**
+   * It preempted lower-priority jobs and waits for them to checkpoint and release their GPUs, which are
+   * held for it (`details.victims`, comma-separated job ids; `details.deadline`).
+   */
+  "PREEMPTING",
+  /** Its preemption's victims were not gone by the deadline: the GPUs held for it were released. */
+  "PREEMPTION_STALLED",
 ] as const;
 
 export const PendingReason = z.object({

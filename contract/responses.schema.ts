@@ -4,9 +4,11 @@
  * the Fleet DO or the Run DO produce live beside them (fleet.schema.ts, readback.schema.ts) and are
  * reused here, so each answer has one definition.
  */
+
 import { z } from "zod";
 import { FleetNetwork, JobView, QuotaBody, Role } from "./api.schema.js";
 import { DrainBlocker, FleetConfig, FleetInspect, JobDetail, NodeView, RunView } from "./fleet.schema.js";
+import { PriorityClass } from "./priority-classes.js";
 import { ProfileEntry } from "./profile-grammar.js";
 import { TransitionView } from "./readback.schema.js";
 import { SecretView } from "./secrets.schema.js";
@@ -135,6 +137,10 @@ export const DrainChange = z.looseObject({ fleet: FleetView, ...DrainState });
 export const ProfileList = z.looseObject({ profiles: z.array(ProfileEntry) });
 export const OneProfile = z.looseObject({ profile: ProfileEntry });
 export const DeletedProfile = z.looseObject({ deleted: z.string() });
+
+/** GET /v1/priority-classes, PUT /v1/priority-classes/:name */
+export const PriorityClassList = z.looseObject({ priority_classes: z.array(PriorityClass) });
+export const OnePriorityClass = z.looseObject({ priority_class: PriorityClass });
 
 /** POST /v1/catalog/recipes */
 export const PublishedRecipe = z.looseObject({

@@ -125,6 +125,8 @@ export const jobs = sqliteTable(
     name: text("name").notNull(),
     status: text("status").notNull(),
     priority: integer("priority").notNull(),
+    /** Its priority class (contract/priority-classes.ts). */
+    priorityClass: text("priority_class").notNull().default("normal"),
     gpus: integer("gpus").notNull(),
     recipe: text("recipe").notNull(),
     spec: text("spec").notNull(),
@@ -185,7 +187,16 @@ export const quotas = sqliteTable("quotas", {
   dailyGpuHours: real("daily_gpu_hours").notNull(),
   allowedProfiles: text("allowed_profiles").notNull().default("[]"),
   priority: integer("priority").notNull().default(0),
+  maxPriorityClass: text("max_priority_class").notNull().default("normal"),
   updatedAt: text("updated_at").notNull().default(now),
+});
+
+/** Priority classes an admin set (contract/priority-classes.ts); the built-ins need no row. */
+export const priorityClasses = sqliteTable("priority_classes", {
+  name: text("name").primaryKey(),
+  /** The class as JSON (PriorityClass). */
+  body: text("body").notNull(),
+  updatedAt: text("updated_at").notNull(),
 });
 
 /**

@@ -22,6 +22,7 @@ import { ingestRoutes } from "./routes/ingest.routes.js";
 import { jobsRoutes } from "./routes/jobs.routes.js";
 import { metricsRoutes } from "./routes/metrics.routes.js";
 import { nodesRoutes } from "./routes/nodes.routes.js";
+import { priorityClassesRoutes } from "./routes/priority-classes.routes.js";
 import { profilesRoutes } from "./routes/profiles.routes.js";
 import { readbackRoutes } from "./routes/readback.routes.js";
 import { secretsRoutes } from "./routes/secrets.routes.js";
@@ -56,6 +57,7 @@ export function createApp(): Hono<Env> {
   app.route("/v1", tokensRoutes);
   app.route("/v1", catalogRoutes);
   app.route("/v1", profilesRoutes);
+  app.route("/v1", priorityClassesRoutes);
   app.route("/v1", secretsRoutes);
   app.route("/v1", nodesRoutes);
   app.route("/v1", fleetsRoutes);

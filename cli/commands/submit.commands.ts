@@ -27,6 +27,10 @@ function submitOptions(cmd: Command): Command {
     .option(
       "--fleet <fleet>",
       "fleet to run on (default: config.yaml's, then starforge.yaml's, then the server's)",
+    )
+    .option(
+      "--priority-class <name>",
+      "priority class (default: config.yaml's lifecycle.priority_class, then normal); `sf admin priority-class ls` lists them",
     );
 }
 
@@ -53,7 +57,8 @@ Environment: SF_DIRECT_UPLOAD_THRESHOLD_BYTES (default 67108864) changes that si
 Examples:
   sf submit exp1 --profile h200:1
   sf submit exp1 --profile h200:16 --set learning_rate=0.05 --follow
-  sf submit exp1 --profile trainer=h200:8 --profile eval=l40s:1 --allow-dirty`,
+  sf submit exp1 --profile trainer=h200:8 --profile eval=l40s:1 --allow-dirty
+  sf submit exp1 --profile h200:8 --priority-class high   # may preempt lower classes (docs/scheduling.md)`,
     )
     .action(async (exp: string, o: SubmitFlags, cmd: Command) =>
       (await import("../impl/submit/submit.js")).submit(cmd, exp, o),

@@ -19,6 +19,7 @@ import type {
   RunEventOutcome,
   SubmitInput,
 } from "../../contract/fleet.schema.js";
+import type { PriorityClass } from "../../contract/priority-classes.js";
 import {
   ackCommand,
   hello,
@@ -29,10 +30,12 @@ import {
   refusedCommand,
   type Welcome,
 } from "./rules/agents.js";
+import { setPriorityClasses } from "./rules/classes.js";
 import { runEvent } from "./rules/events.js";
 import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
 import { type NodeAction, type NodeAdminReport, nodeAction } from "./rules/nodes.js";
+import { holdExpired } from "./rules/preempt.js";
 import {
   action,
   confirmAdmissions,
@@ -49,6 +52,8 @@ import { type DecideContext, Tx } from "./tx.js";
 export type FleetEvent =
   | { type: "configure"; config: FleetConfig }
   | { type: "set_quota"; userId: string; quota: Quota }
+  /** The priority classes changed (an admin set one): the next decision uses them. */
+  | { type: "set_priority_classes"; classes: PriorityClass[] }
   | { type: "drain"; note: string | null }
   | { type: "undrain" }
   /** One admitted job, or a job array's (queued all or none). */
@@ -86,6 +91,7 @@ export type FleetEvent =
 export interface FleetResults {
   configure: undefined;
   set_quota: undefined;
+  set_priority_classes: undefined;
   drain: DrainReport;
   undrain: DrainReport;
   submit: Result<{ jobs: JobDetail[] }>;
@@ -147,6 +153,9 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
     case "set_quota":
       setQuota(t, e.userId, e.quota);
       return undefined;
+    case "set_priority_classes":
+      setPriorityClasses(t, e.classes);
+      return undefined;
     case "drain":
       return drain(t, e.note);
     case "undrain":
@@ -202,6 +211,7 @@ function timerDue(t: Tx, id: string): void {
   if (target.kind === "schedule") t.schedule();
   else if (target.kind === "retry") retryDue(t, target.jobId);
   else if (target.kind === "lost") lostGraceOver(t, target.nodeId);
+  else if (target.kind === "hold") holdExpired(t, target.jobId);
 }
 
 /** The drain's current report, or null before the fleet is configured (a read: no effects). */

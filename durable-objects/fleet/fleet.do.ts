@@ -31,6 +31,7 @@ import type {
   SubmitInput,
 } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
+import type { PriorityClass } from "../../contract/priority-classes.js";
 import { type DoEnv, doSettings } from "../env.js";
 import { fromWire, type Settled, serveWire, type Wire } from "../group-commit.js";
 import type { ConfirmInput, FleetAdmissions, JobVersions } from "../user/types.js";
@@ -93,6 +94,12 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
 
   async setQuota(userId: string, quota: Quota): Promise<void> {
     this.decide({ type: "set_quota", userId, quota });
+    await this.afterAction();
+  }
+
+  /** The priority classes as an admin left them (the whole list): the next decision uses them. */
+  async setPriorityClasses(classes: PriorityClass[]): Promise<void> {
+    this.decide({ type: "set_priority_classes", classes });
     await this.afterAction();
   }
 

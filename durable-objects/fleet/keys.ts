@@ -6,6 +6,8 @@ export const NODE_ADMIN_PREFIX = "node_admin:";
 /** Which system mover (a drain, a window) moved a job, so undoing it touches only those jobs. */
 export const MOVED_PREFIX = "moved:";
 const RETRIES_PREFIX = "retries:";
+/** How often a job was preempted, and when last (rules/preempt.ts): `preempted:<job>`. */
+export const PREEMPTED_PREFIX = "preempted:";
 const ABANDONED_PREFIX = "abandoned:";
 
 export function movedKey(jobId: string): string {
@@ -28,7 +30,21 @@ export function abandonedKey(jobId: string): string {
  */
 export const ANY_ABANDONED = "abandoned_any";
 
+export function preemptedKey(jobId: string): string {
+  return `${PREEMPTED_PREFIX}${jobId}`;
+}
+
+/** The priority classes, as the Worker last pushed them (JSON PriorityClass[]); absent: the built-ins. */
+export const PRIORITY_CLASSES_KEY = "priority_classes";
+/** GPUs held for preemptors while their victims leave, and the recent preemptions (rules/preempt.ts). */
+export const PREEMPTION_KEY = "preemption";
+
 /** Whether `key` is one job's (one row per job: read without caching it, store.ts). */
 export function isPerJobKey(key: string): boolean {
-  return key.startsWith(MOVED_PREFIX) || key.startsWith(RETRIES_PREFIX) || key.startsWith(ABANDONED_PREFIX);
+  return (
+    key.startsWith(MOVED_PREFIX) ||
+    key.startsWith(RETRIES_PREFIX) ||
+    key.startsWith(ABANDONED_PREFIX) ||
+    key.startsWith(PREEMPTED_PREFIX)
+  );
 }

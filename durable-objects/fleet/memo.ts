@@ -9,16 +9,18 @@
  * check the invalidation. A transaction that rolls back must `clear` it: a value derived inside it may
  * rest on rows it undid.
  */
-import { NODE_ADMIN_PREFIX } from "./keys.js";
+import { NODE_ADMIN_PREFIX, PRIORITY_CLASSES_KEY } from "./keys.js";
 
 /** What a memo needs of an effect (state.ts `FleetEffect`; named apart, as state.ts holds a Memo). */
-type Change = { kind: string; key?: string };
+type Change = { kind: string; key?: string; row?: unknown };
 
 export type MemoName =
   /** The nodes as the placement policy sees them: free GPUs, schedulable or not (rules/schedule.ts). */
   | "policy_nodes"
   /** The runs open or ended in the fair-share horizon, with the horizon's start (rules/schedule.ts). */
-  | "recent_runs";
+  | "recent_runs"
+  /** Running jobs of preemptible classes, as preemption may choose among them (rules/preempt.ts). */
+  | "preemptible";
 
 /** Whether an effect changes what a memo was derived from. */
 const DERIVED_FROM: Record<MemoName, (e: Change) => boolean> = {
@@ -30,10 +32,30 @@ const DERIVED_FROM: Record<MemoName, (e: Change) => boolean> = {
     e.kind === "job_gone" ||
     (e.kind === "meta" && e.key !== undefined && e.key.startsWith(NODE_ADMIN_PREFIX)),
   recent_runs: (e) => e.kind === "run" || e.kind === "job_gone",
+  // Only a job that starts running adds to the list (it is written as RUNNING); one that leaves RUNNING is
+  // skipped where the list is read (rules/preempt.ts `stillRunning`). Run writes come with their job's.
+  preemptible: (e) =>
+    (e.kind === "job" && (e.row as { status?: unknown } | undefined)?.status === "RUNNING") ||
+    e.kind === "job_gone" ||
+    (e.kind === "meta" && e.key === PRIORITY_CLASSES_KEY),
 };
 
 export class Memo {
   private readonly values = new Map<MemoName, unknown>();
+  /** Facts that never change once written (a job's spec, a run's placement), by key: see `lasting`. */
+  private readonly facts = new Map<string, unknown>();
+
+  /**
+   * A fact derived from rows that never change once written (whether a job can resume, from its spec and
+   * launch; a run's placement), kept across decisions until a rollback. Bounded: forgotten when large.
+   */
+  lasting<T>(key: string, compute: () => T): T {
+    if (this.facts.has(key)) return this.facts.get(key) as T;
+    if (this.facts.size >= 50_000) this.facts.clear();
+    const value = compute();
+    this.facts.set(key, value);
+    return value;
+  }
 
   /** The memo's value, computed now if an effect changed what it was derived from. Never mutate it. */
   get<T>(name: MemoName, compute: () => T): T {
@@ -51,5 +73,6 @@ export class Memo {
 
   clear(): void {
     this.values.clear();
+    this.facts.clear();
   }
 }

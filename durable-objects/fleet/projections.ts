@@ -75,6 +75,7 @@ const JOB_PROPS = [
   "version",
   "createdAt",
   "updatedAt",
+  "priorityClass",
 ] as const;
 const RUN_PROPS = [
   "id",
@@ -238,6 +239,7 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
           j.version,
           j.created_at,
           j.updated_at,
+          j.priority_class,
         ]);
         const state = (ACTIVE_STATES as ReadonlySet<string>).has(j.status) ? "active" : "released";
         // One row per job (an UPDATE … FROM with two would apply either): the newest snapshot's.

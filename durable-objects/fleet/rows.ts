@@ -28,6 +28,8 @@ export type JobRow = {
    * entries held back from D1. 0 once confirmed (every admission made one after the other is).
    */
   unconfirmed: number;
+  /** Its priority class (contract/priority-classes.ts), by name: the class's value orders the queue. */
+  priority_class: string;
 };
 
 export type RunRow = {
@@ -40,6 +42,8 @@ export type RunRow = {
   gpus: number;
   user_id: string;
   allocated_at: number;
+  /** When it started running (its job went RUNNING); null until then. Minimum runtimes count from it. */
+  started_at: number | null;
   ended_at: number | null;
   exit_code: number | null;
   reason: string | null;

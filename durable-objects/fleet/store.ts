@@ -100,6 +100,11 @@ const MIGRATIONS: string[][] = [
     // Admissions queued beside their reservation wait for its confirmation (rows.ts JobRow.unconfirmed).
     `ALTER TABLE jobs ADD COLUMN unconfirmed INTEGER NOT NULL DEFAULT 0`,
   ],
+  [
+    // Priority classes and preemption (rules/preempt.ts): a job's class, and when its run started running.
+    `ALTER TABLE jobs ADD COLUMN priority_class TEXT NOT NULL DEFAULT 'normal'`,
+    `ALTER TABLE runs ADD COLUMN started_at INTEGER`,
+  ],
 ];
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
@@ -127,6 +132,7 @@ const JOB_COLUMNS = [
   "capsule",
   "launch",
   "unconfirmed",
+  "priority_class",
 ] as const;
 const RUN_COLUMNS = [
   "id",
@@ -142,6 +148,7 @@ const RUN_COLUMNS = [
   "exit_code",
   "reason",
   "version",
+  "started_at",
 ] as const;
 const RANK_COLUMNS = [
   "run_id",

@@ -20,6 +20,12 @@ export const UNCONFIRMED_TIMER = "unconfirmed";
 const RETRY_PREFIX = "retry:";
 const RENEW_PREFIX = "renew:";
 const LOST_PREFIX = "lost:";
+const HOLD_PREFIX = "hold:";
+
+/** The timer that releases the GPUs held for a preemptor whose victims did not leave in time. */
+export function holdTimer(jobId: string): string {
+  return `${HOLD_PREFIX}${jobId}`;
+}
 
 /** The timer (and its meta row) that re-queues a failed job for another attempt. */
 export function retryTimer(jobId: string): string {
@@ -41,6 +47,7 @@ export type TimerTarget =
   | { kind: "retry"; jobId: string }
   | { kind: "lost"; nodeId: string }
   | { kind: "renew"; nodeId: string }
+  | { kind: "hold"; jobId: string }
   | { kind: "outbox" | "commands" | "liveness" | "unconfirmed" }
   | { kind: "unknown" };
 
@@ -51,6 +58,7 @@ export function timerTarget(id: string): TimerTarget {
     return { kind: id };
   if (id.startsWith(RETRY_PREFIX)) return { kind: "retry", jobId: id.slice(RETRY_PREFIX.length) };
   if (id.startsWith(LOST_PREFIX)) return { kind: "lost", nodeId: id.slice(LOST_PREFIX.length) };
+  if (id.startsWith(HOLD_PREFIX)) return { kind: "hold", jobId: id.slice(HOLD_PREFIX.length) };
   if (id.startsWith(RENEW_PREFIX)) return { kind: "renew", nodeId: id.slice(RENEW_PREFIX.length) };
   return { kind: "unknown" };
 }

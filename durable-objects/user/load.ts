@@ -4,9 +4,10 @@
  * usage today's GPU-hour quota counts. One D1 batch, once per user; never on a later request's path.
  */
 import { and, eq, gte, isNull } from "drizzle-orm";
-import { type Quota, QuotaBody } from "../../contract/api.schema.js";
+import type { Quota } from "../../contract/api.schema.js";
 import { utcDay } from "../../contract/time.js";
 import { db, schema } from "../../d1/client.js";
+import { quotaOfRow } from "../../d1/quota-row.js";
 import type { Account, KeyRow, SlotState } from "./store.js";
 
 export interface LedgerSnapshot {
@@ -37,15 +38,7 @@ export async function loadFromLedger(d1: D1Database, userId: string, now: number
   const q = quota[0];
   const u = user[0];
   return {
-    quota: q
-      ? QuotaBody.parse({
-          max_gpus: q.maxGpus,
-          max_jobs: q.maxJobs,
-          daily_gpu_hours: q.dailyGpuHours,
-          allowed_profiles: JSON.parse(q.allowedProfiles) as string[],
-          priority: q.priority,
-        })
-      : null,
+    quota: q ? quotaOfRow(q) : null,
     account: u ? { disabled: u.disabled, role: u.role } : null,
     keys: admitted.flatMap((r) =>
       r.idemKey !== null && r.requestHash !== null

@@ -67,20 +67,13 @@ function specFor(fleet: string) {
   });
 }
 
-/**
- * The Fleet engine in memory with `nodes` admin-registered 8-GPU nodes, all busy, and `queue` jobs
- * waiting. Returns milliseconds per submit decided alone (the fleet is steady), and for one full pass.
- */
-export function engineSubmit(
-  queue: number,
-  nodes: number,
-  samples: number,
-): { submitMs: number; fullPassMs: number } {
+/** The Fleet engine in memory, configured, with `nodes` admin-registered 8-GPU nodes; a clock to move. */
+function benchFleet(nodes: number) {
   const s = new MemoryFleetState();
   let seq = 0;
-  let now = Date.UTC(2026, 11, 1, 10);
+  const clock = { now: Date.UTC(2026, 11, 1, 10), seq: () => seq };
   const ctx = () => ({
-    now,
+    now: clock.now,
     newId: (p: string) => `${p}_${String(++seq).padStart(12, "0")}`,
     settings: { retryBaseMs: 30_000, lostGraceMs: 300_000 },
   });
@@ -102,6 +95,19 @@ export function engineSubmit(
       input: { name: `n${String(i).padStart(5, "0")}`, series: "h200", gpus: GPUS, labels: {} },
     });
   }
+  return { s, run, clock };
+}
+
+/**
+ * The Fleet engine in memory with `nodes` admin-registered 8-GPU nodes, all busy, and `queue` jobs
+ * waiting. Returns milliseconds per submit decided alone (the fleet is steady), and for one full pass.
+ */
+export function engineSubmit(
+  queue: number,
+  nodes: number,
+  samples: number,
+): { submitMs: number; fullPassMs: number } {
+  const { s, run, clock } = benchFleet(nodes);
   const spec = specFor("bench");
   const submitInput = (i: number): SubmitInput => ({
     jobId: `job_${String(i).padStart(8, "0")}`,
@@ -115,7 +121,7 @@ export function engineSubmit(
     launch: { entrypoint: { kind: "script", path: "train.sh" }, image: null },
   });
   const submit = (i: number) => {
-    now += 1;
+    clock.now += 1;
     const r = run({ type: "submit" as const, inputs: [submitInput(i)] }).result;
     if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
   };
@@ -138,6 +144,7 @@ export function engineSubmit(
         name: "bench",
         status: "QUEUED",
         priority: 0,
+        priority_class: "normal",
         queue_seq: i + 1,
         gpus: 1,
         recipe: "custom/custom@1.0.0",
@@ -147,8 +154,8 @@ export function engineSubmit(
         attempt: 0,
         version: 1,
         event_seq: 0,
-        created_at: now,
-        updated_at: now,
+        created_at: clock.now,
+        updated_at: clock.now,
         capsule: null,
         launch: JSON.stringify({ entrypoint: { kind: "script", path: "train.sh" }, image: null }),
         unconfirmed: 0,
@@ -166,4 +173,79 @@ export function engineSubmit(
   const submitMs = (performance.now() - t0) / samples;
   if (!s.steady) throw new Error("the fleet should have stayed steady: every submit waits for capacity");
   return { submitMs, fullPassMs };
+}
+
+/**
+ * A submit that must preempt: `nodes` 8-GPU nodes each RUNNING one normal 8-GPU job (resumable, past its
+ * minimum runtime), `queue` normal jobs waiting, and a `high` 8-GPU job submitted to the steady fleet: it
+ * is decided alone and displaces one of them. Returns milliseconds per such decision.
+ */
+export function enginePreempt(queue: number, nodes: number, samples: number): { preemptMs: number } {
+  const { s, run, clock } = benchFleet(nodes);
+  const quota = {
+    ...DEFAULT_QUOTA,
+    max_gpus: 100_000,
+    max_jobs: 100_000,
+    daily_gpu_hours: 1e6,
+    max_priority_class: "critical",
+  };
+  const specOf = (gpus: number, priorityClass: string) =>
+    JobSpec.parse({
+      ...specFor("bench"),
+      resources: { fleet: "bench", pools: [{ ...pools[0], gpus_per_node: gpus }], roles: {} },
+      lifecycle: { max_retries: 2, retry_on_user_failure: false, priority_class: priorityClass },
+    });
+  const python = { entrypoint: { kind: "python" as const, module: "charlm.train" }, image: null };
+  const submit = (id: string, gpus: number, cls: string) => {
+    const r = run({
+      type: "submit",
+      inputs: [
+        {
+          jobId: id,
+          userId: `usr_${clock.seq() % USERS}`,
+          userName: "u",
+          spec: specOf(gpus, cls),
+          priority: 0,
+          quota,
+          blobDigests: [],
+          capsule: null,
+          launch: python,
+        },
+      ],
+    }).result;
+    if (!r.ok) throw new Error(`${r.code}: ${r.message}`);
+    return r.value.jobs[0]!;
+  };
+  // Every node runs one normal job, started an hour ago.
+  for (let i = 0; i < nodes; i++) {
+    const job = submit(`job_run_${String(i).padStart(6, "0")}`, GPUS, "normal");
+    const runId = job.current_run_id!;
+    run({
+      type: "run_event",
+      input: {
+        runId,
+        epoch: s.run(runId)!.epoch,
+        rank: 0,
+        event: "started",
+        exitCode: null,
+        reason: null,
+        infra: false,
+        source: "runner",
+      },
+    });
+  }
+  clock.now += 3_600_000;
+  for (let i = 0; i < queue; i++) submit(`job_q_${String(i).padStart(8, "0")}`, 1, "normal");
+  run({ type: "timer", id: "schedule" });
+  if (!s.steady) throw new Error("the fleet should be steady after a full pass");
+  let total = 0;
+  for (let k = 0; k < samples; k++) {
+    clock.now += 61_000; // past the fleet's preemption rate limit
+    const t0 = performance.now();
+    const job = submit(`job_hi_${String(k).padStart(6, "0")}`, GPUS, "high");
+    total += performance.now() - t0;
+    if (job.pending_reasons[0]?.code !== "PREEMPTING")
+      throw new Error(`no preemption: ${JSON.stringify(job.pending_reasons)}`);
+  }
+  return { preemptMs: total / samples };
 }

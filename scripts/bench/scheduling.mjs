@@ -31,6 +31,8 @@ export async function benchScheduling({ queues, nodes, repeats }) {
         engine.policyPass(q, n); // warm-up
         const pass = median(Array.from({ length: repeats }, () => engine.policyPass(q, n).ms));
         const e = engine.engineSubmit(q, n, 50);
+        // One victim per sample, each a whole node: at most one sample per node.
+        const pre = engine.enginePreempt(q, n, Math.min(20, n));
         points.push({
           queue: q,
           nodes: n,
@@ -38,9 +40,10 @@ export async function benchScheduling({ queues, nodes, repeats }) {
           policy_ms_per_job: round(pass / q, 4),
           engine_submit_ms: round(e.submitMs, 3),
           engine_full_pass_ms: round(e.fullPassMs, 2),
+          engine_preempt_ms: round(pre.preemptMs, 3),
         });
         log(
-          `scheduling ${q} queued × ${n} nodes: pass ${round(pass, 1)} ms, submit ${round(e.submitMs, 3)} ms`,
+          `scheduling ${q} queued × ${n} nodes: pass ${round(pass, 1)} ms, submit ${round(e.submitMs, 3)} ms, submit that preempts ${round(pre.preemptMs, 3)} ms`,
         );
       }
     }

@@ -25,6 +25,7 @@ interface Quota {
   daily_gpu_hours: number;
   allowed_profiles: string[];
   priority: number;
+  max_priority_class: string;
 }
 
 beforeAll(async () => {
@@ -96,10 +97,23 @@ describe("sf admin users", () => {
       daily_gpu_hours: 384,
       allowed_profiles: [],
       priority: 10,
+      max_priority_class: "normal",
     });
 
     const q2 = await sfJson<{ quota: Quota }>(
-      ["admin", "quota", ADA, "--daily-gpu-hours", "12.5", "--profiles", "h200,h100", "--priority", "20"],
+      [
+        "admin",
+        "quota",
+        ADA,
+        "--daily-gpu-hours",
+        "12.5",
+        "--profiles",
+        "h200,h100",
+        "--priority",
+        "20",
+        "--max-priority-class",
+        "high",
+      ],
       admin,
     );
     expect(q2.quota).toEqual({
@@ -108,6 +122,7 @@ describe("sf admin users", () => {
       daily_gpu_hours: 12.5,
       allowed_profiles: ["h200", "h100"],
       priority: 20,
+      max_priority_class: "high",
     });
 
     const q3 = await sfJson<{ quota: Quota }>(["admin", "quota", ADA, "--profiles", "all"], admin);

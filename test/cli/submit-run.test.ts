@@ -113,6 +113,28 @@ describe("sf submit on a fleet with an agent", () => {
     await waitForStatus(s.cp, s.token, id, done, 150_000);
   });
 
+  it("--priority-class names the job's class; one above the user's quota is refused with its code", async () => {
+    const low = await p.sf([
+      "submit",
+      EXP,
+      "--profile",
+      "h200:1",
+      "--set",
+      "max_steps=5",
+      "--priority-class",
+      "low",
+      "--json",
+    ]);
+    expect(low.code, low.stderr).toBe(0);
+    const job = (JSON.parse(low.stdout) as SubmitJson).job;
+    const read = await call(s.cp, s.token, "GET", `/v1/jobs/${job.id}`);
+    expect((read.body.job as { priority_class: string }).priority_class).toBe("low");
+    await waitForStatus(s.cp, s.token, job.id, done, 150_000);
+    const high = await p.sf(["submit", EXP, "--profile", "h200:1", "--priority-class", "high"]);
+    expect(high.code).not.toBe(0);
+    expect(high.stderr).toContain("PRIORITY_CLASS_NOT_ALLOWED");
+  });
+
   it("--follow streams the run's logs and exits 0 when it succeeds", async () => {
     const r = await p.sf(["submit", EXP, "--profile", "h200:1", "--set", "max_steps=20", "--follow"], {});
     expect(r.code, r.stderr).toBe(0);

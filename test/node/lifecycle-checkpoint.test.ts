@@ -312,4 +312,69 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     expect(overlapMs, lines.join("\n")).toBeLessThanOrEqual(0);
     expect(agent.log()).toContain(`waiting for ${run1} rank 0 to release GPUs 0`);
   }, 180_000);
+  it("preemption: a low job filling the fleet yields to a high one, which runs within grace + 15 s; the low job resumes from its checkpoint (0 steps repeated), succeeds, and used no retry", async () => {
+    // `low` may be preempted at once here (its minimum runtime is 300 s by default); grace stays 60 s.
+    const cls = await call(cp, cp.adminToken, "PUT", "/v1/priority-classes/low", { min_runtime_seconds: 0 });
+    expect(cls.body.priority_class).toMatchObject({ name: "low", min_runtime_seconds: 0, grace_seconds: 60 });
+    const quota = await call(cp, cp.adminToken, "PUT", "/v1/users/ck-op/quota", {
+      max_gpus: 16,
+      max_jobs: 20,
+      daily_gpu_hours: 100,
+      max_priority_class: "high",
+    });
+    expect(quota.status).toBe(200);
+    await fleetWithAgent("ck-preempt", 2);
+    const low = await ck.submitCharlm(cp, op, {
+      fleet: "ck-preempt",
+      name: "ck-low",
+      gpus: 2,
+      maxSteps: 500,
+      priorityClass: "low",
+    });
+    const first = (await waitForStatus(cp, op, low, ["RUNNING"], 60_000)).job.current_run_id!;
+    await waitForStep(low, first, 100);
+
+    const asked = Date.now();
+    const high = await ck.submitCharlm(cp, op, {
+      fleet: "ck-preempt",
+      name: "ck-high",
+      gpus: 2,
+      maxSteps: 150,
+      priorityClass: "high",
+    });
+    await waitForStatus(cp, op, high, ["RUNNING"], 75_000);
+    expect(Date.now() - asked, "the high job runs within the victim's grace (60 s) + 15 s").toBeLessThan(
+      75_000,
+    );
+    // The low job checkpointed the step it was on when the notice came.
+    await waitReleased(low, first);
+    const stopStep = await lastCheckpointStep(low, first);
+    expect(stopStep).toBeGreaterThanOrEqual(100);
+    expect(await logText(low, first)).toContain(`stopped by signal 15 at step ${stopStep}`);
+    const lastLoss = (await points(low, first)).at(-1)!.value;
+
+    expect((await waitForStatus(cp, op, high, ["SUCCEEDED", "FAILED"], 90_000)).job.status).toBe("SUCCEEDED");
+    const done = await waitForStatus(cp, op, low, ["SUCCEEDED", "FAILED"], 120_000);
+    expect(done.job.status).toBe("SUCCEEDED");
+    // Same job, two runs: the first PAUSED by the preemption, the second resumed from its checkpoint.
+    expect(done.runs.map((r) => [r.attempt, r.status])).toEqual([
+      [1, "PAUSED"],
+      [2, "SUCCEEDED"],
+    ]);
+    await expectContinued(low, done.runs[1]!.id, stopStep, lastLoss);
+    expect((await points(low, done.runs[1]!.id)).at(-1)!.step).toBe(500);
+    // Preempted, never FAILED, no retry: RUNNING → PAUSED → QUEUED by system:preempt, then again to the end.
+    const events = (await call(cp, op, "GET", `/v1/jobs/${low}`)).body.events as Array<{
+      to: string;
+      actor: string;
+      detail: Record<string, unknown>;
+    }>;
+    expect(events.some((e) => e.to === "FAILED" || e.actor === "system:retry")).toBe(false);
+    const preempted = events.find((e) => e.to === "PAUSED");
+    expect(preempted).toMatchObject({
+      actor: "system:preempt",
+      detail: { preempted: true, cause: "priority", preempted_by: high, class: "low", grace_seconds: 60 },
+    });
+    expect(await allocated("ck-preempt")).toBe(0);
+  }, 300_000);
 });

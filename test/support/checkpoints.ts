@@ -15,11 +15,19 @@ export interface Point {
 export async function submitCharlm(
   cp: ControlPlane,
   token: string,
-  o: { fleet: string; name: string; maxSteps?: number; maxRetries?: number },
+  o: {
+    fleet: string;
+    name: string;
+    maxSteps?: number;
+    maxRetries?: number;
+    gpus?: number;
+    priorityClass?: string;
+  },
 ): Promise<string> {
   const spec = baseSpec({
     name: o.name,
     fleet: o.fleet,
+    ...(o.gpus ? { gpus: o.gpus } : {}),
     recipe: {
       name: "python/charlm",
       version: "1.0.0",
@@ -28,8 +36,12 @@ export async function submitCharlm(
     framework: { kind: "python", version: "3", runtime_id: "python3-stdlib", image: null },
     hyperparams: { max_steps: o.maxSteps ?? 600, batch_size: 1000, checkpoint_every: 50 },
   });
-  if (o.maxRetries !== undefined)
-    spec.lifecycle = { max_retries: o.maxRetries, retry_on_user_failure: false };
+  if (o.maxRetries !== undefined || o.priorityClass !== undefined)
+    spec.lifecycle = {
+      max_retries: o.maxRetries ?? 2,
+      retry_on_user_failure: false,
+      ...(o.priorityClass ? { priority_class: o.priorityClass } : {}),
+    };
   const r = await call(cp, token, "POST", "/v1/jobs", spec);
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return (r.body.job as { id: string }).id;

@@ -3,7 +3,9 @@
  * and runners (with stale epochs and out-of-order frames), acks and refusals, agents that reconnect with
  * a partial journal or go silent, drains, time passing and timers firing. After every event the
  * invariants the tier-2 tests assert through HTTP must hold: no GPU booked twice or beyond its node, legal
- * transitions only, every QUEUED job has a reason, no run lost. Thousands of sequences run in seconds.
+ * transitions only, every QUEUED job has a reason, no run lost; and preemption's own where jobs of mixed
+ * classes meet (harness `checkPreemption`; fleet-preemption.property.test.ts is the workload that preempts
+ * often). Thousands of sequences run in seconds.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -11,14 +11,17 @@ import type { Actor, JobAction, RunEventInput } from "../../contract/fleet.schem
 import type { IdPrefix } from "../../contract/ids.js";
 import { ALLOCATED_STATES, findEdge, type JobState } from "../../contract/job-states.js";
 import { JobSpec, type JobSpecInput } from "../../contract/jobspec.schema.js";
+import { BUILTIN_PRIORITY_CLASSES } from "../../contract/priority-classes.js";
 import {
   type Decision,
   decide,
   type FleetEvent,
   type FleetResults,
 } from "../../durable-objects/fleet/decide.js";
+import { PREEMPTION_KEY } from "../../durable-objects/fleet/keys.js";
 import { MemoryFleetState } from "../../durable-objects/fleet/memory-state.js";
 import { GONE_RANK_STATES } from "../../durable-objects/fleet/rows.js";
+import type { Hold } from "../../durable-objects/fleet/rules/preempt.js";
 import { timerTarget } from "../../durable-objects/fleet/timers.js";
 
 export const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
@@ -35,6 +38,8 @@ export interface SpecOptions {
   maxRetries?: number;
   retryOnUserFailure?: boolean;
   resumable?: boolean;
+  /** `lifecycle.priority_class` (default: none, i.e. normal). */
+  priorityClass?: string;
 }
 
 export function spec(o: SpecOptions = {}): JobSpec {
@@ -62,6 +67,7 @@ export function spec(o: SpecOptions = {}): JobSpec {
       max_retries: o.maxRetries ?? 2,
       retry_on_user_failure: o.retryOnUserFailure ?? false,
       ...(o.resumable === undefined ? {} : { resumable: o.resumable }),
+      ...(o.priorityClass === undefined ? {} : { priority_class: o.priorityClass }),
     },
     provenance: { git_commit: null, git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
   };
@@ -122,10 +128,18 @@ export type SubmitOptions = SpecOptions & {
   maxGpus?: number;
   /** Queued beside its reservation: waits for `confirm` or `withdraw`. */
   unconfirmed?: boolean;
+  /** The highest priority class the submitter's quota allows (default: critical, every class). */
+  maxPriorityClass?: string;
 };
 
 /** The quota every harness submit carries unless told otherwise. */
-export const TEST_QUOTA = { ...DEFAULT_QUOTA, max_gpus: 10_000, max_jobs: 10_000, daily_gpu_hours: 1e6 };
+export const TEST_QUOTA = {
+  ...DEFAULT_QUOTA,
+  max_gpus: 10_000,
+  max_jobs: 10_000,
+  daily_gpu_hours: 1e6,
+  max_priority_class: "critical",
+};
 
 export class Fleet {
   readonly s = new MemoryFleetState();
@@ -146,6 +160,9 @@ export class Fleet {
       },
     });
   }
+
+  /** Each job's queue place as first seen: it never changes (a preempted job keeps it). */
+  private readonly places = new Map<string, number>();
 
   newId = (prefix: IdPrefix): string => `${prefix}_${String(++this.seq).padStart(10, "0")}`;
 
@@ -197,7 +214,11 @@ export class Fleet {
           userName: o.user ?? ADA.name,
           spec: spec(o),
           priority: o.priority ?? 10,
-          quota: { ...TEST_QUOTA, max_gpus: o.maxGpus ?? 10_000 },
+          quota: {
+            ...TEST_QUOTA,
+            max_gpus: o.maxGpus ?? 10_000,
+            max_priority_class: o.maxPriorityClass ?? "critical",
+          },
           blobDigests: [],
           capsule: { "runner.pyz": `sha256:${"c".repeat(64)}` },
           launch: {
@@ -253,8 +274,7 @@ export class Fleet {
     this.now += ms;
     for (const id of this.s.takeDueTimers(this.now)) {
       const target = timerTarget(id);
-      if (target.kind === "schedule" || target.kind === "retry" || target.kind === "lost")
-        this.decide({ type: "timer", id });
+      if (["schedule", "retry", "lost", "hold"].includes(target.kind)) this.decide({ type: "timer", id });
     }
   }
 
@@ -313,6 +333,7 @@ export class Fleet {
         expect(waits, `run ${run.id} rank ${r.rank} is ${r.state} with nothing to end it`).toBe(true);
       }
     }
+    this.checkPreemption(allocs);
     // Every recorded transition is an edge of the table.
     for (const e of this.s.outbox) {
       if (e.kind !== "event" || e.event.from_status === null) continue;
@@ -320,6 +341,55 @@ export class Fleet {
         findEdge(e.event.from_status as JobState, e.event.to_status as JobState),
         `${e.event.from_status}→${e.event.to_status}`,
       ).toBeDefined();
+    }
+  }
+
+  /**
+   * Preemption's invariants: GPUs held for a preemptor are used by nobody but its victims' runs (no
+   * backfill), holds never overlap, only confirmed admissions preempt, a preempted run is never FAILED
+   * (PAUSED, or STOPPED by its owner) and was preempted by a strictly higher class (no cycle), and a job's
+   * queue place never moves.
+   */
+  private checkPreemption(allocs: readonly { node_id: string; idx: number; run_id: string }[]): void {
+    const raw = this.s.meta(PREEMPTION_KEY);
+    const holds = raw ? (JSON.parse(raw) as { holds: Record<string, Hold> }).holds : {};
+    const heldBy = new Map<string, string>();
+    for (const [jobId, h] of Object.entries(holds)) {
+      const victimRuns = new Set(h.victims.map((v) => v.run));
+      for (const p of h.placement) {
+        for (const g of p.gpu_indices) {
+          const key = `${p.node_id}#${g}`;
+          expect(heldBy.get(key), `GPU ${key} held for two preemptors`).toBeUndefined();
+          heldBy.set(key, jobId);
+          const a = allocs.find((x) => x.node_id === p.node_id && x.idx === g);
+          if (a)
+            expect(victimRuns.has(a.run_id), `GPU ${key} held for ${jobId} taken by ${a.run_id}`).toBe(true);
+        }
+      }
+      expect(this.s.job(jobId)?.status, `hold of ${jobId}, which no longer waits`).toBe("QUEUED");
+      expect(this.s.job(jobId)?.unconfirmed, `${jobId} preempted before its admission was confirmed`).toBe(0);
+    }
+    const value = (name: string) => BUILTIN_PRIORITY_CLASSES.find((c) => c.name === name)?.value ?? 0;
+    for (const e of this.s.outbox) {
+      if (e.kind !== "event" || e.event.to_status !== "PAUSED") continue;
+      const d = JSON.parse(e.event.detail) as {
+        preempted?: boolean;
+        class?: string;
+        preemptor_class?: string;
+        run_id?: string;
+      };
+      if (!d.preempted) continue;
+      expect(
+        value(d.preemptor_class!),
+        `${e.event.job_id} preempted by a class not above its own`,
+      ).toBeGreaterThan(value(d.class!));
+      // PAUSED, or STOPPED if its owner stopped it meanwhile: never FAILED.
+      expect(["PAUSED", "STOPPED"], `preempted run ${d.run_id}`).toContain(this.s.run(d.run_id!)?.status);
+    }
+    for (const j of this.s.jobRows.values()) {
+      const seen = this.places.get(j.id);
+      if (seen === undefined) this.places.set(j.id, j.queue_seq);
+      else expect(j.queue_seq, `${j.id} lost its queue place`).toBe(seen);
     }
   }
 }

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { expect } from "vitest";
 import type { JournalEntry } from "../../contract/agent-frames.schema.js";
 import type { JobAction, RunEventInput } from "../../contract/fleet.schema.js";
+import { BUILTIN_PRIORITY_CLASSES } from "../../contract/priority-classes.js";
 import { ADA, type Fleet, inventory } from "./fleet-harness.js";
 
 export type Op =
@@ -19,7 +20,13 @@ export type Op =
       maxGpus: number;
       /** Queued beside its reservation, for a later `settle` to confirm or withdraw. */
       unconfirmed: boolean;
+      /** Its priority class: higher ones preempt lower ones (rules/preempt.ts). */
+      cls: string;
     }
+  /** Every rank of an open run reports that its workload started (the job goes RUNNING). */
+  | { op: "start"; run: number }
+  /** An admin changes the classes' minimum runtimes (none, or the built-ins'), their values kept. */
+  | { op: "classes"; minRuntime: boolean }
   /** The reservation of an unconfirmed admission was taken (confirm) or refused (withdraw). */
   | { op: "settle"; job: number; confirm: boolean; priority: number }
   | { op: "action"; job: number; action: JobAction }
@@ -68,8 +75,17 @@ export const op: fc.Arbitrary<Op> = fc.oneof(
         { weight: 1, arbitrary: fc.integer({ min: 1, max: 6 }) },
       ),
       unconfirmed: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+      cls: fc.constantFrom("scavenger", "low", "normal", "normal", "high", "critical"),
     }),
   },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant("classes" as const),
+      minRuntime: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+    }),
+  },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("start" as const), run: fc.nat() }) },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -162,9 +178,18 @@ export function play(f: Fleet, nodes: string[], o: Op): void {
         retryOnUserFailure: o.retryUser,
         maxGpus: o.maxGpus,
         unconfirmed: o.unconfirmed,
+        priorityClass: o.cls,
       });
       // Refused while draining, and only then.
       expect(r.ok).toBe(!draining);
+      return;
+    }
+    case "classes": {
+      const classes = BUILTIN_PRIORITY_CLASSES.map((c) => ({
+        ...c,
+        min_runtime_seconds: o.minRuntime ? c.min_runtime_seconds : 0,
+      }));
+      f.decide({ type: "set_priority_classes", classes });
       return;
     }
     case "settle": {
@@ -202,6 +227,29 @@ export function play(f: Fleet, nodes: string[], o: Op): void {
             o.event === "started" || o.event === "succeeded" || o.event === "failed" ? "runner" : "agent",
         },
       });
+      return;
+    }
+    case "start": {
+      const run = pick(
+        runs.filter((r) => r.ended_at === null),
+        o.run,
+      );
+      if (!run) return;
+      for (const r of f.s.ranks(run.id)) {
+        f.decide({
+          type: "run_event",
+          input: {
+            runId: run.id,
+            epoch: run.epoch,
+            rank: r.rank,
+            event: "started",
+            exitCode: null,
+            reason: null,
+            infra: false,
+            source: "runner",
+          },
+        });
+      }
       return;
     }
     case "ack":

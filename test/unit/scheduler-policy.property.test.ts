@@ -78,6 +78,7 @@ const arbUser: fc.Arbitrary<UserInput> = fc.record({
       fc.integer({ min: 0, max: 50 }),
     ),
     allowed_profiles: fc.constant<string[]>([]),
+    max_priority_class: fc.constant("normal"),
     priority: fc.constant(10),
   }),
   runningGpus: fc.constantFrom(0, 0, 4, 16),

@@ -144,6 +144,7 @@ describe("console admin", () => {
       max_jobs: "3",
       daily_gpu_hours: "12.5",
       priority: "20",
+      max_priority_class: "high",
       allowed_profiles: "h200",
     };
     const set = await b.post("/console/admin/users/ca-dora/quota", { ...quota, _csrf: csrf });
@@ -153,6 +154,7 @@ describe("console admin", () => {
       max_jobs: 3,
       daily_gpu_hours: 12.5,
       priority: 20,
+      max_priority_class: "high",
       allowed_profiles: ["h200"],
     });
     const wrong = await b.post("/console/admin/users/ca-dora/quota", {

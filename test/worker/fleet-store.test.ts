@@ -36,6 +36,7 @@ function jobRow(id: string, status = "QUEUED", version = 1): JobRow {
     capsule: null,
     launch: null,
     unconfirmed: 0,
+    priority_class: "normal",
   };
 }
 
@@ -143,6 +144,7 @@ describe("the Fleet DO's store", () => {
               gpus: 1,
               user_id: "usr_a",
               allocated_at: 1,
+              started_at: null,
               ended_at: null,
               exit_code: null,
               reason: null,
@@ -234,6 +236,9 @@ describe("the Fleet DO's store", () => {
       const waiting = s.outboxBatch(10);
       s.sql.exec("UPDATE meta SET value = '7' WHERE key = 'schema_version'");
       s.sql.exec("ALTER TABLE jobs DROP COLUMN unconfirmed");
+      // (and without what later steps add)
+      s.sql.exec("ALTER TABLE jobs DROP COLUMN priority_class");
+      s.sql.exec("ALTER TABLE runs DROP COLUMN started_at");
 
       const migrated = new FleetStore(s.sql);
       migrated.migrate();
@@ -270,10 +275,17 @@ describe("the Fleet DO's store", () => {
         s.sql.exec("INSERT INTO meta (key, value) VALUES ('abandonedz', 'not a mark')");
         s.sql.exec("UPDATE meta SET value = '6' WHERE key = 'schema_version'");
         s.sql.exec("ALTER TABLE jobs DROP COLUMN unconfirmed");
+        s.sql.exec("ALTER TABLE jobs DROP COLUMN priority_class");
+        s.sql.exec("ALTER TABLE runs DROP COLUMN started_at");
+        s.sql.exec(
+          "INSERT INTO jobs (id, user_id, name, status, priority, queue_seq, gpus, recipe, spec, pending_reasons, attempt, version, event_seq, created_at, updated_at) VALUES ('job_old', 'usr_a', 'old', 'QUEUED', 10, 1, 1, 'r@1', '{}', '[]', 0, 1, 0, 1, 1)",
+        );
         const migrated = new FleetStore(s.sql);
         migrated.migrate();
         expect(migrated.getMeta("schema_version")).toBe(String(FLEET_SCHEMA_VERSION));
         expect(migrated.meta(ANY_ABANDONED)).toBe(marks.length > 0 ? "1" : null);
+        // Step 10: a job queued before priority classes is a normal one.
+        expect(migrated.job("job_old")).toMatchObject({ priority_class: "normal", unconfirmed: 0 });
       });
     }
   });

@@ -21,6 +21,7 @@ function job(id: string, version: number, status: string, spec = "{}"): OutboxEn
       name: `n-${id}`,
       status,
       priority: 10,
+      priority_class: "normal",
       gpus: 1,
       recipe: "custom/custom@1.0.0",
       spec,

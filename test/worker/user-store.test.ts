@@ -171,7 +171,14 @@ describe("the User DO's store", () => {
       testEnv.USERS.get(testEnv.USERS.idFromName("meta-rollback")),
       (instance, state) => {
         const s = storeOf(instance);
-        const quota = { max_gpus: 1, max_jobs: 1, daily_gpu_hours: 1, allowed_profiles: [], priority: 1 };
+        const quota = {
+          max_gpus: 1,
+          max_jobs: 1,
+          daily_gpu_hours: 1,
+          allowed_profiles: [],
+          priority: 1,
+          max_priority_class: "normal",
+        };
         expect(() =>
           s.transaction(state.storage, () => {
             s.setQuota(quota);

@@ -18,6 +18,7 @@ import { AppError, unwrap } from "../errors.js";
 import { parseJson } from "../http.js";
 import { recordAudit } from "../services/audit.service.js";
 import { fleetByRef, fleetConfig, fleetStub, fleetView } from "../services/fleets.service.js";
+import { pushPriorityClasses, readPriorityClasses } from "../services/priority-classes.service.js";
 
 function checkWindows(windows: TimeWindow[] | undefined): void {
   for (const w of windows ?? []) {
@@ -60,6 +61,7 @@ export const fleetsRoutes = new Hono<Env>()
     // configured for a row that then failed to insert is never addressed (its id is fresh).
     const stored = { ...row, draining: false, drainNote: null, createdAt: nowIso() };
     await fleetStub(c.env, row.id).configure(fleetConfig(stored));
+    await pushPriorityClasses(c.env, await readPriorityClasses(d), row.id);
     try {
       await d.insert(schema.fleets).values(row).run();
     } catch (err) {

@@ -34,6 +34,7 @@ export const KNOWN_MIGRATIONS = [
   "0010_blob_uploads.sql",
   "0011_console_sessions.sql",
   "0012_drop_admission_counts.sql",
+  "0013_priority_classes.sql",
 ] as const;
 
 export const EXPECTED_MIGRATION = KNOWN_MIGRATIONS.at(-1)!;

@@ -92,6 +92,7 @@ export const usersRoutes = new Hono<Env>()
       dailyGpuHours: q.daily_gpu_hours,
       allowedProfiles: JSON.stringify(q.allowed_profiles),
       priority: q.priority,
+      maxPriorityClass: q.max_priority_class,
       updatedAt: nowIso(),
     };
     await d

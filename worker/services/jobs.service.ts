@@ -25,6 +25,7 @@ export function jobView(j: Omit<JobRow, "spec">, extra?: JobListExtras): JobView
     fleet_id: j.fleetId,
     status: j.status as JobState,
     priority: j.priority,
+    priority_class: j.priorityClass,
     gpus: j.gpus,
     recipe: j.recipe,
     pending_reasons: JSON.parse(j.pendingReasons) as PendingReason[],

@@ -1,8 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
-import { DEFAULT_QUOTA, type Quota, QuotaBody } from "../../contract/api.schema.js";
+import { DEFAULT_QUOTA, type Quota } from "../../contract/api.schema.js";
 import { gpuHoursToday } from "../../contract/quota.js";
 import { utcDay } from "../../contract/time.js";
 import { type Db, schema } from "../../d1/client.js";
+import { quotaOfRow } from "../../d1/quota-row.js";
 import { AppError } from "../errors.js";
 
 export type UserRow = typeof schema.users.$inferSelect;
@@ -31,13 +32,7 @@ export async function quotaOf(d: Db, userId: string): Promise<Quota> {
 /** A user's quota row as read; none: the default quota. */
 export function quotaFromRow(q: typeof schema.quotas.$inferSelect | undefined): Quota {
   if (!q) return DEFAULT_QUOTA;
-  return QuotaBody.parse({
-    max_gpus: q.maxGpus,
-    max_jobs: q.maxJobs,
-    daily_gpu_hours: q.dailyGpuHours,
-    allowed_profiles: JSON.parse(q.allowedProfiles) as string[],
-    priority: q.priority,
-  });
+  return quotaOfRow(q);
 }
 
 /** GET /v1/usage's figure: GPU-hours today (UTC) from the D1 ledger (finished runs plus the open ones). */

@@ -347,15 +347,21 @@ export async function submitJobs(c: Ctx, raw: unknown) {
 
   // 3. The fleet queues them, or refuses and the slots and key go back. (An RPC that threw may still
   //    have queued them: that reservation is kept, and settles with the fleet.)
-  const result = early
-    ? await early
-    : await queueings.call(
-        fleetId,
-        inputsFor(c, ready, jobIds, reservation.quota, { idemKey: key, requestHash }),
-        ready.length,
-        queueVia,
-      );
-  if (early && result.ok) confirmLater(fleetId, { jobIds, quota: reservation.quota });
+  const queueSerially = () =>
+    queueings.call(
+      fleetId,
+      inputsFor(c, ready, jobIds, reservation.quota, { idemKey: key, requestHash }),
+      ready.length,
+      queueVia,
+    );
+  let result = early ? await early : await queueSerially();
+  // Refused under this isolate's older sight of the quota for what the reservation's own quota may allow
+  // (an admin just raised the user's priority class cap): nothing was queued; queue under the right one.
+  const queuedEarly = early !== null && result.ok;
+  const stale = JSON.stringify(guess) !== JSON.stringify(reservation.quota);
+  if (early && !result.ok && result.code === "PRIORITY_CLASS_NOT_ALLOWED" && stale)
+    result = await queueSerially();
+  if (queuedEarly) confirmLater(fleetId, { jobIds, quota: reservation.quota });
   if (!result.ok && result.code === "ALREADY_EXISTS") {
     // A retry with this request's key queued them first, under these very job ids: it answered 201, this
     // request answers as every other retry does.

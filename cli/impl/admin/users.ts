@@ -72,11 +72,14 @@ export interface QuotaFlags {
   dailyGpuHours?: number;
   profiles?: string;
   priority?: number;
+  maxPriorityClass?: string;
 }
 
 /** The quota with only the given flags changed; `null` when no flag was given (show only). */
 export function applyQuotaFlags(current: Quota, o: QuotaFlags): Quota | null {
-  const given = [o.gpus, o.jobs, o.dailyGpuHours, o.profiles, o.priority].some((v) => v !== undefined);
+  const given = [o.gpus, o.jobs, o.dailyGpuHours, o.profiles, o.priority, o.maxPriorityClass].some(
+    (v) => v !== undefined,
+  );
   if (!given) return null;
   if (o.priority !== undefined && o.priority > 100) {
     throw new CliError("--priority must be between 0 and 100", { exit: EXIT.USAGE });
@@ -96,6 +99,7 @@ export function applyQuotaFlags(current: Quota, o: QuotaFlags): Quota | null {
     daily_gpu_hours: o.dailyGpuHours ?? current.daily_gpu_hours,
     allowed_profiles: profiles,
     priority: o.priority ?? current.priority,
+    max_priority_class: o.maxPriorityClass ?? current.max_priority_class,
   };
 }
 
@@ -115,5 +119,6 @@ export async function quota(cmd: Command, user: string, o: QuotaFlags): Promise<
     print(`  GPU-hours per day  ${q.daily_gpu_hours}`);
     print(`  profiles           ${q.allowed_profiles.length ? q.allowed_profiles.join(", ") : "all"}`);
     print(`  priority           ${q.priority}`);
+    print(`  classes up to      ${q.max_priority_class}`);
   });
 }

@@ -55,7 +55,7 @@ export async function show(cmd: Command, id: string, o: { events?: string }): Pr
     const fleet = fleetOf(j.spec) ?? j.fleet_id;
     print(
       c.dim(
-        `${j.recipe} · ${j.gpus} GPU${j.gpus === 1 ? "" : "s"} · fleet ${fleet} · priority ${j.priority} · created ${age(j.created_at)} ago`,
+        `${j.recipe} · ${j.gpus} GPU${j.gpus === 1 ? "" : "s"} · fleet ${fleet} · ${j.priority_class} priority (${j.priority}) · created ${age(j.created_at)} ago`,
       ),
     );
     if (j.status === "QUEUED") {

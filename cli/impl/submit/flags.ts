@@ -7,6 +7,8 @@ export interface SubmitFlags {
   fleet?: string;
   /** Names of secrets the job gets as environment variables (repeatable). */
   secret?: string[];
+  /** `lifecycle.priority_class`, over config.yaml's. */
+  priorityClass?: string;
   name?: string;
   follow?: boolean;
 }

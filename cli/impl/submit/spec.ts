@@ -32,6 +32,8 @@ export interface SpecParts {
   hyperparams: Record<string, ParamValue>;
   /** Secret names from --secret. */
   secrets?: string[];
+  /** --priority-class: over config.yaml's lifecycle.priority_class. */
+  priorityClass?: string;
   workspace: string;
   provenance: { git_commit: string | null; git_dirty: boolean; config_sha: string };
   sweep?: { id: string; index: number; params: Record<string, ParamValue> };
@@ -39,7 +41,10 @@ export interface SpecParts {
 
 export function buildSpec(p: SpecParts): JobSpec {
   const { exp, lock } = p;
-  const lc = exp.config.lifecycle;
+  const lc =
+    p.priorityClass === undefined
+      ? exp.config.lifecycle
+      : { ...exp.config.lifecycle, priority_class: p.priorityClass };
   const input: JobSpecInput = {
     api_version: JOB_API_VERSION,
     metadata: {

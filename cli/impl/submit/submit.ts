@@ -27,6 +27,7 @@ export async function submit(cmd: Command, expName: string, o: SubmitFlags): Pro
     roles: remote.roles,
     hyperparams,
     secrets: o.secret,
+    priorityClass: o.priorityClass,
     workspace: remote.workspace,
     provenance: remote.provenance,
   });

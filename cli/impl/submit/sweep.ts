@@ -97,6 +97,7 @@ export async function sweep(cmd: Command, expName: string, o: SweepFlags): Promi
       roles: remote.roles,
       hyperparams: result.hyperparams,
       secrets: o.secret,
+      priorityClass: o.priorityClass,
       workspace: remote.workspace,
       provenance: remote.provenance,
       sweep: { id: sweepId, index, params },

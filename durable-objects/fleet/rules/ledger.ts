@@ -150,6 +150,7 @@ export function emitJob(t: Tx, job: JobRow): void {
     name: job.name,
     status: job.status,
     priority: job.priority,
+    priority_class: job.priority_class,
     gpus: job.gpus,
     recipe: job.recipe,
     spec: null,

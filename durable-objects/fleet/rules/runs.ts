@@ -20,12 +20,14 @@ import { nowIso } from "../../../contract/ids.js";
 import { imageAllowed } from "../../../contract/image-allowlist.js";
 import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import { classRefusal, DEFAULT_PRIORITY_CLASS } from "../../../contract/priority-classes.js";
 import { jobPriority } from "../../../contract/quota.js";
 import { ANY_ABANDONED, abandonedKey, movedKey, retriesKey } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
 import { retryTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
+import { classOf, preemptionFloor, priorityClasses } from "./classes.js";
 import {
   closeRun,
   config,
@@ -61,6 +63,17 @@ function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never
   if (input.hfUnchecked && cfg.hfUnavailable === "refuse") {
     // The fleet stopped admitting jobs the hub could not check since the submitting isolate looked.
     return fail("HF_UNAVAILABLE", input.hfUnchecked);
+  }
+  const classRefused = classRefusal(
+    [...priorityClasses(t.s).values()],
+    input.spec.lifecycle.priority_class,
+    input.quota.max_priority_class,
+  );
+  if (classRefused) {
+    return fail(classRefused.code, classRefused.message, {
+      priority_class: input.spec.lifecycle.priority_class ?? DEFAULT_PRIORITY_CLASS,
+      max_priority_class: input.quota.max_priority_class,
+    });
   }
   const image = input.launch.image;
   // The allowlist as it is now, not as the submitting isolate cached it: a narrowed list binds every
@@ -117,6 +130,7 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
     name: spec.metadata.name,
     status: "QUEUED",
     priority: input.priority,
+    priority_class: spec.lifecycle.priority_class ?? DEFAULT_PRIORITY_CLASS,
     queue_seq: t.counter("queue_seq"),
     gpus: spec.resources.pools.reduce((n, p) => n + p.nodes * p.gpus_per_node, 0),
     recipe: `${spec.recipe.name}@${spec.recipe.version}`,
@@ -183,6 +197,16 @@ export function confirmAdmissions(t: Tx, jobIds: readonly string[], quota: Quota
   }
   if (confirmed.length > 0) t.put({ kind: "confirmed", ids: confirmed });
   if (quotaChanged) t.schedule();
+  else {
+    // A job that waits for capacity only could not preempt before its confirmation: it may now.
+    const floor = preemptionFloor(t.s);
+    for (const id of confirmed) {
+      const job = t.s.job(id);
+      if (job?.status !== "QUEUED" || classOf(t.s, job.priority_class).value <= floor) continue;
+      const reasons = JSON.parse(job.pending_reasons) as Array<{ code: string }>;
+      if (reasons.length > 0 && reasons.every((r) => r.code === "CAPACITY")) t.scheduleSubmitted(job);
+    }
+  }
   return confirmed;
 }
 
@@ -268,9 +292,15 @@ export function action(
  * Ends a run on the control plane's side: ranks never handed to an agent are cancelled, ranks an agent
  * may be running get a stop command. GPUs are released once no rank can still be running.
  */
-export function stopRun(t: Tx, run: RunRow, status: string, reason: string): void {
+export function stopRun(
+  t: Tx,
+  run: RunRow,
+  status: string,
+  reason: string,
+  graceSeconds = STOP_GRACE_SECONDS,
+): void {
   closeRun(t, run, status, reason, null);
-  for (const r of t.s.ranks(run.id)) stopRank(t, run, r, reason);
+  for (const r of t.s.ranks(run.id)) stopRank(t, run, r, reason, graceSeconds);
   releaseIfGone(t, run);
 }
 
@@ -278,7 +308,7 @@ function setRank(t: Tx, r: RankRow, state: string, exitCode: number | null, reas
   t.put({ kind: "rank", row: { ...r, state, exit_code: exitCode, reason, updated_at: t.now } });
 }
 
-function stopRank(t: Tx, run: RunRow, r: RankRow, reason: string): void {
+function stopRank(t: Tx, run: RunRow, r: RankRow, reason: string, graceSeconds = STOP_GRACE_SECONDS): void {
   if (GONE_RANK_STATES.has(r.state)) return;
   const open = t.s.openCommands(r.node_id).filter((c) => c.run_id === run.id && c.rank === r.rank);
   const launch = open.find((c) => c.kind === "launch");
@@ -297,7 +327,7 @@ function stopRank(t: Tx, run: RunRow, r: RankRow, reason: string): void {
         run_id: run.id,
         rank: r.rank,
         kind: "stop",
-        payload: JSON.stringify({ epoch: run.epoch, grace_seconds: STOP_GRACE_SECONDS, reason }),
+        payload: JSON.stringify({ epoch: run.epoch, grace_seconds: graceSeconds, reason }),
         created_at: t.now,
       },
     });
@@ -404,6 +434,7 @@ function markStarted(t: Tx, job: JobRow, run: RunRow, actor: string, rank: numbe
   if (job.status === "SUBMITTED") setStatus(t, job, "PENDING", actor, { rank });
   if (job.status === "PENDING") {
     setStatus(t, job, "RUNNING", actor, { rank });
+    run.started_at = t.now;
     closeRun(t, run, "RUNNING", null, null);
   }
 }

@@ -13,13 +13,24 @@ import type { PendingReason } from "../../../contract/pending-reasons.schema.js"
 import { quotaFromJson } from "../../../contract/quota.js";
 import { cordonedNodes } from "../node-admin.js";
 import type { JobRow, NodeRow, RunRow } from "../rows.js";
-import { decide, type PolicyInput, type UserInput } from "../scheduler/policy.js";
+import { type Decision, decide, type PolicyInput, type UserInput } from "../scheduler/policy.js";
 import { overlapGpuSeconds } from "../scheduler/usage.js";
 import { SCHEDULE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { nodeView } from "../views.js";
+import { classOf, preemptionFloor, priorityClasses } from "./classes.js";
 import { config, emitJob, emitNode, emitRun, putJob, putNode, putRun, setStatus } from "./ledger.js";
 import { armWindowTimer, windowPass } from "./lifecycle.js";
+import {
+  applyPreemptions,
+  holdsForPass,
+  preemptionBudget,
+  preemptionWake,
+  previousRunStopping,
+  stillRunning,
+  victimCandidates,
+  withStalled,
+} from "./preempt.js";
 
 const DAY_MS = 86_400_000;
 
@@ -112,15 +123,7 @@ function dispatchPass(t: Tx): void {
   const settling = new Map<string, PendingReason[]>();
   for (const j of queued) {
     const prev = j.current_run_id ? t.s.run(j.current_run_id) : null;
-    if (prev && prev.ended_at === null) {
-      settling.set(j.id, [
-        {
-          code: "PREVIOUS_RUN_STOPPING",
-          message: `waiting for run ${prev.id} to stop and checkpoint on its node; the next run continues from it`,
-          details: { run_id: prev.id },
-        },
-      ]);
-    }
+    if (prev && prev.ended_at === null) settling.set(j.id, [previousRunStopping(prev.id)]);
   }
   const decision = decide(
     policyInput(
@@ -129,15 +132,35 @@ function dispatchPass(t: Tx): void {
       queued.filter((j) => !settling.has(j.id)),
     ),
   );
+  applyDecision(t, decision, queued, (id) => settling.get(id) ?? decision.pending[id]);
+}
+
+/** Dispatches what the policy placed, starts its preemptions, records every pending reason. */
+function applyDecision(
+  t: Tx,
+  decision: Decision,
+  queued: readonly JobRow[],
+  reasonsOf: (jobId: string) => PendingReason[] | undefined,
+): void {
   for (const d of decision.dispatch) dispatch(t, t.s.job(d.jobId)!, d.placement);
-  recordPending(t, queued, (id) => settling.get(id) ?? decision.pending[id]);
+  applyPreemptions(t, decision);
+  const classValue = (id: string) => {
+    const job = queued.find((j) => j.id === id);
+    return job ? classOf(t.s, job.priority_class).value : 0;
+  };
+  const wake = preemptionWake(t, decision, classValue);
+  if (wake !== null) t.setTimer(SCHEDULE_TIMER, wake);
+  recordPending(t, queued, (id) => {
+    const reasons = reasonsOf(id);
+    return reasons ? withStalled(t.s, id, reasons) : reasons;
+  });
 }
 
 /**
  * Schedules a job just queued. When the fleet is steady (Ledger.steady: nothing changed since the last
  * full pass, which left no queued job placeable), a full pass would give every other queued job the
  * decision it already has, so the new job is decided alone: O(1) in the queue length. Only when it can
- * start now and other jobs wait does the full pass run (its dispatch changes what those jobs see).
+ * start now (or preempt) and other jobs wait does the full pass run (that changes what those jobs see).
  */
 export function scheduleSubmitted(t: Tx, job: JobRow): void {
   const cfg = config(t.s);
@@ -147,6 +170,18 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
   }
   const decision = decide(policyInput(t, cfg, [job]));
   const placed = decision.dispatch[0];
+  if (decision.released.length > 0) {
+    // A hold broke (a node went away): the full pass places its job again with every waiting job.
+    schedule(t);
+    return;
+  }
+  if (decision.preempt.length > 0) {
+    // It displaces running jobs. What a full pass would do is exactly this: every job waiting before it
+    // already tried (the last full pass, or its own submit) and would fail again, with the same or fewer
+    // candidates and free GPUs; the victims it stops were running, so no waiting job sees more room.
+    applyDecision(t, decision, [job], (id) => decision.pending[id]);
+    return;
+  }
   if (placed && t.s.queuedCount() === 1) {
     // Nothing else waits: what a full pass would do is exactly this dispatch.
     dispatch(t, job, placed.placement);
@@ -158,11 +193,12 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
     schedule(t);
     return;
   }
-  recordPending(t, [job], (id) => decision.pending[id]);
+  applyDecision(t, decision, [job], (id) => decision.pending[id]);
 }
 
 /** What the policy sees: the fleet's nodes and their free GPUs, the given queued jobs and their users. */
 function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyInput {
+  const classes = priorityClasses(t.s);
   return {
     now: t.now,
     draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
@@ -175,8 +211,18 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       queueSeq: j.queue_seq,
       pools: (t.queuedSpecs.get(j.id) ?? (JSON.parse(j.spec) as JobSpec)).resources.pools,
       needsImage: (JSON.parse(j.launch ?? "null") as { image?: string | null } | null)?.image != null,
+      classValue: (classes.get(j.priority_class) ?? classOf(t.s, j.priority_class)).value,
+      ...(j.unconfirmed ? { unconfirmed: true } : {}),
     })),
     users: userInputs(t, new Set(queue.map((j) => j.user_id))),
+    reservations: holdsForPass(t),
+    preemption: {
+      victims: () => victimCandidates(t),
+      sorted: true,
+      alive: (v) => stillRunning(t.s, v),
+      budget: preemptionBudget(t),
+      floor: preemptionFloor(t.s),
+    },
   };
 }
 
@@ -236,6 +282,7 @@ function dispatch(t: Tx, job: JobRow, placement: Placement[]): void {
     gpus: placement.reduce((n, p) => n + p.gpu_indices.length, 0),
     user_id: job.user_id,
     allocated_at: t.now,
+    started_at: null,
     ended_at: null,
     exit_code: null,
     reason: null,

@@ -3,9 +3,14 @@
  * no randomness, so it is unit- and property-tested without workerd; the Fleet DO applies its output
  * inside one synchronous SQL transaction.
  *
- * Order: priority (high first), then fair share (the user with the least recent GPU usage, counting what
- * this pass already gave them), then FIFO. A job that does not fit does not block smaller jobs behind it
- * (backfill); see docs/scheduling.md for the starvation trade-off.
+ * Order: priority class (its value, high first), then priority (high first), then fair share (the user
+ * with the least recent GPU usage, counting what this pass already gave them), then FIFO. A job that does
+ * not fit does not block smaller jobs behind it (backfill); see docs/scheduling.md for the starvation
+ * trade-off.
+ *
+ * Preemption (scheduler/preempt.ts): a job that fits nowhere only for want of free GPUs may displace
+ * running jobs of a lower class; the GPUs it will start on are then held for it (no backfill takes them)
+ * until its victims have left, and it starts there.
  *
  * Placement: every pool of a job is placed or none is (gang, all-or-nothing). Within a pool each rank gets
  * its own node of the pool's GPU series (pools of one job may share a node); nodes are chosen best-fit (the fewest free GPUs that still fit)
@@ -16,7 +21,10 @@ import type { Quota, TimeWindow } from "../../../contract/api.schema.js";
 import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
 import type { Pool } from "../../../contract/profile-grammar.js";
+import { type Preemption, PreemptionPlanner, type VictimInput } from "./preempt.js";
 import { windowStatus } from "./windows.js";
+
+export type { Preemption, VictimInput };
 
 export interface NodeInput {
   id: string;
@@ -46,6 +54,20 @@ export interface QueuedJobInput {
   pools: readonly Pool[];
   /** The job runs an image, so it needs a container runtime; without one, the process runtime. */
   needsImage?: boolean;
+  /** Its priority class's value: orders before `priority`; a higher value may preempt a lower. Absent: 0. */
+  classValue?: number;
+  /** Its admission awaits confirmation (rows.ts JobRow.unconfirmed): it may be placed, never preempt. */
+  unconfirmed?: boolean;
+}
+
+/** GPUs held for a job that preempted others, while its victims leave (rules/preempt.ts). */
+export interface ReservationInput {
+  jobId: string;
+  /** Where it starts: the GPUs that were free then and its victims' GPUs. */
+  placement: readonly Placement[];
+  victims: readonly string[];
+  /** When the hold ends if the victims are not gone (ms). */
+  deadline: number;
 }
 
 /**
@@ -78,6 +100,22 @@ export interface PolicyInput {
   nodes: readonly NodeInput[];
   queue: readonly QueuedJobInput[];
   users: Readonly<Record<string, UserInput>>;
+  /** GPUs held for preemptors: no other job is placed on them. */
+  reservations?: readonly ReservationInput[];
+  /**
+   * Preemption: the running jobs that may be displaced now (asked only when a job could use them) and how
+   * many preemptions this pass may start (the fleet's rate limit). Absent: no preemption.
+   */
+  preemption?: {
+    /** Candidates; `sorted`: already in preference order (scheduler/preempt.ts `victimOrder`). */
+    victims: () => readonly VictimInput[];
+    sorted?: boolean;
+    /** Whether a listed candidate still runs as listed; absent: all do. */
+    alive?: (v: VictimInput) => boolean;
+    budget: number;
+    /** The lowest value of a preemptible class: a job of that value or lower can preempt nobody. */
+    floor: number;
+  };
 }
 
 export interface Dispatch {
@@ -89,6 +127,10 @@ export interface Decision {
   dispatch: Dispatch[];
   /** Every queued job that was not dispatched, with at least one reason. */
   pending: Record<string, PendingReason[]>;
+  /** Jobs that displace running ones: each victim is stopped with a checkpoint, the placement held. */
+  preempt: Preemption[];
+  /** Reservations that can no longer hold (a node of theirs is gone or cordoned): released. */
+  released: string[];
 }
 
 /** Weight of one GPU currently held, in fair-share GPU-seconds: holding a GPU counts as an hour of use. */
@@ -102,8 +144,15 @@ export function decide(input: PolicyInput): Decision {
   // Built when a job first gets past its blockers (a job held by its quota needs no view of the nodes).
   let placer: Placer | undefined;
   const users = new Map(Object.entries(input.users).map(([id, u]) => [id, { ...u }]));
-  const decision: Decision = { dispatch: [], pending: {} };
+  const decision: Decision = { dispatch: [], pending: {}, preempt: [], released: [] };
   const order = new QueueOrder(input.queue, users);
+  const held = new Map((input.reservations ?? []).map((r) => [r.jobId, r]));
+  const planner = input.preemption ? new PreemptionPlanner(input.preemption, input.now) : null;
+  const started = (job: QueuedJobInput, placement: Placement[]) => {
+    const u = users.get(job.userId);
+    if (u) u.runningGpus += jobGpus(job);
+    decision.dispatch.push({ jobId: job.id, placement });
+  };
 
   for (let job = order.next(); job; job = order.next()) {
     const reasons = blockers(input, job, users.get(job.userId));
@@ -111,43 +160,82 @@ export function decide(input: PolicyInput): Decision {
       decision.pending[job.id] = reasons;
       continue;
     }
-    placer ??= new Placer(input.nodes);
+    placer ??= new Placer(input.nodes, input.reservations ?? []);
+    const hold = held.get(job.id);
+    if (hold) {
+      const state = placer.holdState(hold);
+      if (state === "ready") {
+        started(job, [...hold.placement]);
+        continue;
+      }
+      if (state === "waiting") {
+        decision.pending[job.id] = [preemptingReason(hold.victims, hold.deadline)];
+        continue;
+      }
+      // A node of the hold can take no run now: the hold goes, and the job is placed as any other.
+      placer.unhold(hold);
+      decision.released.push(job.id);
+    }
     const placed = placer.place(job);
     if ("reasons" in placed) {
-      decision.pending[job.id] = placed.reasons;
+      const plan = job.unconfirmed ? null : (planner?.plan(placer, job, placed.reasons) ?? null);
+      if (plan) {
+        placer.take(plan.placement);
+        decision.preempt.push(plan);
+        decision.pending[job.id] = [preemptingReason(plan.victims, null)];
+      } else decision.pending[job.id] = placed.reasons;
       continue;
     }
     placer.take(placed.placement);
-    const u = users.get(job.userId);
-    if (u) u.runningGpus += jobGpus(job);
-    decision.dispatch.push({ jobId: job.id, placement: placed.placement });
+    started(job, placed.placement);
   }
   return decision;
+}
+
+/** A preemptor's pending reason while its victims leave (deadline: when its hold ends). */
+export function preemptingReason(victims: readonly string[], deadline: number | null): PendingReason {
+  return {
+    code: "PREEMPTING",
+    message: `preempting ${victims.length} lower-priority job(s) (${victims.join(", ")}): they checkpoint and leave, and their GPUs are held for this job`,
+    details: {
+      victims: victims.join(","),
+      deadline: deadline === null ? null : new Date(deadline).toISOString(),
+    },
+  };
 }
 
 function shareOf(u: UserInput | undefined): number {
   return u ? u.recentGpuSeconds + u.runningGpus * HELD_GPU_WEIGHT : 0;
 }
 
+interface Group {
+  value: number;
+  priority: number;
+  userId: string;
+  jobs: QueuedJobInput[];
+  at: number;
+}
+
 /**
- * The order jobs are considered in: priority (high first), then the least-served user (share, which
- * changes as this pass dispatches), then FIFO. Jobs are grouped by (priority, user), each group in FIFO
- * order; the next job is the head of the best group. O(Q log Q + picks × groups), not O(Q²): groups are
- * few (users × priorities) where queues are long.
+ * The order jobs are considered in: class value, then priority (high first), then the least-served user
+ * (share, which changes as this pass dispatches), then FIFO. Jobs are grouped by (class value, priority,
+ * user), each group in FIFO order; the next job is the head of the best group. O(Q log Q + picks ×
+ * groups), not O(Q²): groups are few (users × priorities) where queues are long.
  */
 class QueueOrder {
-  private readonly groups: Array<{ priority: number; userId: string; jobs: QueuedJobInput[]; at: number }>;
+  private readonly groups: Group[];
 
   constructor(
     queue: readonly QueuedJobInput[],
     private readonly users: Map<string, UserInput>,
   ) {
-    const byKey = new Map<string, { priority: number; userId: string; jobs: QueuedJobInput[]; at: number }>();
+    const byKey = new Map<string, Group>();
     for (const j of queue) {
-      const key = `${j.priority}\u0000${j.userId}`;
+      const value = j.classValue ?? 0;
+      const key = `${value}\u0000${j.priority}\u0000${j.userId}`;
       let g = byKey.get(key);
       if (!g) {
-        g = { priority: j.priority, userId: j.userId, jobs: [], at: 0 };
+        g = { value, priority: j.priority, userId: j.userId, jobs: [], at: 0 };
         byKey.set(key, g);
       }
       g.jobs.push(j);
@@ -157,17 +245,19 @@ class QueueOrder {
   }
 
   next(): QueuedJobInput | undefined {
-    let best: (typeof this.groups)[number] | undefined;
+    let best: Group | undefined;
     let bestShare = 0;
     for (const g of this.groups) {
       if (g.at >= g.jobs.length) continue;
       const share = shareOf(this.users.get(g.userId));
       if (
         !best ||
-        g.priority > best.priority ||
-        (g.priority === best.priority &&
-          (share < bestShare ||
-            (share === bestShare && g.jobs[g.at]!.queueSeq < best.jobs[best.at]!.queueSeq)))
+        g.value > best.value ||
+        (g.value === best.value &&
+          (g.priority > best.priority ||
+            (g.priority === best.priority &&
+              (share < bestShare ||
+                (share === bestShare && g.jobs[g.at]!.queueSeq < best.jobs[best.at]!.queueSeq)))))
       ) {
         best = g;
         bestShare = share;
@@ -242,27 +332,99 @@ interface FreeSummary {
  * answered without looking at every node: a long queue on a full fleet costs O(queue + nodes), not
  * O(queue × nodes). The answers are exactly those of scanning every node.
  */
-class Placer {
+export class Placer {
   private readonly free: Map<string, number[]>;
   /** Bumped by every dispatch: summaries of an older version are stale. */
   private version = 0;
   private readonly domains: string[];
-  private readonly groups = new Map<string, readonly NodeInput[]>();
+  private readonly groups: Map<string, readonly NodeInput[]>;
   private readonly summaries = new WeakMap<readonly NodeInput[], FreeSummary>();
-  private readonly sized = new WeakMap<readonly NodeInput[], Map<number, number>>();
+  private readonly sized: WeakMap<readonly NodeInput[], Map<number, number>>;
+  private byId: Map<string, NodeInput> | undefined;
 
-  constructor(private readonly nodes: readonly NodeInput[]) {
+  /** `holds`: GPUs held for preemptors, which no placement here takes. */
+  constructor(
+    private readonly nodes: readonly NodeInput[],
+    holds: readonly { placement: readonly Placement[] }[] = [],
+    from?: Placer,
+  ) {
+    if (from) {
+      // A fork: the same nodes and groups, its own copy of what is free (lists are replaced, never changed).
+      this.free = new Map(from.free);
+      this.domains = from.domains;
+      this.groups = from.groups;
+      this.sized = from.sized;
+      this.byId = from.byId;
+      return;
+    }
     this.free = new Map(nodes.map((n) => [n.id, freeIndices(n)]));
     this.domains = [...new Set(nodes.map((n) => n.domain ?? ""))].sort();
+    this.groups = new Map();
+    this.sized = new WeakMap();
+    for (const h of holds) this.take(h.placement);
+  }
+
+  /** A copy to try placements on (preemption) without touching this one. */
+  fork(): Placer {
+    return new Placer(this.nodes, [], this);
+  }
+
+  node(id: string): NodeInput | undefined {
+    this.byId ??= new Map(this.nodes.map((n) => [n.id, n]));
+    return this.byId.get(id);
   }
 
   /** Books a dispatched job's GPUs. */
   take(placement: readonly Placement[]): void {
     for (const p of placement) {
-      const left = this.free.get(p.node_id)!.filter((g) => !p.gpu_indices.includes(g));
+      const left = (this.free.get(p.node_id) ?? []).filter((g) => !p.gpu_indices.includes(g));
       this.free.set(p.node_id, left);
     }
     this.version++;
+  }
+
+  /** Counts GPUs as free again (a victim's, when trying a preemption). */
+  give(placement: readonly Placement[]): void {
+    for (const p of placement) {
+      const had = this.free.get(p.node_id);
+      if (!had) continue;
+      const back = p.gpu_indices.filter((g) => !had.includes(g));
+      if (back.length > 0)
+        this.free.set(
+          p.node_id,
+          [...had, ...back].sort((a, b) => a - b),
+        );
+    }
+    this.version++;
+  }
+
+  /** Free GPUs on a node now. */
+  freeOn(nodeId: string): number {
+    return this.free.get(nodeId)?.length ?? 0;
+  }
+
+  /**
+   * A hold's GPUs: all free and on schedulable nodes (ready: its job starts there), some still used by its
+   * victims (waiting), or a node of it gone or unschedulable (broken).
+   */
+  holdState(hold: { placement: readonly Placement[] }): "ready" | "waiting" | "broken" {
+    let waiting = false;
+    for (const p of hold.placement) {
+      const n = this.node(p.node_id);
+      if (!n?.schedulable || p.gpu_indices.some((g) => g >= n.gpus)) return "broken";
+      if (p.gpu_indices.some((g) => n.used.includes(g))) waiting = true;
+    }
+    return waiting ? "waiting" : "ready";
+  }
+
+  /** A released hold: what of it is not used by a run is free again. */
+  unhold(hold: { placement: readonly Placement[] }): void {
+    this.give(
+      hold.placement.map((p) => {
+        const used = this.node(p.node_id)?.used ?? [];
+        return { ...p, gpu_indices: p.gpu_indices.filter((g) => !used.includes(g)) };
+      }),
+    );
   }
 
   /**

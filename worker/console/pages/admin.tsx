@@ -145,6 +145,7 @@ async function userPage(
     max_jobs: String(quota.max_jobs),
     daily_gpu_hours: String(quota.daily_gpu_hours),
     priority: String(quota.priority),
+    max_priority_class: String(quota.max_priority_class ?? "normal"),
     allowed_profiles: quota.allowed_profiles.join(", "),
   };
   return page(
@@ -235,6 +236,7 @@ async function userPage(
                 ["max_jobs", "Active jobs"],
                 ["daily_gpu_hours", "GPU-hours per UTC day"],
                 ["priority", "Priority (0–100)"],
+                ["max_priority_class", "Highest priority class"],
               ] as const
             ).map(([k, label]) => (
               <div>
@@ -243,7 +245,7 @@ async function userPage(
                   id={`quota-${k}`}
                   name={k}
                   type="text"
-                  inputmode="decimal"
+                  inputmode={k === "max_priority_class" ? "text" : "decimal"}
                   required
                   value={qv[k] ?? ""}
                 />
@@ -381,6 +383,7 @@ export const adminPages = new Hono<ConsoleEnv>()
       max_jobs: num(v.max_jobs),
       daily_gpu_hours: num(v.daily_gpu_hours),
       priority: num(v.priority),
+      ...(v.max_priority_class ? { max_priority_class: v.max_priority_class.trim() } : {}),
       allowed_profiles: (v.allowed_profiles ?? "")
         .split(",")
         .map((s) => s.trim())

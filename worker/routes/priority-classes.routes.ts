@@ -1,0 +1,63 @@
+import { eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { nowIso } from "../../contract/ids.js";
+import {
+  applyPriorityClass,
+  PriorityClassName,
+  SetPriorityClassBody,
+} from "../../contract/priority-classes.js";
+import { db, schema } from "../../d1/client.js";
+import { type Env, requireRole } from "../auth/middleware.js";
+import { AppError } from "../errors.js";
+import { parseJson } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
+import { pushPriorityClasses, readPriorityClasses } from "../services/priority-classes.service.js";
+
+function className(raw: string): string {
+  const name = PriorityClassName.safeParse(raw);
+  if (!name.success)
+    throw new AppError(
+      "BAD_REQUEST",
+      `priority class names are lowercase [a-z0-9-], starting with a letter: ${raw}`,
+    );
+  return name.data;
+}
+
+/** Priority classes (docs/scheduling.md): everyone may read them, admins change them. */
+export const priorityClassesRoutes = new Hono<Env>()
+  .get("/priority-classes", requireRole("viewer"), async (c) =>
+    c.json({ priority_classes: await readPriorityClasses(db(c.env.DB)) }),
+  )
+  .put("/priority-classes/:name", requireRole("admin"), async (c) => {
+    const name = className(c.req.param("name"));
+    const body = await parseJson(c, SetPriorityClassBody);
+    const d = db(c.env.DB);
+    const current = (await readPriorityClasses(d)).find((p) => p.name === name) ?? null;
+    const next = applyPriorityClass(name, current, body);
+    if (!next.ok) throw new AppError("BAD_REQUEST", next.message);
+    const row = { name, body: JSON.stringify(next.value), updatedAt: nowIso() };
+    await d
+      .insert(schema.priorityClasses)
+      .values(row)
+      .onConflictDoUpdate({ target: schema.priorityClasses.name, set: row })
+      .run();
+    await pushPriorityClasses(c.env, await readPriorityClasses(d));
+    await recordAudit(c, {
+      action: "priority_class.set",
+      target: `priority_class:${name}`,
+      details: { ...body, created: current === null },
+    });
+    return c.json({ priority_class: next.value }, current ? 200 : 201);
+  })
+  .delete("/priority-classes/:name", requireRole("admin"), async (c) => {
+    const name = className(c.req.param("name"));
+    const d = db(c.env.DB);
+    const current = (await readPriorityClasses(d)).find((p) => p.name === name);
+    if (!current) throw new AppError("NOT_FOUND", `no priority class ${name}`);
+    if (current.builtin)
+      throw new AppError("CONFLICT", `${name} is a built-in class: change it with PUT, it cannot be removed`);
+    await d.delete(schema.priorityClasses).where(eq(schema.priorityClasses.name, name)).run();
+    await pushPriorityClasses(c.env, await readPriorityClasses(d));
+    await recordAudit(c, { action: "priority_class.delete", target: `priority_class:${name}` });
+    return c.json({ deleted: name });
+  });
