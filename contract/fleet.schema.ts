@@ -206,3 +206,25 @@ export type RunEventOutcome =
       finishing?: true;
     }
   | { kind: "stale_epoch" | "unknown_run"; stopWorkload: true; runOver: boolean };
+
+/**
+ * What a submit would do now (POST /v1/jobs?dry_run=1): for each job, whether it would start at once,
+ * preempt running jobs (which), or wait (why). Nothing is queued, reserved or changed.
+ */
+export const DryRunJob = z.looseObject({
+  would: z.enum(["start", "preempt", "wait"]),
+  /** Where it would start (would = start), by rank. */
+  placement: z.array(Placement),
+  pending_reasons: PendingReasons,
+  /** The running jobs it would stop with a checkpoint (would = preempt). */
+  preempts: z.array(
+    z.looseObject({
+      job_id: z.string(),
+      name: z.string(),
+      user_id: z.string(),
+      priority_class: z.string(),
+      gpus: z.number(),
+    }),
+  ),
+});
+export type DryRunJob = z.infer<typeof DryRunJob>;

@@ -309,3 +309,21 @@ export const IngestClaims = z.object({
   scope: z.literal("ingest"),
 });
 export type IngestClaims = z.infer<typeof IngestClaims>;
+
+/**
+ * GET /v1/ingest/notice: why the run is being stopped and by when, once the control plane decided it
+ * (the runner asks when it gets SIGTERM, and writes the answer where the training can read it:
+ * `starforge.report.stop_notice()`). Null while nobody asked it to stop.
+ */
+export const StopNotice = z.object({
+  /** Why, in a person's words (the stop command's reason). */
+  reason: z.string(),
+  /** When the agent sends SIGKILL if the workload is still there (ISO 8601). */
+  deadline: z.string(),
+  grace_seconds: z.number().int(),
+  /** `preempted` (a job of a higher priority class needs its GPUs) or `stopped` (anything else). */
+  cause: z.enum(["preempted", "stopped"]),
+  /** The job that preempted it (cause `preempted`), else null. */
+  preempted_by: z.string().nullable(),
+});
+export type StopNotice = z.infer<typeof StopNotice>;

@@ -7,7 +7,15 @@
 
 import { z } from "zod";
 import { FleetNetwork, JobView, QuotaBody, Role } from "./api.schema.js";
-import { DrainBlocker, FleetConfig, FleetInspect, JobDetail, NodeView, RunView } from "./fleet.schema.js";
+import {
+  DrainBlocker,
+  DryRunJob,
+  FleetConfig,
+  FleetInspect,
+  JobDetail,
+  NodeView,
+  RunView,
+} from "./fleet.schema.js";
 import { PriorityClass } from "./priority-classes.js";
 import { ProfileEntry } from "./profile-grammar.js";
 import { TransitionView } from "./readback.schema.js";
@@ -137,6 +145,9 @@ export const DrainChange = z.looseObject({ fleet: FleetView, ...DrainState });
 export const ProfileList = z.looseObject({ profiles: z.array(ProfileEntry) });
 export const OneProfile = z.looseObject({ profile: ProfileEntry });
 export const DeletedProfile = z.looseObject({ deleted: z.string() });
+
+/** POST /v1/jobs?dry_run=1 */
+export const DryRunAnswer = z.looseObject({ dry_run: z.literal(true), jobs: z.array(DryRunJob) });
 
 /** GET /v1/priority-classes, PUT /v1/priority-classes/:name */
 export const PriorityClassList = z.looseObject({ priority_classes: z.array(PriorityClass) });

@@ -5,8 +5,12 @@
 import { z } from "zod";
 import { JOB_STATES, type JobState } from "./job-states.js";
 
-/** One event type per job status (`job.succeeded`, …), named after the status a transition reached. */
-export const JOB_EVENT_TYPES: string[] = JOB_STATES.map((s) => jobEventType(s));
+/**
+ * One event type per job status (`job.succeeded`, …), named after the status a transition reached, and
+ * `job.preempted`: the RUNNING → PAUSED of a preemption (its detail says by whom), instead of `job.paused`.
+ */
+export const PREEMPTED_EVENT_TYPE = "job.preempted";
+export const JOB_EVENT_TYPES: string[] = [...JOB_STATES.map((s) => jobEventType(s)), PREEMPTED_EVENT_TYPE];
 export const TEST_EVENT_TYPE = "webhook.test";
 /** What a webhook subscribes to when its body names no events: the states a job comes to rest in. */
 export const DEFAULT_WEBHOOK_EVENTS = ["job.succeeded", "job.failed", "job.stopped"];
@@ -15,6 +19,13 @@ export const SUBSCRIBABLE_EVENTS = ["*", ...JOB_EVENT_TYPES];
 
 export function jobEventType(status: JobState | string): string {
   return `job.${status.toLowerCase()}`;
+}
+
+/** The type of one recorded transition: its status's, or `job.preempted` for a preemption's pause. */
+export function transitionEventType(e: { to_status: string; actor: string }): string {
+  return e.to_status === "PAUSED" && e.actor === "system:preempt"
+    ? PREEMPTED_EVENT_TYPE
+    : jobEventType(e.to_status);
 }
 
 /**

@@ -43,6 +43,10 @@ export function register(program: Command): void {
   )
     .option("--name <name>", "job name (default: the experiment's)")
     .option("-f, --follow", "stream the job's logs until it ends (exit 7 if it ends FAILED or STOPPED)")
+    .option(
+      "--dry-run",
+      "run every check and say what would happen now (start, preempt which jobs, or wait and why); submit nothing",
+    )
     .addHelpText(
       "after",
       `
@@ -58,7 +62,8 @@ Examples:
   sf submit exp1 --profile h200:1
   sf submit exp1 --profile h200:16 --set learning_rate=0.05 --follow
   sf submit exp1 --profile trainer=h200:8 --profile eval=l40s:1 --allow-dirty
-  sf submit exp1 --profile h200:8 --priority-class high   # may preempt lower classes (docs/scheduling.md)`,
+  sf submit exp1 --profile h200:8 --priority-class high   # may preempt lower classes (docs/scheduling.md)
+  sf submit exp1 --profile h200:8 --priority-class high --dry-run   # which jobs it would preempt`,
     )
     .action(async (exp: string, o: SubmitFlags, cmd: Command) =>
       (await import("../impl/submit/submit.js")).submit(cmd, exp, o),

@@ -20,6 +20,7 @@ import type { Result } from "../../contract/errors.js";
 import type {
   Actor,
   DrainReport,
+  DryRunJob,
   FleetConfig,
   FleetInspect,
   JobAction,
@@ -31,13 +32,16 @@ import type {
   SubmitInput,
 } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
+import type { StopNotice } from "../../contract/ingest.schema.js";
 import type { PriorityClass } from "../../contract/priority-classes.js";
 import { type DoEnv, doSettings } from "../env.js";
 import { fromWire, type Settled, serveWire, type Wire } from "../group-commit.js";
 import type { ConfirmInput, FleetAdmissions, JobVersions } from "../user/types.js";
 import { CommandSender, sendFrame } from "./commands.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
+import { DRY_RUN, dryRunAnswer } from "./dry-run.js";
 import { OutboxFlusher } from "./flusher.js";
+import { noticeKey } from "./keys.js";
 import { agentAdmitted } from "./node-admin.js";
 import { fleetId } from "./rules/ledger.js";
 import type { NodeAction, NodeAdminReport } from "./rules/nodes.js";
@@ -101,6 +105,34 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   async setPriorityClasses(classes: PriorityClass[]): Promise<void> {
     this.decide({ type: "set_priority_classes", classes });
     await this.afterAction();
+  }
+
+  /**
+   * What queueing `inputs` would do now (POST /v1/jobs?dry_run=1): the submit is decided as any, in a
+   * transaction that is then rolled back, so nothing is queued, stopped or written, and no agent hears
+   * of it. Refusals are those of a real submit.
+   */
+  async dryRun(inputs: SubmitInput[]): Promise<Result<{ jobs: DryRunJob[] }>> {
+    const steady = this.store.steady;
+    let answer: Result<{ jobs: DryRunJob[] }> | null = null;
+    try {
+      this.store.transaction(this.ctx.storage, () => {
+        answer = dryRunAnswer(this.store, this.decideNow({ type: "submit", inputs }));
+        throw DRY_RUN;
+      });
+    } catch (err) {
+      if (err !== DRY_RUN) throw err;
+    } finally {
+      // The pass that ran was undone: what the fleet knew of its own steadiness before still holds.
+      this.store.steady = steady;
+    }
+    return answer!;
+  }
+
+  /** Why and by when run `runId` is being stopped (GET /v1/ingest/notice), or null: nobody asked it to. */
+  async stopNotice(runId: string): Promise<StopNotice | null> {
+    const raw = this.store.meta(noticeKey(runId));
+    return raw ? (JSON.parse(raw) as StopNotice) : null;
   }
 
   /** Maintenance drain on (idempotent) or off; the report lists what it paused and what blocks it. */
@@ -450,16 +482,17 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
 
   /** Decides one event in one SQL transaction: the store applies the rules' effects as they come. */
   private decide<E extends FleetEvent>(event: E): FleetResults[E["type"]] {
+    return this.store.transaction(this.ctx.storage, () => this.decideNow(event));
+  }
+
+  /** One decision inside the caller's transaction. */
+  private decideNow<E extends FleetEvent>(event: E): FleetResults[E["type"]] {
     const settings = doSettings(this.env);
-    return this.store.transaction(
-      this.ctx.storage,
-      () =>
-        decide(this.store, event, {
-          now: Date.now(),
-          newId,
-          settings: { retryBaseMs: settings.retryBackoffMs, lostGraceMs: settings.lostGraceMs },
-        }).result,
-    );
+    return decide(this.store, event, {
+      now: Date.now(),
+      newId,
+      settings: { retryBaseMs: settings.retryBackoffMs, lostGraceMs: settings.lostGraceMs },
+    }).result;
   }
 
   /**

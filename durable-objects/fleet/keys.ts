@@ -9,6 +9,12 @@ const RETRIES_PREFIX = "retries:";
 /** How often a job was preempted, and when last (rules/preempt.ts): `preempted:<job>`. */
 export const PREEMPTED_PREFIX = "preempted:";
 const ABANDONED_PREFIX = "abandoned:";
+const NOTICE_PREFIX = "notice:";
+
+/** Why and until when a run is being stopped (contract StopNotice), from its stop to its release. */
+export function noticeKey(runId: string): string {
+  return `${NOTICE_PREFIX}${runId}`;
+}
 
 export function movedKey(jobId: string): string {
   return `${MOVED_PREFIX}${jobId}`;
@@ -38,6 +44,8 @@ export function preemptedKey(jobId: string): string {
 export const PRIORITY_CLASSES_KEY = "priority_classes";
 /** GPUs held for preemptors while their victims leave, and the recent preemptions (rules/preempt.ts). */
 export const PREEMPTION_KEY = "preemption";
+/** Jobs this fleet preempted, ever, by cause (JSON { priority: n }): the metrics' counter. */
+export const PREEMPTED_TOTAL_KEY = "preempted_total";
 
 /** Whether `key` is one job's (one row per job: read without caching it, store.ts). */
 export function isPerJobKey(key: string): boolean {
@@ -45,6 +53,7 @@ export function isPerJobKey(key: string): boolean {
     key.startsWith(MOVED_PREFIX) ||
     key.startsWith(RETRIES_PREFIX) ||
     key.startsWith(ABANDONED_PREFIX) ||
-    key.startsWith(PREEMPTED_PREFIX)
+    key.startsWith(PREEMPTED_PREFIX) ||
+    key.startsWith(NOTICE_PREFIX)
   );
 }

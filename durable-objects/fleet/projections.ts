@@ -8,7 +8,7 @@ import { getTableColumns, getTableName } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { nowIso } from "../../contract/ids.js";
 import { ACTIVE_STATES } from "../../contract/job-states.js";
-import { jobEventId, jobEventType } from "../../contract/webhooks.schema.js";
+import { jobEventId, transitionEventType } from "../../contract/webhooks.schema.js";
 import { schema } from "../../d1/client.js";
 import { jobEventPayload } from "../webhooks/payload.js";
 import type { OutboxEntry } from "./outbox-entry.js";
@@ -293,7 +293,7 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
             e.job.user_id,
             e.job.fleet_id,
             v.job_id,
-            jobEventType(v.to_status),
+            transitionEventType(v),
             jobEventPayload(v, e.job),
             v.ts,
           ]);

@@ -4,6 +4,7 @@
  * little whatever its history. Sockets are counted by the caller, which holds them.
  */
 import { ACTIVE_STATES } from "../../contract/job-states.js";
+import { PREEMPTED_TOTAL_KEY } from "./keys.js";
 
 /** Statuses reported per fleet: the active ones and PAUSED (the rest only grow, and D1 has them). */
 export const REPORTED_STATUSES = [...ACTIVE_STATES, "PAUSED"] as const;
@@ -19,6 +20,8 @@ export interface FleetStats {
    * transactions the flushes wrote so far (each carries many admissions: changes are coalesced).
    */
   outbox: { entries: number; oldest_age_seconds: number; d1_batches: number };
+  /** Jobs this fleet preempted, ever, by cause (`priority`: a higher class displaced them). */
+  preempted: Record<string, number>;
 }
 
 export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number): FleetStats {
@@ -42,6 +45,8 @@ export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number
   const outbox = sql
     .exec<{ n: number; oldest: number | null }>("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox")
     .one();
+  const meta = (key: string) =>
+    sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0]?.value ?? null;
   return {
     jobs,
     agents: { enrolled: nodes.enrolled, connected: connectedAgents, lost: nodes.lost },
@@ -49,10 +54,8 @@ export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number
     outbox: {
       entries: outbox.n,
       oldest_age_seconds: outbox.oldest === null ? 0 : Math.max(0, now - outbox.oldest) / 1000,
-      d1_batches: Number(
-        sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'd1_batches'").toArray()[0]?.value ??
-          0,
-      ),
+      d1_batches: Number(meta("d1_batches") ?? 0),
     },
+    preempted: { priority: 0, ...(JSON.parse(meta(PREEMPTED_TOTAL_KEY) ?? "{}") as Record<string, number>) },
   };
 }

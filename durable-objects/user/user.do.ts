@@ -292,6 +292,12 @@ export class UserDO extends DurableObject<DoEnv> {
     this.store.setAccount(account);
   }
 
+  /** The user's quota as admissions apply it (a dry run's, which reserves nothing). */
+  async quota(userId: string): Promise<Quota> {
+    await this.ensureLoaded(userId);
+    return this.store.quota() ?? DEFAULT_QUOTA;
+  }
+
   async setQuota(userId: string, quota: Quota): Promise<void> {
     await this.ensureLoaded(userId);
     this.store.setQuota(quota);

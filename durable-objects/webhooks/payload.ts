@@ -1,5 +1,5 @@
 /** What a webhook endpoint receives for a job event: the delivery's exact JSON body. Pure. */
-import { jobEventId, jobEventType } from "../../contract/webhooks.schema.js";
+import { jobEventId, transitionEventType } from "../../contract/webhooks.schema.js";
 import type { EventJob, JobEventRecord } from "../fleet/outbox-entry.js";
 
 /** The JSON body every endpoint receives for a job event (docs/operations.md "Webhooks"). */
@@ -7,7 +7,7 @@ export function jobEventPayload(e: JobEventRecord, job: EventJob): string {
   const detail = JSON.parse(e.detail) as Record<string, unknown>;
   return JSON.stringify({
     id: jobEventId(e.job_id, e.seq),
-    type: jobEventType(e.to_status),
+    type: transitionEventType(e),
     created_at: e.ts,
     data: {
       job: {

@@ -173,6 +173,40 @@ while true; do i=$((i + 1)); echo "tick $i"; sleep 0.05; done
     expect(server.logLines("stdout")).toEqual(echoed);
   });
 
+  it("on SIGTERM asks why and by when, and writes it where the training reads it (SF_STOP_NOTICE_FILE, starforge.report.stop_notice)", async () => {
+    server.notice = {
+      reason: "preempted by job_high (priority class high)",
+      deadline: "2030-01-01T00:00:00.000Z",
+      grace_seconds: 60,
+      cause: "preempted",
+      preempted_by: "job_high",
+    };
+    // The training checkpoints on SIGTERM: it waits for the notice, then says what it read, two ways.
+    const script = `#!/usr/bin/env bash
+on_term() {
+  for _ in $(seq 50); do [ -s "$SF_STOP_NOTICE_FILE" ] && break; sleep 0.1; done
+  . "$SF_STOP_NOTICE_FILE"
+  echo "notice $SF_STOP_CAUSE $SF_STOP_DEADLINE $SF_STOP_PREEMPTED_BY"
+  python3 -c 'from starforge.report import stop_notice; n = stop_notice(); print("report", n["cause"], n["grace_seconds"], n["reason"])'
+  exit 0
+}
+trap on_term TERM
+touch "$FORGE_OUT_DIR/started"
+while true; do echo tick; sleep 0.05; done
+`;
+    const run = makeRunDir({ endpoint: server.endpoint, workspace: { "train.sh": script } });
+    const proc = startBootstrap(run, rankEnv(run, server.endpoint, TOKEN));
+    await until(() => server.logLines("stdout").length >= 5, 20_000, "five ticks at the server");
+    process.kill(-proc.child.pid!, "SIGTERM");
+    await proc.done;
+    const said = server.logLines("stdout").filter((l) => !l.startsWith("tick"));
+    expect(said).toEqual([
+      "notice preempted 2030-01-01T00:00:00.000Z job_high",
+      "report preempted 60 preempted by job_high (priority class high)",
+    ]);
+    expect(server.requests.filter((r) => r.path === "/notice")).toHaveLength(1);
+  });
+
   it("leaves no process behind: what the script started in the background is stopped", async () => {
     const script = `#!/usr/bin/env bash
 sleep 300 & echo $! > "$FORGE_OUT_DIR/holds-pipes.pid"

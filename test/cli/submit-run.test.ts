@@ -135,6 +135,20 @@ describe("sf submit on a fleet with an agent", () => {
     expect(high.stderr).toContain("PRIORITY_CLASS_NOT_ALLOWED");
   });
 
+  it("--dry-run says what would happen and submits nothing", async () => {
+    const before = (await call(s.cp, s.token, "GET", "/v1/jobs?limit=200")).body.jobs as unknown[];
+    const r = await p.sf(["submit", EXP, "--profile", "h200:1", "--dry-run", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout) as { dry_run: boolean; job: { would: string; placement: unknown[] } };
+    expect(plan.dry_run).toBe(true);
+    expect(plan.job.would).toBe("start");
+    expect(plan.job.placement).toHaveLength(1);
+    const human = await p.sf(["submit", EXP, "--profile", "h200:1", "--dry-run"]);
+    expect(human.stdout).toContain("would start now on 1 node(s); nothing was submitted");
+    const after = (await call(s.cp, s.token, "GET", "/v1/jobs?limit=200")).body.jobs as unknown[];
+    expect(after).toHaveLength(before.length);
+  });
+
   it("--follow streams the run's logs and exits 0 when it succeeds", async () => {
     const r = await p.sf(["submit", EXP, "--profile", "h200:1", "--set", "max_steps=20", "--follow"], {});
     expect(r.code, r.stderr).toBe(0);

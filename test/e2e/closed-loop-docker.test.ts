@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { allowPreemption } from "../support/checkpoints.js";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
@@ -77,6 +78,46 @@ async function customSpec(name: string, workspace: string, dir: string, gpus: nu
     experimentDir: dir,
     gpus,
   });
+}
+
+/** A torch/tinylm job on this fleet (the torch image). */
+async function tinylmSpec(name: string, hyperparams: Record<string, number>, gpus?: number) {
+  return baseSpec({
+    name,
+    fleet: FLEET,
+    recipe: { name: "torch/tinylm", version: "1.0.0", digest: await recipeDigest(cp, op, "torch/tinylm") },
+    framework: { kind: "torch", version: "1.13", runtime_id: "torch-cpu", image: null },
+    hyperparams,
+    ...(gpus ? { gpus } : {}),
+  });
+}
+
+/** A run's train/loss points. */
+async function lossOf(id: string, run: string) {
+  return (await call(cp, op, "GET", `/v1/jobs/${id}/metrics?run=${run}&key=train/loss`)).body
+    .points as Array<{
+    step: number;
+    value: number;
+  }>;
+}
+
+/** Waits until the run reported a loss at `step` or later. */
+async function waitForLossStep(id: string, run: string, step: number) {
+  const deadline = Date.now() + 120_000;
+  while (!(await lossOf(id, run)).some((p) => p.step >= step)) {
+    if (Date.now() > deadline) throw new Error(`${id} did not reach step ${step} in 120 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The highest step a run stored a checkpoint of. */
+async function storedCheckpointStep(id: string, run: string) {
+  const arts = (await call(cp, op, "GET", `/v1/jobs/${id}/artifacts?run=${run}`)).body.artifacts as Array<{
+    kind: string;
+    step: number | null;
+    stored: boolean;
+  }>;
+  return Math.max(...arts.filter((a) => a.kind === "checkpoint" && a.stored).map((a) => a.step ?? -1));
 }
 
 async function expectTrained(id: string, minSteps: number) {
@@ -176,27 +217,17 @@ describe("closed loop with docker", () => {
   });
 
   it("pause → resume in containers: torch/tinylm checkpoints on SIGTERM, the next container continues at step S+1; 0 containers left", async () => {
-    const spec = baseSpec({
-      name: "tinylm-pause",
-      fleet: FLEET,
-      recipe: { name: "torch/tinylm", version: "1.0.0", digest: await recipeDigest(cp, op, "torch/tinylm") },
-      framework: { kind: "torch", version: "1.13", runtime_id: "torch-cpu", image: null },
-      hyperparams: { max_steps: 3000, checkpoint_every: 500, batch_size: 256 },
+    const spec = await tinylmSpec("tinylm-pause", {
+      max_steps: 3000,
+      checkpoint_every: 500,
+      batch_size: 256,
     });
     const sub = await call(cp, op, "POST", "/v1/jobs", spec);
     expect(sub.status, JSON.stringify(sub.body)).toBe(201);
     const id = (sub.body.job as { id: string }).id;
     const run1 = (await waitForStatus(cp, op, id, ["RUNNING"], 120_000)).job.current_run_id!;
-    const loss = async (run: string) =>
-      (await call(cp, op, "GET", `/v1/jobs/${id}/metrics?run=${run}&key=train/loss`)).body.points as Array<{
-        step: number;
-        value: number;
-      }>;
-    const deadline = Date.now() + 120_000;
-    while (!(await loss(run1)).some((p) => p.step >= 50)) {
-      if (Date.now() > deadline) throw new Error("tinylm did not reach step 50 in 120 s");
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const loss = (run: string) => lossOf(id, run);
+    await waitForLossStep(id, run1, 50);
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/pause`)).status).toBe(200);
     // The container exits (checkpoint written and uploaded) and the GPUs are released.
     const released = Date.now() + 60_000;
@@ -208,14 +239,7 @@ describe("closed loop with docker", () => {
     }
     // The agent removes the container once the control plane acknowledged the run's end.
     await expectNoContainers(`starforge.run_id=${run1}`, 20_000);
-    const arts = (await call(cp, op, "GET", `/v1/jobs/${id}/artifacts?run=${run1}`)).body.artifacts as Array<{
-      kind: string;
-      step: number | null;
-      stored: boolean;
-    }>;
-    const stopStep = Math.max(
-      ...arts.filter((a) => a.kind === "checkpoint" && a.stored).map((a) => a.step ?? -1),
-    );
+    const stopStep = await storedCheckpointStep(id, run1);
     expect(stopStep).toBeGreaterThanOrEqual(50);
     expect(stopStep % 500, "the stop wrote its own checkpoint, not only a periodic one").not.toBe(0);
     const lastLoss = (await loss(run1)).at(-1)!.value;
@@ -248,6 +272,56 @@ describe("closed loop with docker", () => {
     // Done with it: stop, and nothing is left running.
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
     await expectNoContainers(`starforge.job_id=${id}`, 60_000);
+  });
+
+  it("preemption in containers: a high job takes the GPUs of a low torch/tinylm job, which checkpoints, resumes at step S+1 and succeeds; 0 containers left", async () => {
+    await allowPreemption(cp, "e2e");
+    const spec = await tinylmSpec(
+      "tinylm-low",
+      { max_steps: 800, checkpoint_every: 400, batch_size: 256 },
+      4,
+    );
+    spec.lifecycle = { max_retries: 2, retry_on_user_failure: false, priority_class: "low" };
+    const sub = await call(cp, op, "POST", "/v1/jobs", spec);
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    const low = (sub.body.job as { id: string }).id;
+    const run1 = (await waitForStatus(cp, op, low, ["RUNNING"], 120_000)).job.current_run_id!;
+    const loss = (run: string) => lossOf(low, run);
+    await waitForLossStep(low, run1, 50);
+
+    const workspace = await uploadWorkspace(cp.url, op, [
+      { path: "hi/train.sh", content: "#!/usr/bin/env bash\necho urgent work\nsleep 2\n", mode: 0o755 },
+    ]);
+    const urgent = await customSpec("urgent", workspace, "hi", 4);
+    urgent.lifecycle = { max_retries: 0, retry_on_user_failure: false, priority_class: "high" };
+    const asked = Date.now();
+    const high = await call(cp, op, "POST", "/v1/jobs", urgent);
+    expect(high.status, JSON.stringify(high.body)).toBe(201);
+    const highId = (high.body.job as { id: string }).id;
+    await waitForStatus(cp, op, highId, ["RUNNING", "SUCCEEDED"], 75_000);
+    expect(Date.now() - asked, "the high job runs within the victim's grace (60 s) + 15 s").toBeLessThan(
+      75_000,
+    );
+    await expectNoContainers(`starforge.run_id=${run1}`, 20_000);
+    const stopStep = await storedCheckpointStep(low, run1);
+    expect(stopStep).toBeGreaterThanOrEqual(50);
+    const lastLoss = (await loss(run1)).at(-1)!.value;
+
+    expect((await waitForStatus(cp, op, highId, ["SUCCEEDED", "FAILED"], 120_000)).job.status).toBe(
+      "SUCCEEDED",
+    );
+    const done = await waitForStatus(cp, op, low, ["SUCCEEDED", "FAILED"], 300_000);
+    expect(done.job.status, JSON.stringify(done.events)).toBe("SUCCEEDED");
+    expect(done.runs.map((r) => [r.attempt, r.status])).toEqual([
+      [1, "PAUSED"],
+      [2, "SUCCEEDED"],
+    ]);
+    expect(done.events.some((e) => e.to === "FAILED")).toBe(false);
+    const first = (await loss(done.runs[1]!.id))[0]!;
+    expect(first.step).toBeGreaterThan(stopStep);
+    expect(first.step).toBeLessThanOrEqual(stopStep + 10);
+    expect(first.value).toBeLessThan(lastLoss + 0.5);
+    await expectNoContainers(`starforge.job_id=${low}`, 60_000);
   });
 
   it("fails a run whose container is killed mid-run, in bounded time, with its reason; GPUs freed, no container left", async () => {

@@ -313,16 +313,7 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     expect(agent.log()).toContain(`waiting for ${run1} rank 0 to release GPUs 0`);
   }, 180_000);
   it("preemption: a low job filling the fleet yields to a high one, which runs within grace + 15 s; the low job resumes from its checkpoint (0 steps repeated), succeeds, and used no retry", async () => {
-    // `low` may be preempted at once here (its minimum runtime is 300 s by default); grace stays 60 s.
-    const cls = await call(cp, cp.adminToken, "PUT", "/v1/priority-classes/low", { min_runtime_seconds: 0 });
-    expect(cls.body.priority_class).toMatchObject({ name: "low", min_runtime_seconds: 0, grace_seconds: 60 });
-    const quota = await call(cp, cp.adminToken, "PUT", "/v1/users/ck-op/quota", {
-      max_gpus: 16,
-      max_jobs: 20,
-      daily_gpu_hours: 100,
-      max_priority_class: "high",
-    });
-    expect(quota.status).toBe(200);
+    await ck.allowPreemption(cp, "ck-op");
     await fleetWithAgent("ck-preempt", 2);
     const low = await ck.submitCharlm(cp, op, {
       fleet: "ck-preempt",
@@ -350,7 +341,10 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     await waitReleased(low, first);
     const stopStep = await lastCheckpointStep(low, first);
     expect(stopStep).toBeGreaterThanOrEqual(100);
-    expect(await logText(low, first)).toContain(`stopped by signal 15 at step ${stopStep}`);
+    const lowLog = await logText(low, first);
+    expect(lowLog).toContain(`stopped by signal 15 at step ${stopStep}`);
+    // Its runner learnt why and by when (GET /v1/ingest/notice) and left it for the training to read.
+    expect(lowLog).toMatch(new RegExp(`stop notice: preempted by ${high}, SIGKILL after \\d{4}-`));
     const lastLoss = (await points(low, first)).at(-1)!.value;
 
     expect((await waitForStatus(cp, op, high, ["SUCCEEDED", "FAILED"], 90_000)).job.status).toBe("SUCCEEDED");

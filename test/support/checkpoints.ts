@@ -131,3 +131,19 @@ export async function expectContinued(
   expect(pts[0]!.value).toBeLessThan(prevLoss + 0.3);
   expect(pts[0]!.value).toBeLessThan(2.8);
 }
+
+/**
+ * What the closed-loop preemption tests need of a control plane: `low` jobs may be preempted at once (their
+ * minimum runtime is 300 s by default; grace stays 60 s) and `user` may submit `high` ones.
+ */
+export async function allowPreemption(cp: ControlPlane, user: string): Promise<void> {
+  const cls = await call(cp, cp.adminToken, "PUT", "/v1/priority-classes/low", { min_runtime_seconds: 0 });
+  expect(cls.body.priority_class).toMatchObject({ name: "low", min_runtime_seconds: 0, grace_seconds: 60 });
+  const quota = await call(cp, cp.adminToken, "PUT", `/v1/users/${user}/quota`, {
+    max_gpus: 16,
+    max_jobs: 20,
+    daily_gpu_hours: 1000,
+    max_priority_class: "high",
+  });
+  expect(quota.status, JSON.stringify(quota.body)).toBe(200);
+}

@@ -4,8 +4,10 @@
  * its job queued again under the same id, the preemptor launched on the freed GPU, then the victim again.
  * The classes this file adds are its own (the built-ins other files schedule with are left as they are).
  */
+import { SELF } from "cloudflare:test";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enroll, inventory, publishTestCapsule, ScriptedAgent } from "./agent-support.js";
+import { signIn } from "./console-support.js";
 import { ADMIN, api, createFleet, createUser, customSpec } from "./helpers.js";
 
 let op = "";
@@ -120,13 +122,46 @@ describe("preemption through the Fleet DO", () => {
     const bulk = (await api(op, "POST", "/v1/jobs", await specOf("pc-preempt", "pc-bulk"))).body.job.id;
     const l1 = await agent.next("launch", (f) => f.request.job_id === bulk);
     agent.send({ v: 1, type: "ack", id: agent.id(), ref: l1.id });
+
     const r1 = agent.report(l1.request, "launched");
     await agent.next("ack", (f) => f.ref === r1);
+
+    const notice = async () =>
+      (
+        await SELF.fetch("http://sf.test/v1/ingest/notice", {
+          headers: { "x-starforge-token": l1.request.ingest.token },
+        })
+      ).json() as Promise<{ notice: Record<string, unknown> | null }>;
+    expect((await notice()).notice).toBeNull();
+
+    // A dry run says whom it would preempt, and changes nothing.
+    const plan = await api(op, "POST", "/v1/jobs?dry_run=1", await specOf("pc-preempt", "high"));
+    expect(plan.status, JSON.stringify(plan.body)).toBe(200);
+    expect(plan.body).toMatchObject({
+      dry_run: true,
+      jobs: [{ would: "preempt", preempts: [{ job_id: bulk, priority_class: "pc-bulk", gpus: 1 }] }],
+    });
+    expect((await api(op, "GET", `/v1/jobs/${bulk}`)).body.job.status).toBe("RUNNING");
+    expect((await api(op, "GET", "/v1/jobs?fleet=pc-preempt")).body.jobs).toHaveLength(1);
+    const badDry = await api(op, "POST", "/v1/jobs?dry_run=1", await specOf("pc-preempt", "urgent"));
+    expect(badDry.body.error.code).toBe("PRIORITY_CLASS_UNKNOWN");
+    expect((await api(op, "POST", "/v1/jobs?dry_run=maybe", await specOf("pc-preempt"))).status).toBe(400);
+
+    // The owner follows preemptions by webhook (a closed loopback port: nothing leaves the machine).
+    const hook = await api(op, "POST", "/v1/webhooks", {
+      url: "http://127.0.0.1:9/hook",
+      events: ["job.preempted"],
+    });
+    expect(hook.status).toBe(201);
 
     // Admitted beside its reservation, it preempts once confirmed (at once, or milliseconds later).
     const high = await api(op, "POST", "/v1/jobs", await specOf("pc-preempt", "high"));
     expect(high.status).toBe(201);
     const stop = await agent.next("stop", (f) => f.run_id === l1.request.run_id);
+    // The runner asks on SIGTERM: why, and by when its agent sends SIGKILL.
+    const told = (await notice()).notice;
+    expect(told).toMatchObject({ cause: "preempted", preempted_by: high.body.job.id, grace_seconds: 45 });
+    expect(Date.parse(String(told?.deadline)) - Date.now()).toBeGreaterThan(40_000);
     const waiting = (await api(op, "GET", `/v1/jobs/${high.body.job.id}`)).body.job;
     expect(waiting.pending_reasons).toMatchObject([{ code: "PREEMPTING", details: { victims: bulk } }]);
     expect(stop.grace_seconds).toBe(45);
@@ -138,9 +173,51 @@ describe("preemption through the Fleet DO", () => {
       { from: "PAUSED", to: "QUEUED", actor: "system:preempt" },
     ]);
 
+    let delivered: Array<{ id: string; type: string }> = [];
+    for (let i = 0; i < 50 && delivered.length === 0; i++) {
+      delivered = (await api(op, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries`)).body.deliveries;
+      if (delivered.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(delivered.map((d) => d.type)).toEqual(["job.preempted"]);
+    const one = await api(op, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries/${delivered[0]!.id}`);
+    expect(one.body.delivery.payload).toMatchObject({
+      type: "job.preempted",
+      data: {
+        job: { id: bulk, status: "PAUSED" },
+        transition: { from: "RUNNING", to: "PAUSED", actor: "system:preempt" },
+        detail: {
+          preempted: true,
+          cause: "priority",
+          preempted_by: high.body.job.id,
+          class: "pc-bulk",
+          grace_seconds: 45,
+        },
+      },
+    });
+    await api(op, "DELETE", `/v1/webhooks/${hook.body.webhook.id}`);
+    // And the fleet counts it for Prometheus.
+    const metrics = await SELF.fetch("http://sf.test/v1/admin/metrics", {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(await metrics.text()).toContain(
+      'starforge_preemptions_total{fleet="pc-preempt",cause="priority"} 1',
+    );
+
+    // The console shows it on both jobs: the victim's page says by whom; the preemptor's, whom it waits for.
+    const browser = await signIn(op);
+    const victimPage = (await browser.get(`/console/jobs/${bulk}`)).html;
+    expect(victimPage).toContain('data-preempted="1"');
+    expect(victimPage).toContain(`href="/console/jobs/${high.body.job.id}"`);
+    expect(victimPage).toMatch(/Priority class<\/dt>\s*<dd[^>]*>pc-bulk/);
+    const preemptorPage = (await browser.get(`/console/jobs/${high.body.job.id}`)).html;
+    expect(preemptorPage).toContain("<code>PREEMPTING</code>");
+    expect(preemptorPage).toContain(bulk);
+
     // The victim checkpoints and exits: its GPU goes to the preemptor.
     const fin = agent.report(l1.request, "stopped", { exit_code: 143 });
     await agent.next("ack", (f) => f.ref === fin);
+    // Released: the notice is gone with the run.
+    expect((await notice()).notice).toBeNull();
     const l2 = await agent.next("launch", (f) => f.request.job_id === high.body.job.id);
     agent.send({ v: 1, type: "ack", id: agent.id(), ref: l2.id });
     const r2 = agent.report(l2.request, "launched");

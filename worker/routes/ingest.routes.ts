@@ -144,6 +144,14 @@ export const ingestRoutes = new Hono<IngestEnv>()
     }
     return blobResponse(c.env, digest);
   })
+  /**
+   * Why and by when this run is being stopped (contract StopNotice), for its runner when SIGTERM comes;
+   * `{ notice: null }` while nobody asked it to stop.
+   */
+  .get("/notice", async (c) => {
+    const claims = c.get("claims");
+    return c.json({ notice: await fleetStub(c.env, claims.fleet).stopNotice(claims.sub) });
+  })
   /** Pull mode: a checkpoint of an earlier run of the same job (the run's `resume_from`). */
   .get("/checkpoint", async (c) => {
     const q = parseValue(CheckpointQuery, c.req.query());

@@ -41,6 +41,8 @@ export const priorityClassesRoutes = new Hono<Env>()
       .values(row)
       .onConflictDoUpdate({ target: schema.priorityClasses.name, set: row })
       .run();
+    // Pushed even when nothing changed: repeating a PUT that answered 503 (a fleet did not answer) is how
+    // an admin brings every fleet up to date, and a fleet that has the list already does nothing.
     await pushPriorityClasses(c.env, await readPriorityClasses(d));
     await recordAudit(c, {
       action: "priority_class.set",

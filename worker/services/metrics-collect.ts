@@ -187,6 +187,17 @@ export async function collectMetrics(env: AppEnv, now: number): Promise<Family[]
         })),
       ),
     },
+    {
+      name: "starforge_preemptions_total",
+      help: "Running jobs the fleet preempted (stopped with a checkpoint and queued again in their place), by cause: priority (a job of a higher priority class needed their GPUs).",
+      type: "counter",
+      samples: g.fleets.flatMap((f) =>
+        Object.entries(f.stats?.preempted ?? {}).map(([cause, n]) => ({
+          labels: { fleet: f.name, cause },
+          value: n,
+        })),
+      ),
+    },
     perFleet(g, "starforge_agents_enrolled", "Agents enrolled in the fleet.", (s) => s.agents.enrolled),
     perFleet(
       g,

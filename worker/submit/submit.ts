@@ -27,7 +27,7 @@ import type { Result } from "../../contract/errors.js";
 import type { JobDetail, SubmitInput } from "../../contract/fleet.schema.js";
 import { newId } from "../../contract/ids.js";
 import { totalGpus } from "../../contract/jobspec.schema.js";
-import { jobPriority } from "../../contract/quota.js";
+import { jobPriority, quotaRefusal } from "../../contract/quota.js";
 import { db } from "../../d1/client.js";
 import { GroupCommit, overWire, type Sender, toWire } from "../../durable-objects/group-commit.js";
 import { userStub } from "../../durable-objects/user/stub.js";
@@ -210,6 +210,37 @@ const GROUP_LIMITS = { maxInputs: 64, maxWeight: MAX_JOB_ARRAY, stallMs: 2_000 }
 const reservations = new GroupCommit<ReserveInput, ReserveResult>(GROUP_LIMITS);
 const queueings = new GroupCommit<SubmitInput[], Result<{ jobs: JobDetail[] }>>(GROUP_LIMITS);
 
+function isDryRun(c: Ctx): boolean {
+  const v = c.req.query("dry_run");
+  if (v === undefined) return false;
+  if (v === "1" || v === "true") return true;
+  if (v === "0" || v === "false") return false;
+  throw new AppError("BAD_REQUEST", `dry_run takes 1 or 0 (true or false), not "${v}"`);
+}
+
+/**
+ * POST /v1/jobs?dry_run=1: every check a submit makes, then what its fleet would decide now (start, preempt
+ * whom, or wait and why), with nothing reserved, queued or changed (fleet.do.ts `dryRun`). The quota's
+ * static limits are checked; its counts (active jobs, GPU-hours today) are what a real submit would meet.
+ */
+async function dryRun(c: Ctx, ready: Checked[], fleetId: string) {
+  const me = currentUser(c);
+  const quota = await userStub(c.env, me.userId).quota(me.userId);
+  for (const ch of ready) {
+    const refused = quotaRefusal(
+      { gpus: totalGpus(ch.spec), profiles: ch.spec.resources.pools.map((p) => p.profile) },
+      quota,
+      0,
+    );
+    if (refused) throw new AppError(refused.code, refused.message, refused.details);
+  }
+  const ids = ready.map(() => newId("job"));
+  const result = await fleetStub(c.env, fleetId).dryRun(
+    inputsFor(c, ready, ids, quota, { idemKey: null, requestHash: null }),
+  );
+  return c.json({ dry_run: true, jobs: unwrap(result).jobs });
+}
+
 export async function submitJobs(c: Ctx, raw: unknown) {
   const me = currentUser(c);
   const keyHeader = c.req.header("idempotency-key");
@@ -248,6 +279,7 @@ export async function submitJobs(c: Ctx, raw: unknown) {
   }
   const ready = checked;
   const fleetId = ready[0]!.fleet.id;
+  if (isDryRun(c)) return dryRun(c, ready, fleetId);
 
   // 2. The slots and the key, atomically with the token, account and quota checks.
   const now = Date.now();

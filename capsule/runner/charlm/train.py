@@ -164,6 +164,19 @@ def load(path, vocab, context):
     return Model.from_json(state), state["step"], rng
 
 
+def _stop_notice(wait_s=2.0):
+    """Why and by when the run is stopped, as its runner wrote it (it asks the control plane on SIGTERM,
+    at the same moment as this process gets it): waits for it briefly; None where there is none."""
+    if not os.environ.get("SF_STOP_NOTICE_FILE") or not report.enabled():
+        return None
+    until = time.monotonic() + wait_s
+    while True:
+        notice = report.stop_notice()
+        if notice is not None or time.monotonic() >= until:
+            return notice
+        time.sleep(0.1)
+
+
 def main(argv=None):
     params = parse_params("charlm.train", PARAMS, sys.argv[1:] if argv is None else argv)
     validate_positive(params, ("max_steps", "batch_size", "context", "checkpoint_every"))
@@ -219,6 +232,10 @@ def main(argv=None):
         if last_saved != step:
             save(model, step, rng, params, last_loss)
         print("stopped by signal %d at step %d" % (stop.signum, step), flush=True)
+        notice = _stop_notice()
+        if notice is not None:
+            by = " by %s" % notice["preempted_by"] if notice["preempted_by"] else ""
+            print("stop notice: %s%s, SIGKILL after %s" % (notice["cause"], by, notice["deadline"]), flush=True)
         report.finish()
         return 128 + stop.signum
     print("sample: %r" % sample(model, "the ", 60, params["seed"]), flush=True)

@@ -72,6 +72,10 @@ def child_env(root, m):
     # The runner ships everything the training prints (line by line, exactly once): starforge.report
     # must not send a second copy of it.
     env["SF_RUNNER_SHIPS_OUTPUT"] = "1"
+    # Where the runner writes why and by when the run is stopped, as soon as it is (starforge.report
+    # `stop_notice()` reads it; a shell can `source` it).
+    os.makedirs(os.path.join(root, ".starforge"), exist_ok=True)
+    env["SF_STOP_NOTICE_FILE"] = os.path.join(root, ".starforge", "stop-notice.env")
     # The agent sets these; the manifest is the fallback when the runner is started by hand.
     env.setdefault("STARFORGE_RUN_ID", m["run_id"])
     env.setdefault("FORGE_JOB_ID", m["job_id"])
@@ -146,6 +150,51 @@ class _Signals:
             say("the training ignored %s for %.0fs: killing it" % (why, grace))
             self.killed = True
             self.forward(signal.SIGKILL)
+
+
+def _quote(value):
+    """A value a POSIX shell reads back as is (single quotes; a quote inside closes, escapes, reopens)."""
+    return "'" + str(value).replace("'", "'\\''") + "'"
+
+
+class _StopNotice:
+    """On the first stop signal, ask the control plane why and by when (GET /v1/ingest/notice), write it
+    to SF_STOP_NOTICE_FILE for the training, and wait for the workload that long before killing it."""
+
+    def __init__(self, client, path):
+        self.client = client
+        self.path = path
+        self.grace = None  # seconds the agent gives, once known
+        self._asked = False
+
+    def ask(self):
+        if self._asked or not self.client.enabled or not self.path:
+            return
+        self._asked = True
+        threading.Thread(target=self._fetch, daemon=True).start()
+
+    def _fetch(self):
+        try:
+            answer = self.client.get("/notice", Deadline(time.monotonic() + 5.0))
+            notice = (answer or {}).get("notice")
+            if not notice:
+                return
+            lines = [
+                "SF_STOP_CAUSE=%s" % _quote(notice.get("cause", "stopped")),
+                "SF_STOP_DEADLINE=%s" % _quote(notice.get("deadline", "")),
+                "SF_STOP_GRACE_SECONDS=%s" % _quote(notice.get("grace_seconds", "")),
+                "SF_STOP_PREEMPTED_BY=%s" % _quote(notice.get("preempted_by") or ""),
+                "SF_STOP_REASON=%s" % _quote(notice.get("reason", "")),
+            ]
+            tmp = self.path + ".tmp"
+            with open(tmp, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            os.replace(tmp, self.path)
+            if isinstance(notice.get("grace_seconds"), (int, float)):
+                self.grace = float(notice["grace_seconds"])
+            say("stop notice: %s, SIGKILL after %s" % (notice.get("cause"), notice.get("deadline")))
+        except Exception as e:  # a notice is a courtesy: never let it break the stop
+            say("could not read the stop notice: %s" % e)
 
 
 def _exit_status(returncode):
@@ -261,7 +310,13 @@ def run():
     if rank == 0 and procs:
         watcher = CheckpointWatcher(env["FORGE_OUT_DIR"], run_id, poster)
     grace = _env_float("SF_STOP_GRACE_SECONDS", DEFAULT_STOP_GRACE_S)
+    notice = _StopNotice(client, env.get("SF_STOP_NOTICE_FILE"))
     while procs:
+        if sigs.received is not None:
+            notice.ask()
+            # The agent's own grace, when longer than ours: a preempted job's class may give it more.
+            if notice.grace is not None and notice.grace - 2 > grace:
+                grace = notice.grace - 2
         running = False
         for i, proc in enumerate(procs):
             if proc.poll() is None:

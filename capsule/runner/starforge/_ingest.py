@@ -176,6 +176,20 @@ class IngestClient:
         except ValueError:
             return {}
 
+    def get(self, path, deadline=None):
+        """GET ``{endpoint}{path}`` with the run's token. Returns the decoded JSON answer or None."""
+        if not self.enabled:
+            return None
+        headers = {"X-StarForge-Token": self.token, "User-Agent": "starforge-capsule/1"}
+        url = self.endpoint + path
+        status, answer = self._with_retries(path, deadline, lambda: self._attempt("GET", url, None, headers, deadline))
+        if not answer:
+            return None
+        try:
+            return json.loads(answer.decode("utf-8"))
+        except ValueError:
+            return None
+
     def put_file(self, url, headers, file_path, size, deadline=None):
         """PUT a file's bytes where /artifact/upload said. Streams from disk; True on success."""
 

@@ -27,15 +27,17 @@ In a distributed run (RANK set) only rank 0 reports metrics, under their own key
 """
 
 import atexit
+import datetime
 import math
 import os
+import shlex
 import threading
 
 from starforge import _environment
 from starforge._capture import OutputCapture
 from starforge._ingest import Deadline, IngestClient, now_iso
 
-__all__ = ["init", "log", "log_hparams", "finish", "enabled", "StarForgeCallback"]
+__all__ = ["init", "log", "log_hparams", "finish", "enabled", "stop_notice", "StarForgeCallback"]
 
 MAX_ITEMS_PER_BATCH = 256  # the ingest contract's MAX_METRIC_POINTS
 MAX_KEY_LENGTH = 256
@@ -419,6 +421,52 @@ def log_hparams(params):
             rep.log_hparams(params)
     except Exception:
         pass
+
+
+def stop_notice():
+    """Why and by when this run is being stopped, once it is; None before (or outside StarForge).
+
+    The runner writes it as soon as the stop comes (SIGTERM to every rank): a dict with ``cause``
+    (``"preempted"`` when a job of a higher priority class needs the GPUs, else ``"stopped"``),
+    ``deadline`` (ISO 8601: SIGKILL follows then), ``grace_seconds``, ``seconds_left`` (from now),
+    ``preempted_by`` (a job id, or None) and ``reason``. Code that polls between steps can checkpoint
+    and exit before the deadline.
+    """
+    path = os.environ.get("SF_STOP_NOTICE_FILE")
+    if not path:
+        return None
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return None
+    values = {}
+    for line in text.splitlines():
+        key, sep, raw = line.partition("=")
+        if not sep:
+            continue
+        try:
+            parts = shlex.split(raw)
+        except ValueError:
+            continue
+        values[key] = parts[0] if parts else ""
+    deadline = values.get("SF_STOP_DEADLINE") or None
+    left = None
+    if deadline:
+        try:
+            at = datetime.datetime.strptime(deadline[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+            left = max(0.0, (at - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
+        except ValueError:
+            left = None
+    grace = values.get("SF_STOP_GRACE_SECONDS")
+    return {
+        "cause": values.get("SF_STOP_CAUSE") or "stopped",
+        "deadline": deadline,
+        "grace_seconds": int(grace) if grace and grace.isdigit() else None,
+        "seconds_left": left,
+        "preempted_by": values.get("SF_STOP_PREEMPTED_BY") or None,
+        "reason": values.get("SF_STOP_REASON") or "",
+    }
 
 
 def enabled():

@@ -11,9 +11,11 @@ export interface SubmitFlags {
   priorityClass?: string;
   name?: string;
   follow?: boolean;
+  /** Ask what would happen (start, preempt whom, wait why); submit nothing. */
+  dryRun?: boolean;
 }
 
-export interface SweepFlags extends Omit<SubmitFlags, "follow"> {
+export interface SweepFlags extends Omit<SubmitFlags, "follow" | "dryRun"> {
   setGrid?: string[];
   max: string;
 }

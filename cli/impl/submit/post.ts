@@ -2,8 +2,9 @@
 
 import { randomUUID } from "node:crypto";
 import { sleepBackoff } from "../../../contract/backoff.js";
+import type { DryRunJob } from "../../../contract/fleet.schema.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
-import { JobAnswer, JobsAnswer } from "../../../contract/responses.schema.js";
+import { DryRunAnswer, JobAnswer, JobsAnswer } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { CliError } from "../../errors.js";
 import { c, info, status } from "../../output.js";
@@ -39,6 +40,35 @@ export async function postJob(api: Api, spec: JobSpec, key: string): Promise<Job
     const r = await api.post("/v1/jobs", JobAnswer, spec, { headers: { "idempotency-key": key } });
     return r.job;
   });
+}
+
+/** Asks what submitting `spec` would do now (POST /v1/jobs?dry_run=1): nothing is queued. */
+export async function dryRunJob(api: Api, spec: JobSpec): Promise<DryRunJob> {
+  const r = await api.post("/v1/jobs?dry_run=1", DryRunAnswer, spec);
+  return r.jobs[0]!;
+}
+
+/** A dry run's answer, for people. */
+export function describeDryRun(d: DryRunJob): string[] {
+  if (d.would === "start") {
+    const nodes = [...new Set(d.placement.map((p) => p.node_id))];
+    return [`${c.green("would start now")} on ${nodes.length} node(s); nothing was submitted`];
+  }
+  if (d.would === "preempt") {
+    return [
+      `${c.yellow("would preempt")} ${d.preempts.length} running job(s), which checkpoint and wait in their place:`,
+      ...d.preempts.map(
+        (v) =>
+          `  ${v.job_id}  ${v.name}  (${v.priority_class}, ${v.gpus} GPU${v.gpus === 1 ? "" : "s"}, ${v.user_id})`,
+      ),
+      "nothing was submitted",
+    ];
+  }
+  return [
+    `${c.yellow("would wait")}:`,
+    ...d.pending_reasons.map((r) => `  ${r.code}: ${r.message}`),
+    "nothing was submitted",
+  ];
 }
 
 /** Posts a job array: the server admits every job or none, in one request. */

@@ -6,7 +6,7 @@ import { followExitCode, followJob } from "../job/follow.js";
 import { parseSets } from "../project/validate.js";
 import type { SubmitFlags } from "./flags.js";
 import { resolveHyperparams } from "./params.js";
-import { describeJob, idempotencyKey, postJob } from "./post.js";
+import { describeDryRun, describeJob, dryRunJob, idempotencyKey, postJob } from "./post.js";
 import { loadLocal, prepareRemote } from "./prepare.js";
 import { buildSpec, jobName } from "./spec.js";
 
@@ -31,6 +31,13 @@ export async function submit(cmd: Command, expName: string, o: SubmitFlags): Pro
     workspace: remote.workspace,
     provenance: remote.provenance,
   });
+  if (o.dryRun) {
+    const plan = await dryRunJob(remote.api, spec);
+    emit({ dry_run: true, job: plan, upload: remote.upload }, () => {
+      for (const line of describeDryRun(plan)) print(line);
+    });
+    return;
+  }
   const job = await postJob(remote.api, spec, key);
   emit({ job, upload: remote.upload }, () => {
     for (const line of describeJob(job)) print(line);

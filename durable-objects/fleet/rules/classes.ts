@@ -2,6 +2,8 @@
  * The priority classes a fleet decides with (contract/priority-classes.ts): the Worker pushes the whole
  * list whenever an admin changes it, and the fleet keeps it in meta; until then, the built-ins.
  */
+
+import { ALLOCATED_STATES } from "../../../contract/job-states.js";
 import {
   BUILTIN_PRIORITY_CLASSES,
   DEFAULT_PRIORITY_CLASS,
@@ -36,10 +38,29 @@ export function classOf(s: FleetState, name: string): PriorityClass {
   return classes.get(name) ?? classes.get(DEFAULT_PRIORITY_CLASS) ?? BUILTIN_PRIORITY_CLASSES[2]!;
 }
 
-/** The Worker pushes the classes after an admin changed them: the next decision uses them. */
+/**
+ * The Worker pushes the classes after an admin changed them: the next decision uses them. A scheduling
+ * pass runs now only when a class a waiting or running job names changed (added, removed or different):
+ * a class no job of this fleet uses changes none of its decisions, and every fleet gets every change.
+ */
 export function setPriorityClasses(t: Tx, classes: readonly PriorityClass[]): void {
   const raw = JSON.stringify(classes);
   if (t.s.meta(PRIORITY_CLASSES_KEY) === raw) return;
+  const before = priorityClasses(t.s);
   t.setMeta(PRIORITY_CLASSES_KEY, raw);
-  t.schedule();
+  const after = priorityClasses(t.s);
+  const changed = new Set(
+    [...before.keys(), ...after.keys()].filter(
+      (name) => JSON.stringify(before.get(name)) !== JSON.stringify(after.get(name)),
+    ),
+  );
+  if (changed.has(DEFAULT_PRIORITY_CLASS)) {
+    // A job whose class was removed counts as the default class.
+    t.schedule();
+    return;
+  }
+  const inUse = ["QUEUED", ...ALLOCATED_STATES].some((status) =>
+    t.s.jobsByStatus(status).some((j) => changed.has(j.priority_class)),
+  );
+  if (inUse) t.schedule();
 }

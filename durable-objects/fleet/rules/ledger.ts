@@ -8,6 +8,7 @@ import type { FleetConfig } from "../../../contract/fleet.schema.js";
 import { nowIso } from "../../../contract/ids.js";
 import { type JobState, transition } from "../../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../../contract/launch-request.schema.js";
+import { noticeKey } from "../keys.js";
 import type { JobEventRecord, JobSnapshot, NodeSnapshot, OutboxEntry, RunSnapshot } from "../outbox-entry.js";
 import type { AllocRow, JobRow, NodeRow, RunRow } from "../rows.js";
 import { splitByUtcDay } from "../scheduler/usage.js";
@@ -120,6 +121,7 @@ export function releaseRun(t: Tx, run: RunRow): void {
   if (run.ended_at !== null) return;
   const nodeIds = new Set((JSON.parse(run.placement) as Placement[]).map((p) => p.node_id));
   t.put({ kind: "free", run_id: run.id });
+  t.deleteMeta(noticeKey(run.id));
   t.put({ kind: "settle", run_id: run.id, rank: null, command: "launch", at: t.now });
   run.ended_at = t.now;
   run.version += 1;

@@ -19,7 +19,7 @@ import { nowIso } from "../../../contract/ids.js";
 import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
 import type { PriorityClass } from "../../../contract/priority-classes.js";
-import { PREEMPTION_KEY, preemptedKey } from "../keys.js";
+import { PREEMPTED_TOTAL_KEY, PREEMPTION_KEY, preemptedKey } from "../keys.js";
 import type { JobRow } from "../rows.js";
 import { GONE_RANK_STATES } from "../rows.js";
 import { type Decision, preemptingReason, type ReservationInput } from "../scheduler/policy.js";
@@ -240,6 +240,8 @@ function stopVictim(
   if (job?.status !== "RUNNING" || !run) return;
   const seen = preemptedBefore(t.s, job.id);
   t.setMeta(preemptedKey(job.id), JSON.stringify({ n: seen.n + 1, at: t.now }));
+  const total = JSON.parse(t.s.meta(PREEMPTED_TOTAL_KEY) ?? "{}") as Record<string, number>;
+  t.setMeta(PREEMPTED_TOTAL_KEY, JSON.stringify({ ...total, priority: (total.priority ?? 0) + 1 }));
   const deadline = nowIso(t.now + vcls.grace_seconds * 1000);
   const reason = `preempted by ${preemptor.id} (priority class ${pcls.name}, value ${pcls.value}, above ${vcls.name}, ${vcls.value})`;
   setStatus(t, job, "PAUSED", "system:preempt", {
@@ -253,7 +255,7 @@ function stopVictim(
     deadline,
     run_id: run.id,
   });
-  stopRun(t, run, "PAUSED", reason, vcls.grace_seconds);
+  stopRun(t, run, "PAUSED", reason, vcls.grace_seconds, preemptor.id);
   const now = t.s.job(job.id);
   if (now?.status === "PAUSED") {
     // Queued again, waiting for the run it was stopped in (the pass running now listed the queue before).

@@ -18,11 +18,12 @@ import type {
 } from "../../../contract/fleet.schema.js";
 import { nowIso } from "../../../contract/ids.js";
 import { imageAllowed } from "../../../contract/image-allowlist.js";
+import type { StopNotice } from "../../../contract/ingest.schema.js";
 import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import { classRefusal, DEFAULT_PRIORITY_CLASS } from "../../../contract/priority-classes.js";
 import { jobPriority } from "../../../contract/quota.js";
-import { ANY_ABANDONED, abandonedKey, movedKey, retriesKey } from "../keys.js";
+import { ANY_ABANDONED, abandonedKey, movedKey, noticeKey, retriesKey } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
 import { retryTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
@@ -298,9 +299,22 @@ export function stopRun(
   status: string,
   reason: string,
   graceSeconds = STOP_GRACE_SECONDS,
+  preemptedBy: string | null = null,
 ): void {
   closeRun(t, run, status, reason, null);
-  for (const r of t.s.ranks(run.id)) stopRank(t, run, r, reason, graceSeconds);
+  let told = false;
+  for (const r of t.s.ranks(run.id)) told = stopRank(t, run, r, reason, graceSeconds) || told;
+  // What its runner reads when the SIGTERM comes (GET /v1/ingest/notice); the first stop's deadline holds.
+  if (told && t.s.meta(noticeKey(run.id)) === null) {
+    const notice: StopNotice = {
+      reason,
+      deadline: nowIso(t.now + graceSeconds * 1000),
+      grace_seconds: graceSeconds,
+      cause: preemptedBy ? "preempted" : "stopped",
+      preempted_by: preemptedBy,
+    };
+    t.setMeta(noticeKey(run.id), JSON.stringify(notice));
+  }
   releaseIfGone(t, run);
 }
 
@@ -308,15 +322,22 @@ function setRank(t: Tx, r: RankRow, state: string, exitCode: number | null, reas
   t.put({ kind: "rank", row: { ...r, state, exit_code: exitCode, reason, updated_at: t.now } });
 }
 
-function stopRank(t: Tx, run: RunRow, r: RankRow, reason: string, graceSeconds = STOP_GRACE_SECONDS): void {
-  if (GONE_RANK_STATES.has(r.state)) return;
+/** Ends one rank; true when an agent is told to stop it (a stop command), false when nothing runs. */
+function stopRank(
+  t: Tx,
+  run: RunRow,
+  r: RankRow,
+  reason: string,
+  graceSeconds = STOP_GRACE_SECONDS,
+): boolean {
+  if (GONE_RANK_STATES.has(r.state)) return false;
   const open = t.s.openCommands(r.node_id).filter((c) => c.run_id === run.id && c.rank === r.rank);
   const launch = open.find((c) => c.kind === "launch");
   if (r.state === "pending" && (!launch || launch.sent_at === null)) {
     // Never reached an agent: nothing can be running.
     setRank(t, r, "cancelled", null, reason);
     t.put({ kind: "settle", run_id: run.id, rank: r.rank, command: "launch", at: t.now });
-    return;
+    return false;
   }
   if (!open.some((c) => c.kind === "stop")) {
     t.put({
@@ -332,6 +353,7 @@ function stopRank(t: Tx, run: RunRow, r: RankRow, reason: string, graceSeconds =
       },
     });
   }
+  return true;
 }
 
 function releaseIfGone(t: Tx, run: RunRow): void {

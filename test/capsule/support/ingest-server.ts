@@ -76,6 +76,8 @@ export class IngestServer {
   private readonly rendezvousRuns = new Map<string, RendezvousRun>();
   /** How long a rendezvous answer takes to come back once decided (a slow network or control plane). */
   rendezvousLatencyMs = 0;
+  /** What GET /notice answers (the control plane's StopNotice for the run), null: not being stopped. */
+  notice: Record<string, unknown> | null = null;
   private server: Server | null = null;
   port = 0;
 
@@ -242,6 +244,11 @@ export class IngestServer {
     const record = (status: number, body: unknown): void => {
       this.requests.push({ method, path, token, status, body });
     };
+    if (method === "GET" && path === "/notice" && token === this.token) {
+      record(200, null);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ notice: this.notice }));
+      return;
+    }
     if (method !== "POST" || path === "?") {
       record(404, null);
       res.writeHead(404).end();

@@ -124,6 +124,26 @@ const Actions: FC<{ detail: JobDetail; session: Session }> = ({ detail, session 
   );
 };
 
+/** A job a higher priority class displaced: how often, the last time by which job, and what follows. */
+const Preempted: FC<{ detail: JobDetail }> = ({ detail }) => {
+  const times = detail.events.filter(
+    (e) =>
+      e.to === "PAUSED" && e.actor === "system:preempt" && (e.detail as { preempted?: unknown })?.preempted,
+  );
+  const last = times.at(-1);
+  if (!last) return null;
+  const d = last.detail as { preempted_by?: string; grace_seconds?: number };
+  return (
+    <p class="preempted note" data-preempted={String(times.length)}>
+      {`Preempted ${times.length === 1 ? "once" : `${times.length} times`}, last `}
+      <Time iso={last.ts} />
+      {" by "}
+      {d.preempted_by ? <a href={jobPath(d.preempted_by)}>{d.preempted_by}</a> : "a higher priority class"}
+      {`: it had ${d.grace_seconds ?? "?"} s to checkpoint and waits in its place to resume from it (no retry used).`}
+    </p>
+  );
+};
+
 const Header: FC<{ detail: JobDetail; nodeNames: Map<string, string>; session: Session }> = ({
   detail,
   nodeNames,
@@ -150,6 +170,7 @@ const Header: FC<{ detail: JobDetail; nodeNames: Map<string, string>; session: S
         {showReason ? <span class="reason">{latest!.reason}</span> : null}
       </p>
       <p class="live-status note" aria-live="polite" data-live-status="" />
+      <Preempted detail={detail} />
       {job.status === "QUEUED" && job.pending_reasons.length > 0 ? (
         <div class="pending">
           <h2>Waiting because</h2>
@@ -166,6 +187,7 @@ const Header: FC<{ detail: JobDetail; nodeNames: Map<string, string>; session: S
       <dl class="job-facts">
         <Fact term="Profile">{profiles.length ? profiles.join(", ") : "—"}</Fact>
         <Fact term="GPUs">{String(job.gpus)}</Fact>
+        <Fact term="Priority class">{job.priority_class ?? "normal"}</Fact>
         <Fact term={nodes.length > 1 ? "Nodes" : "Node"}>
           {nodes.length
             ? nodes.map((n, i) => (
