@@ -35,7 +35,7 @@ import { runEvent } from "./rules/events.js";
 import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
 import { type NodeAction, type NodeAdminReport, nodeAction } from "./rules/nodes.js";
-import { holdExpired } from "./rules/preempt.js";
+import { checkpointed, holdExpired } from "./rules/preempt.js";
 import {
   action,
   confirmAdmissions,
@@ -82,6 +82,8 @@ export type FleetEvent =
   | { type: "sent"; commandId: string }
   /** The checkpoint a run continues from was resolved (JSON of ResumeFrom | null). */
   | { type: "resume_resolved"; runId: string; body: string }
+  /** A run's runner registered a stored checkpoint (its step, if it said). */
+  | { type: "checkpointed"; runId: string; step: number | null }
   /** A timer row came due: `schedule`, `windows`, `retry:<job>`, `lost:<node>`. */
   | { type: "timer"; id: string }
   /** An admin cordons, uncordons, drains, revokes or removes a node (by id or name). */
@@ -109,6 +111,7 @@ export interface FleetResults {
   launch_failed: undefined;
   sent: undefined;
   resume_resolved: undefined;
+  checkpointed: undefined;
   timer: undefined;
   node_admin: Result<NodeAdminReport>;
 }
@@ -139,6 +142,9 @@ export function decide<E extends FleetEvent>(
 const KEEPS_STEADY = new Set<FleetEvent["type"]>([
   "submit",
   "sent",
+  // A checkpoint changes which running job preemption prefers, not what a full pass places (one that ends
+  // an exemption runs a full pass).
+  "checkpointed",
   // A confirmation changes what scheduling reads only with another quota (then a full pass runs); a
   // withdrawal frees GPUs and runs a full pass.
   "confirm_admissions",
@@ -196,6 +202,9 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
       return undefined;
     case "resume_resolved":
       resumeResolved(t, e.runId, e.body);
+      return undefined;
+    case "checkpointed":
+      checkpointed(t, e.runId, e.step);
       return undefined;
     case "timer":
       timerDue(t, e.id);

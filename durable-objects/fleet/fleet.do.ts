@@ -129,6 +129,12 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     return answer!;
   }
 
+  /** Run `runId`'s runner registered a stored checkpoint (POST /v1/ingest/artifact, kind checkpoint). */
+  async checkpointed(runId: string, step: number | null): Promise<void> {
+    this.decide({ type: "checkpointed", runId, step });
+    await this.afterChange();
+  }
+
   /** Why and by when run `runId` is being stopped (GET /v1/ingest/notice), or null: nobody asked it to. */
   async stopNotice(runId: string): Promise<StopNotice | null> {
     const raw = this.store.meta(noticeKey(runId));

@@ -8,6 +8,12 @@ export const MOVED_PREFIX = "moved:";
 const RETRIES_PREFIX = "retries:";
 /** How often a job was preempted, and when last (rules/preempt.ts): `preempted:<job>`. */
 export const PREEMPTED_PREFIX = "preempted:";
+/** A job's newest stored checkpoint as its runner registered it (rules/preempt.ts): `checkpoint:<job>`. */
+export const CHECKPOINT_PREFIX = "checkpoint:";
+
+export function checkpointKey(jobId: string): string {
+  return `${CHECKPOINT_PREFIX}${jobId}`;
+}
 const ABANDONED_PREFIX = "abandoned:";
 const NOTICE_PREFIX = "notice:";
 
@@ -54,6 +60,7 @@ export function isPerJobKey(key: string): boolean {
     key.startsWith(RETRIES_PREFIX) ||
     key.startsWith(ABANDONED_PREFIX) ||
     key.startsWith(PREEMPTED_PREFIX) ||
+    key.startsWith(CHECKPOINT_PREFIX) ||
     key.startsWith(NOTICE_PREFIX)
   );
 }

@@ -9,7 +9,7 @@
  * check the invalidation. A transaction that rolls back must `clear` it: a value derived inside it may
  * rest on rows it undid.
  */
-import { NODE_ADMIN_PREFIX, PRIORITY_CLASSES_KEY } from "./keys.js";
+import { CHECKPOINT_PREFIX, NODE_ADMIN_PREFIX, PRIORITY_CLASSES_KEY } from "./keys.js";
 
 /** What a memo needs of an effect (state.ts `FleetEffect`; named apart, as state.ts holds a Memo). */
 type Change = { kind: string; key?: string; row?: unknown };
@@ -33,11 +33,14 @@ const DERIVED_FROM: Record<MemoName, (e: Change) => boolean> = {
     (e.kind === "meta" && e.key !== undefined && e.key.startsWith(NODE_ADMIN_PREFIX)),
   recent_runs: (e) => e.kind === "run" || e.kind === "job_gone",
   // Only a job that starts running adds to the list (it is written as RUNNING); one that leaves RUNNING is
-  // skipped where the list is read (rules/preempt.ts `stillRunning`). Run writes come with their job's.
+  // skipped where the list is read (rules/preempt.ts `stillRunning`). Run writes come with their job's. A
+  // new checkpoint moves a job in the order (and may end its exemption).
   preemptible: (e) =>
     (e.kind === "job" && (e.row as { status?: unknown } | undefined)?.status === "RUNNING") ||
     e.kind === "job_gone" ||
-    (e.kind === "meta" && e.key === PRIORITY_CLASSES_KEY),
+    (e.kind === "meta" &&
+      e.key !== undefined &&
+      (e.key === PRIORITY_CLASSES_KEY || e.key.startsWith(CHECKPOINT_PREFIX))),
 };
 
 export class Memo {

@@ -207,6 +207,28 @@ while true; do echo tick; sleep 0.05; done
     expect(server.requests.filter((r) => r.path === "/notice")).toHaveLength(1);
   });
 
+  it("waits for the training until the notice's deadline when it is later than its own stop grace", async () => {
+    // The runner's own grace is 1 s here; the notice gives 5 s (it waits 5 - 2 = 3 s); the training takes 2.
+    server.notice = {
+      reason: "preempted",
+      deadline: "2030-01-01T00:00:00.000Z",
+      grace_seconds: 5,
+      cause: "preempted",
+      preempted_by: "job_high",
+    };
+    const script = `#!/usr/bin/env bash
+trap 'sleep 2; echo "checkpoint written"; exit 0' TERM
+while true; do echo tick; sleep 0.05; done
+`;
+    const run = makeRunDir({ endpoint: server.endpoint, workspace: { "train.sh": script } });
+    const proc = startBootstrap(run, { ...rankEnv(run, server.endpoint, TOKEN), SF_STOP_GRACE_SECONDS: "1" });
+    await until(() => server.logLines("stdout").length >= 5, 20_000, "five ticks at the server");
+    process.kill(-proc.child.pid!, "SIGTERM");
+    const res = await proc.done;
+    expect(res.stderr).not.toContain("killing it");
+    expect(server.logLines("stdout")).toContain("checkpoint written");
+  });
+
   it("leaves no process behind: what the script started in the background is stopped", async () => {
     const script = `#!/usr/bin/env bash
 sleep 300 & echo $! > "$FORGE_OUT_DIR/holds-pipes.pid"

@@ -21,6 +21,7 @@ import { type KubeTarget, kubeTarget } from "../support/kuberay-target.js";
 import {
   describeState,
   expectNoOrphans,
+  jobDetail,
   newOperator,
   restartAgent,
   stepper,
@@ -151,6 +152,71 @@ describe(`a kuberay fleet (${process.env.SF_KUBERAY_KUBECONFIG ? "a real cluster
     await ck.expectContinued(cp, op, id, second.id, stopStep, before.at(-1)!.value);
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
     await waitForStatus(cp, op, id, ["STOPPED"], 60_000);
+  });
+
+  it("preemption: a high job displaces one low job; its RayJob is deleted after the capsule checkpointed, and the next one continues from it", async () => {
+    await ck.allowPreemption(cp, "k8s-op");
+    const charlm = (name: string, priorityClass: string, maxSteps: number) =>
+      ck.submitCharlm(cp, op, { fleet: FLEET, name, gpus: 4, maxSteps, priorityClass });
+    // Two low jobs fill both nodes (4 GPUs each).
+    const lows = [await charlm("k8s-low-a", "low", 3000), await charlm("k8s-low-b", "low", 3000)];
+    const firsts = new Map<string, string>();
+    for (const id of lows) {
+      jobs.add(id);
+      const run = (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).job.current_run_id!;
+      firsts.set(id, run);
+      await ck.waitForStep(cp, op, id, run, 100, 60_000);
+    }
+    const rayJobs = new Map(
+      await Promise.all(lows.map(async (id) => [id, await rayJobOf(firsts.get(id)!)] as const)),
+    );
+
+    const asked = Date.now();
+    const high = await charlm("k8s-high", "high", 200);
+    jobs.add(high);
+    await waitForStatus(cp, op, high, ["RUNNING", "SUCCEEDED"], 75_000);
+    expect(Date.now() - asked, "the high job runs within the victim's grace (60 s) + 15 s").toBeLessThan(
+      75_000,
+    );
+    // One victim (the one whose run started last, as the fleet saw them start); the other ran on.
+    const runsOf = async (id: string) => (await jobDetail(cp, op, id)).runs;
+    const paused = [];
+    for (const id of lows) if ((await runsOf(id))[0]!.status === "PAUSED") paused.push(id);
+    expect(paused).toHaveLength(1);
+    const victim = paused[0]!;
+    const spared = lows.find((id) => id !== victim)!;
+    expect(await runsOf(spared)).toHaveLength(1);
+    const first = firsts.get(victim)!;
+    await ck.waitReleased(cp, op, victim, first);
+    // The agent deletes the RayJob once the control plane has the run's end.
+    const firstJob = rayJobs.get(victim)!;
+    await waitFor(
+      "the victim's RayJob to be deleted",
+      async () => (await target.rayJobUid(firstJob)) === null,
+      30_000,
+    );
+    const stopStep = await ck.lastCheckpointStep(cp, op, victim, first);
+    expect(stopStep).toBeGreaterThanOrEqual(100);
+    const before = await ck.points(cp, op, victim, first);
+
+    expect((await waitForStatus(cp, op, high, ["SUCCEEDED", "FAILED"], 90_000)).job.status).toBe("SUCCEEDED");
+    const second = await waitFor(
+      "run 2",
+      async () => (await waitForStatus(cp, op, victim, ["RUNNING", "SUCCEEDED"], 60_000)).runs[1],
+      60_000,
+    );
+    await ck.waitForStep(cp, op, victim, second.id, stopStep + 10, 60_000);
+    await ck.expectContinued(cp, op, victim, second.id, stopStep, before.at(-1)!.value);
+    const events = (await call(cp, op, "GET", `/v1/jobs/${victim}`)).body.events as Array<{
+      to: string;
+      actor: string;
+    }>;
+    expect(events.some((e) => e.to === "PAUSED" && e.actor === "system:preempt")).toBe(true);
+    expect(events.some((e) => e.to === "FAILED")).toBe(false);
+    for (const id of lows) {
+      expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
+      await waitForStatus(cp, op, id, ["STOPPED", "SUCCEEDED"], 60_000);
+    }
   });
 
   it("stop deletes the RayJob; its RayCluster, pods and Secret go with it, and the training's processes end", async () => {

@@ -12,9 +12,11 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { STOP_GRACE_SECONDS } from "../../durable-objects/fleet/rules/runs.js";
+import * as ck from "../support/checkpoints.js";
 import { type ControlPlane, call, groupAlive, startControlPlane } from "../support/control-plane.js";
 import { expectDdpTrained, metric, runLines, submitDdp, torchPythonDir } from "../support/ddp.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
+import { waitForStatus } from "../support/jobs.js";
 import {
   describeState,
   expectNoOrphans,
@@ -118,6 +120,41 @@ async function untilStep(id: string, runId: string, step: number, timeoutMs = 12
   );
 }
 
+/** The step a gang stopped at (its stored checkpoint), checking that every rank said it stopped there. */
+async function gangStopStep(id: string, runId: string): Promise<number> {
+  const arts = (await call(cp, op, "GET", `/v1/jobs/${id}/artifacts?run=${runId}`)).body.artifacts as Array<{
+    kind: string;
+    step: number | null;
+    stored: boolean;
+  }>;
+  const stopStep = Math.max(
+    ...arts.filter((a) => a.kind === "checkpoint" && a.stored).map((a) => a.step ?? -1),
+  );
+  const lines = await runLines(cp, op, id, runId);
+  for (const r of [0, 1]) {
+    expect(
+      lines.some((l) => l.rank === r && l.line === `rank ${r} stopped by signal at step ${stopStep}`),
+      `rank ${r} stopped at step ${stopStep}`,
+    ).toBe(true);
+  }
+  return stopStep;
+}
+
+/** Continues from `stopStep` on run 2, then stops the job. */
+async function continuesThenStop(id: string, stopStep: number): Promise<string> {
+  const run2 = (await waitFor("run 2", async () => (await jobDetail(cp, op, id)).runs[1], 60_000)).id;
+  await untilStep(id, run2, stopStep + 10);
+  const points = await metric(cp, op, id, run2, "train/loss");
+  expect(points[0]!.step).toBe(stopStep + 1);
+  expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
+  await waitFor(
+    "the job to stop",
+    async () => (await jobDetail(cp, op, id)).job.status === "STOPPED",
+    60_000,
+  );
+  return run2;
+}
+
 describe("multi-node torch/ddp on two agents (process runtime)", () => {
   it("the fleet view shows the address each node's peers reach it at", async () => {
     const view = await fleetView(cp, FLEET);
@@ -210,26 +247,13 @@ describe("multi-node torch/ddp on two agents (process runtime)", () => {
       60_000,
     );
     expect((await jobDetail(cp, op, id)).job.status).toBe("PAUSED");
-    const arts = (await call(cp, op, "GET", `/v1/jobs/${id}/artifacts?run=${run1}`)).body.artifacts as Array<{
-      kind: string;
-      step: number | null;
-      stored: boolean;
-    }>;
-    const stopStep = Math.max(
-      ...arts.filter((a) => a.kind === "checkpoint" && a.stored).map((a) => a.step ?? -1),
-    );
+    const stopStep = await gangStopStep(id, run1);
     expect(stopStep, "the stop wrote a checkpoint at the step the gang stopped").toBeGreaterThanOrEqual(40);
-    const lines1 = await runLines(cp, op, id, run1);
-    for (const r of [0, 1]) {
-      expect(
-        lines1.some((l) => l.rank === r && l.line === `rank ${r} stopped by signal at step ${stopStep}`),
-      ).toBe(true);
-    }
     step(`run 1 stopped at step ${stopStep}; resuming`);
 
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/resume`)).status).toBe(200);
-    const run2 = (await waitFor("run 2", async () => (await jobDetail(cp, op, id)).runs[1], 60_000)).id;
-    await untilStep(id, run2, stopStep + 10);
+    // Each rank resumed at the step: said by both before the loss continues from stopStep + 1.
+    const run2 = await continuesThenStop(id, stopStep);
     const lines2 = await runLines(cp, op, id, run2);
     for (const r of [0, 1]) {
       expect(
@@ -239,15 +263,38 @@ describe("multi-node torch/ddp on two agents (process runtime)", () => {
         `rank ${r} resumed at step ${stopStep}`,
       ).toBe(true);
     }
-    const points = await metric(cp, op, id, run2, "train/loss");
-    expect(points[0]!.step).toBe(stopStep + 1);
-    step("run 2 continued from the checkpoint on both ranks; stopping");
-    expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
-    await waitFor(
-      "the job to stop",
-      async () => (await jobDetail(cp, op, id)).job.status === "STOPPED",
-      60_000,
-    );
+  });
+
+  it("preemption takes the whole 2-node gang: both ranks stop at one step, the preemptor runs, the gang resumes there", async () => {
+    const step = stepper("ddp-preempt");
+    await ck.allowPreemption(cp, "mn-op");
+    const id = await submitDdp(cp, op, {
+      name: "ddp-low",
+      fleet: FLEET,
+      nodes: 2,
+      gpusPerNode: 2,
+      profile: "h200-2pn",
+      hyperparams: { max_steps: 1_000_000, checkpoint_every: 100_000 },
+      priorityClass: "low",
+    });
+    jobs.add(id);
+    const run1 = (await waitFor("run 1", async () => (await jobDetail(cp, op, id)).runs[0], 30_000)).id;
+    await untilStep(id, run1, 40);
+    step("the gang passed step 40; a high job asks for one GPU");
+    const high = await ck.submitCharlm(cp, op, {
+      fleet: FLEET,
+      name: "ddp-high",
+      maxSteps: 100,
+      priorityClass: "high",
+    });
+    jobs.add(high);
+    expect((await waitForStatus(cp, op, high, ["SUCCEEDED", "FAILED"], 90_000)).job.status).toBe("SUCCEEDED");
+    const run = (await jobDetail(cp, op, id)).runs[0]!;
+    expect(run).toMatchObject({ status: "PAUSED" });
+    expect(run.ended_at).not.toBeNull();
+    const stopStep = await gangStopStep(id, run1);
+    step(`the gang stopped at step ${stopStep}; it resumes once the high job is done`);
+    await continuesThenStop(id, stopStep);
   });
 
   it("killing one rank's training mid-run fails the job within 15 s and stops the other rank", async () => {

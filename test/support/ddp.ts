@@ -40,6 +40,7 @@ export async function submitDdp(
     maxRetries?: number;
     /** Container fleets: the torch image to run in (the recipe has no default image). */
     image?: string;
+    priorityClass?: string;
   },
 ): Promise<string> {
   const spec = baseSpec({
@@ -52,7 +53,11 @@ export async function submitDdp(
   spec.resources.pools = [
     { name: "default", profile: o.profile, series: "h200", nodes: o.nodes, gpus_per_node: o.gpusPerNode },
   ];
-  spec.lifecycle = { max_retries: o.maxRetries ?? 0, retry_on_user_failure: false };
+  spec.lifecycle = {
+    max_retries: o.maxRetries ?? 0,
+    retry_on_user_failure: false,
+    ...(o.priorityClass ? { priority_class: o.priorityClass } : {}),
+  };
   const r = await call(cp, token, "POST", "/v1/jobs", spec);
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return (r.body.job as { id: string }).id;

@@ -20,6 +20,8 @@ type Op =
   | { op: "stopped"; run: number }
   | { op: "exit"; run: number; code: number }
   | { op: "advance"; ms: number }
+  /** A running job's runner registered a checkpoint (it moves in victim order; it may end an exemption). */
+  | { op: "checkpoint"; run: number }
   | { op: "classes"; zero: boolean };
 
 const CLASSES = ["scavenger", "low", "normal", "high", "critical"];
@@ -49,6 +51,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("classes" as const), zero: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("checkpoint" as const), run: fc.nat() }) },
 );
 
 const pick = <T>(xs: T[], i: number): T | undefined => (xs.length === 0 ? undefined : xs[i % xs.length]);
@@ -106,6 +109,14 @@ function play(f: Fleet, o: Op): void {
     case "advance":
       f.advance(o.ms);
       return;
+    case "checkpoint": {
+      const run = pick(
+        open.filter((r) => r.status === "RUNNING"),
+        o.run,
+      );
+      if (run) f.decide({ type: "checkpointed", runId: run.id, step: null });
+      return;
+    }
     case "classes":
       f.decide({
         type: "set_priority_classes",

@@ -193,6 +193,19 @@ describe("preemption", () => {
     f.checkInvariants();
   });
 
+  it("prefers, among equals, the job that checkpointed last (cheapest to interrupt) over the newest start", () => {
+    const f = fleet();
+    f.agent("gpu-a", 2);
+    const older = running(f, { gpus: 1, priorityClass: "low" });
+    f.advance(1000);
+    const newer = running(f, { gpus: 1, priorityClass: "low" });
+    f.advance(1000);
+    f.decide({ type: "checkpointed", runId: f.currentRun(older).id, step: 50 });
+    const high = f.submit({ gpus: 1, priorityClass: "high" });
+    expect(reasonsOf(f, high)[0]!.details.victims).toBe(older);
+    expect(f.job(newer).status).toBe("RUNNING");
+  });
+
   it("prefers the lowest class, then the newest start", () => {
     const f = fleet();
     f.agent("gpu-a", 3);
@@ -227,6 +240,26 @@ describe("preemption", () => {
     f.checkInvariants();
   });
 
+  it("starts the preemptor on GPUs freed elsewhere meanwhile, and lets its victim take its own back", () => {
+    const f = fleet();
+    const a = f.agent("gpu-a", 1);
+    const low = running(f, { gpus: 1, priorityClass: "low" });
+    const b = f.agent("gpu-b", 1);
+    const other = running(f, { gpus: 1, priorityClass: "high" });
+    expect(f.currentRun(other).placement).toContain(b);
+    const high = f.submit({ gpus: 1, priorityClass: "high" });
+    expect(reasonsOf(f, high)[0]).toMatchObject({ code: "PREEMPTING", details: { victims: low } });
+    // The other high job ends before the victim has left: the preemptor starts on gpu-b.
+    f.report(other, "exited", { exitCode: 0 });
+    expect(f.job(high).status).toBe("SUBMITTED");
+    expect(f.currentRun(high).placement).toContain(b);
+    // The victim, once stopped, runs again on gpu-a: nothing holds it any more.
+    f.report(low, "stopped", { exitCode: 143 });
+    expect(f.job(low).status).toBe("SUBMITTED");
+    expect(f.currentRun(low).placement).toContain(a);
+    f.checkInvariants();
+  });
+
   it("drops the hold when the preemptor is stopped while it waits", () => {
     const f = fleet();
     f.agent("gpu-a", 1);
@@ -253,7 +286,7 @@ describe("preemption", () => {
     expect(preempting()).toBe(PREEMPTIONS_PER_MINUTE + 1);
   });
 
-  it("leaves a job preempted three times alone until it ends", () => {
+  it("leaves a job preempted three times alone until it writes a checkpoint; then a waiting job may preempt it", () => {
     const f = fleet();
     f.agent("gpu-a", 1);
     const low = running(f, { gpus: 1, priorityClass: "low" });
@@ -270,5 +303,14 @@ describe("preemption", () => {
     const fourth = f.submit({ gpus: 1, priorityClass: "high" });
     expect(codes(f, fourth)).toEqual(["CAPACITY"]);
     expect(f.job(low).status).toBe("RUNNING");
+    // A checkpoint after its last preemption ends the exemption, and the waiting job takes the GPU.
+    f.advance(1_000);
+    f.decide({ type: "checkpointed", runId: f.currentRun(low).id, step: 120 });
+    expect(f.job(low).status).toBe("QUEUED");
+    expect(codes(f, fourth)).toEqual(["PREEMPTING"]);
+    const event = f.s.outbox.findLast(
+      (e) => e.kind === "event" && e.event.job_id === low && e.event.to_status === "PAUSED",
+    );
+    expect(event?.kind === "event" && JSON.parse(event.event.detail)).toMatchObject({ checkpoint_step: 120 });
   });
 });

@@ -183,6 +183,11 @@ describe("console admin", () => {
     const list = await b.get("/console/admin/fleets");
     expect(list.html).toContain('<a href="/console/fleets/ca-fleet">ca-fleet</a>');
     expect(list.html).toMatch(/<th scope="row">ca-box<\/th><td>h200<\/td><td>0 \/ 4<\/td>/);
+    // The priority classes every fleet schedules with, highest first.
+    expect(list.html).toMatch(/<th scope="row">critical<\/th><td>1000<\/td><td>no<\/td>/);
+    expect(list.html.indexOf('<th scope="row">critical</th>')).toBeLessThan(
+      list.html.indexOf('<th scope="row">scavenger</th>'),
+    );
     const dup = await b.post(
       "/console/admin/fleets",
       { name: "ca-fleet", kind: "docker" },

@@ -73,6 +73,15 @@ export function routeSeeds(f: Fixture): Record<string, Seed> {
       body: { series: "mi300", gpus_per_node: 8, default_gpus: 8, description: "fuzz" },
     },
     "DELETE /v1/profiles/:name": { as: "admin", params: { name: "fz-prof" } },
+    // A class of the fuzzer's own: the built-ins other files schedule with are left as they are.
+    "GET /v1/priority-classes": { as: "viewer" },
+    "PUT /v1/priority-classes/:name": {
+      as: "admin",
+      params: { name: "fz-class" },
+      body: { value: -300, preemptible: true, grace_seconds: 30, min_runtime_seconds: 0 },
+      also: [{ description: "fuzz" }],
+    },
+    "DELETE /v1/priority-classes/:name": { as: "admin", params: { name: "fz-class" } },
     "GET /v1/secrets": { as: "operator", query: { user: "fz-op" } },
     "PUT /v1/secrets/:name": {
       as: "operator",

@@ -3,7 +3,7 @@
  * R2 S3 credentials are absent), register, list, download the same bytes. Wrong bytes are refused and
  * nothing is stored; a registration never claims bytes that are not there.
  */
-import { SELF } from "cloudflare:test";
+import { runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { digestOf } from "../../contract/digest.js";
 import { api } from "./helpers.js";
@@ -64,6 +64,15 @@ describe("artifacts", () => {
     });
     expect(reg.status).toBe(200);
     expect(reg.body.artifact).toMatchObject({ path, digest, verified: true, stored: true, step: 100 });
+    // Its fleet learnt it: the newest stored checkpoint orders victims of preemption (docs/scheduling.md).
+    const known = await runInDurableObject(
+      testEnv.FLEET.get(testEnv.FLEET.idFromName(f.fleetId)),
+      (_i, state) =>
+        state.storage.sql
+          .exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", `checkpoint:${f.jobId}`)
+          .toArray()[0]?.value,
+    );
+    expect(JSON.parse(known ?? "null")).toMatchObject({ run: f.runId, step: 100 });
 
     const list = await api(f.op, "GET", `/v1/jobs/${f.jobId}/artifacts`);
     expect(list.status).toBe(200);

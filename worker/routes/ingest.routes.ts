@@ -414,5 +414,8 @@ export const ingestRoutes = new Hono<IngestEnv>()
       r2Key,
       verified,
     });
+    // Its fleet prefers to preempt the job that checkpointed last (docs/scheduling.md).
+    if (body.kind === "checkpoint" && r2Key !== null)
+      await fleetStub(c.env, c.get("claims").fleet).checkpointed(runId, body.step ?? null);
     return c.json({ artifact });
   });

@@ -19,7 +19,7 @@ import { nowIso } from "../../../contract/ids.js";
 import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
 import type { PriorityClass } from "../../../contract/priority-classes.js";
-import { PREEMPTED_TOTAL_KEY, PREEMPTION_KEY, preemptedKey } from "../keys.js";
+import { checkpointKey, PREEMPTED_TOTAL_KEY, PREEMPTION_KEY, preemptedKey } from "../keys.js";
 import type { JobRow } from "../rows.js";
 import { GONE_RANK_STATES } from "../rows.js";
 import { type Decision, preemptingReason, type ReservationInput } from "../scheduler/policy.js";
@@ -142,19 +142,46 @@ function candidatesOf(s: Ledger): VictimInput[] {
     const run = job.current_run_id ? s.run(job.current_run_id) : null;
     if (!run || run.started_at === null || run.ended_at !== null) continue;
     const seen = preemptedBefore(s, job.id);
-    // Exempt after K preemptions until it writes a checkpoint (none is known to the fleet yet: until it ends).
-    if (seen.n >= MAX_PREEMPTIONS_WITHOUT_CHECKPOINT) continue;
+    const ckpt = checkpointOf(s, job.id);
+    // Exempt after K preemptions until it writes a checkpoint after the last one: then once per checkpoint.
+    if (seen.n >= MAX_PREEMPTIONS_WITHOUT_CHECKPOINT && (ckpt?.at ?? 0) <= seen.at) continue;
     out.push({
       jobId: job.id,
       runId: run.id,
       classValue: cls.value,
       placement: s.memo.lasting(`placement:${run.id}`, () => JSON.parse(run.placement) as Placement[]),
       startedAt: run.started_at,
-      checkpointAt: null,
+      checkpointAt: ckpt?.at ?? null,
       eligibleAt: run.started_at + cls.min_runtime_seconds * 1000,
     });
   }
   return out.sort(victimOrder);
+}
+
+/** A job's newest checkpoint as its runner registered it (any run of the job), or null. */
+export function checkpointOf(
+  s: FleetState,
+  jobId: string,
+): { run: string; step: number | null; at: number } | null {
+  const raw = s.meta(checkpointKey(jobId));
+  return raw ? (JSON.parse(raw) as { run: string; step: number | null; at: number }) : null;
+}
+
+/**
+ * A run's runner registered a stored checkpoint (the Worker tells the fleet after the Run DO has it): the
+ * job's newest, which orders victims (the most recent checkpoint is the cheapest to interrupt) and ends an
+ * exemption. A run this fleet does not know, or an older checkpoint, changes nothing.
+ */
+export function checkpointed(t: Tx, runId: string, step: number | null): void {
+  const run = t.s.run(runId);
+  if (!run) return;
+  const prev = checkpointOf(t.s, run.job_id);
+  if (prev && prev.at > t.now) return;
+  const seen = preemptedBefore(t.s, run.job_id);
+  const wasExempt = seen.n >= MAX_PREEMPTIONS_WITHOUT_CHECKPOINT && (prev?.at ?? 0) <= seen.at;
+  t.setMeta(checkpointKey(run.job_id), JSON.stringify({ run: runId, step, at: t.now }));
+  // Its exemption ends: a job waiting for its GPUs may preempt it now.
+  if (wasExempt) t.schedule();
 }
 
 function preemptedBefore(s: FleetState, jobId: string): { n: number; at: number } {
@@ -244,9 +271,12 @@ function stopVictim(
   t.setMeta(PREEMPTED_TOTAL_KEY, JSON.stringify({ ...total, priority: (total.priority ?? 0) + 1 }));
   const deadline = nowIso(t.now + vcls.grace_seconds * 1000);
   const reason = `preempted by ${preemptor.id} (priority class ${pcls.name}, value ${pcls.value}, above ${vcls.name}, ${vcls.value})`;
+  const ckpt = checkpointOf(t.s, job.id);
   setStatus(t, job, "PAUSED", "system:preempt", {
     reason,
     preempted: true,
+    // Its newest stored checkpoint when the notice came (it writes another on SIGTERM, if it can).
+    checkpoint_step: ckpt?.step ?? null,
     cause: "priority",
     preempted_by: preemptor.id,
     preemptor_class: pcls.name,

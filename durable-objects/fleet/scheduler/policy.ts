@@ -169,7 +169,14 @@ export function decide(input: PolicyInput): Decision {
         continue;
       }
       if (state === "waiting") {
-        decision.pending[job.id] = [preemptingReason(hold.victims, hold.deadline)];
+        // GPUs freed elsewhere meanwhile: it starts there, and the hold goes (its victims may take it back).
+        const elsewhere = placer.place(job);
+        if ("placement" in elsewhere) {
+          placer.take(elsewhere.placement);
+          placer.unhold(hold);
+          decision.released.push(job.id);
+          started(job, elsewhere.placement);
+        } else decision.pending[job.id] = [preemptingReason(hold.victims, hold.deadline)];
         continue;
       }
       // A node of the hold can take no run now: the hold goes, and the job is placed as any other.

@@ -8,6 +8,7 @@
 import { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import { FLEET_KINDS, ROLES } from "../../../contract/api.schema.js";
+import type { PriorityClass } from "../../../contract/priority-classes.js";
 import type { FleetView, QuotaView, TokenView, UserView } from "../../../contract/responses.schema.js";
 import { ApiFailure, apiGet, apiSend, type ConsoleCtx, type ConsoleEnv } from "../api.js";
 import { CsrfField, DataTable, Notice, Time } from "../layout.js";
@@ -284,6 +285,10 @@ async function fleetsPage(
 ) {
   const session = c.get("session");
   const { fleets } = await apiGet<{ fleets: FleetView[] }>(c, "/v1/fleets");
+  const { priority_classes: classes } = await apiGet<{ priority_classes: PriorityClass[] }>(
+    c,
+    "/v1/priority-classes",
+  );
   const nodes = await Promise.all(
     fleets.map((f) => apiGet<{ nodes: NodeRow[] }>(c, `/v1/fleets/${enc(f.name)}/nodes`)),
   );
@@ -331,6 +336,30 @@ async function fleetsPage(
           )}
         </section>
       ))}
+      <section aria-labelledby="classes-h">
+        <h2 id="classes-h">Priority classes</h2>
+        <p class="note">
+          Every fleet schedules with these (highest value first; a higher class may preempt a lower
+          preemptible one after its minimum runtime). Change them with{" "}
+          <code>sf admin priority-class set</code>.
+        </p>
+        <DataTable
+          class="priority-classes"
+          columns={["Class", "Value", "Preemptible", "Grace", "Minimum runtime", "Borrows", "Description"]}
+        >
+          {classes.map((k) => (
+            <tr>
+              <th scope="row">{k.name}</th>
+              <td>{String(k.value)}</td>
+              <td>{k.preemptible ? "yes" : "no"}</td>
+              <td>{`${k.grace_seconds} s`}</td>
+              <td>{`${k.min_runtime_seconds} s`}</td>
+              <td>{k.may_borrow ? "yes" : "no"}</td>
+              <td>{k.description}</td>
+            </tr>
+          ))}
+        </DataTable>
+      </section>
       <form method="post" action="/console/admin/fleets" class="card admin-form">
         <h2>Create a fleet</h2>
         <Refused refused={o.refused ?? null} />
