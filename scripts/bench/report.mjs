@@ -357,6 +357,15 @@ export function markdown(r) {
       `${run.tool}; ${run.samples} jobs after one warm-up: p50 ${run.p50_ms} ms, p90 ${run.p90_ms} ms, p99 ${run.p99_ms} ms.${run.slurm ? ` Slurm (${run.slurm.tool}): p50 ${run.slurm.p50_ms} ms, p99 ${run.slurm.p99_ms} ms; its scheduler starts pending jobs on its own cycle.` : ""}`,
     );
     L.push("");
+    const pre = run.preemption;
+    if (pre) {
+      L.push("## Preemption latency");
+      L.push("");
+      L.push(
+        `${pre.tool}; ${pre.samples} preemptions after one warm-up, same control plane. Submit → the victim stopped (its job QUEUED again: the decision made and its stop sent to its agent): p50 ${pre.victim_stopped.p50_ms} ms, p99 ${pre.victim_stopped.p99_ms} ms. Submit → the preemptor RUNNING (the victim checkpointed on SIGTERM and exited, its GPUs went to the preemptor, which launched): p50 ${pre.preemptor_running.p50_ms} ms, p99 ${pre.preemptor_running.p99_ms} ms. The second is mostly the victim's own exit: it writes its checkpoint, the runner uploads it and drains the logs, the agent reports the end; its class would give it up to 60 s.`,
+      );
+      L.push("");
+    }
   }
   if (c) {
     L.push("## The CLI");

@@ -54,6 +54,7 @@ export async function benchRunning({ samples, slurm }) {
       tool: "status polled every 5 ms; npm start (wrangler dev) with its local forgelet, process runtime",
       samples,
       ...percentiles(ours),
+      preemption: await preemptionLatency(api, cp.token, user, samples),
     };
     if (slurm)
       result.slurm = {
@@ -66,6 +67,70 @@ export async function benchRunning({ samples, slurm }) {
     await cp.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+async function waitStatus(api, token, id, statuses) {
+  for (const deadline = Date.now() + 90_000; ; ) {
+    const s = (await api(token, "GET", `/v1/jobs/${id}`)).job.status;
+    if (statuses.includes(s)) return;
+    if (Date.now() > deadline) throw new Error(`job ${id} is ${s}, not ${statuses.join("/")}, after 90 s`);
+    await sleep(5);
+  }
+}
+
+/**
+ * Preemption as users see it (docs/scheduling.md): a `low` charlm job holds every GPU of the local agent;
+ * a `high` one is submitted. Per sample: submit → the victim's job is QUEUED again (the decision, its stop
+ * sent to its agent), and submit → the preemptor RUNNING (the victim checkpointed on SIGTERM and exited,
+ * its GPUs went to the preemptor, which launched). Each sample has a victim of its own (a job preempted
+ * three times waits for a new checkpoint before it is chosen again), and a fleet starts at most 10
+ * preemptions a minute: at most 9 samples after the warm-up.
+ */
+async function preemptionLatency(api, adminToken, user, wanted) {
+  await api(adminToken, "PUT", "/v1/priority-classes/low", { min_runtime_seconds: 0 });
+  await api(adminToken, "PUT", "/v1/users/bench/quota", {
+    max_gpus: 16,
+    max_jobs: 1000,
+    daily_gpu_hours: 10_000,
+    max_priority_class: "high",
+  });
+  const samples = Math.min(wanted, 9);
+  const gpus = (await api(adminToken, "GET", "/v1/fleets/local")).totals.gpus;
+  const spec = (cls) => {
+    const s = charlmSpec(user.charlmDigest, "local", { max_steps: 1_000_000 });
+    s.resources.pools[0].gpus_per_node = gpus;
+    s.lifecycle = { max_retries: 0, retry_on_user_failure: false, priority_class: cls };
+    return s;
+  };
+  const stopped = async (id) => {
+    await api(user.token, "POST", `/v1/jobs/${id}/stop`, {});
+    await waitStatus(api, user.token, id, ["STOPPED"]);
+  };
+  const decided = [];
+  const running = [];
+  for (let i = 0; i < samples + 1; i++) {
+    const { job: low } = await api(user.token, "POST", "/v1/jobs", spec("low"));
+    await waitStatus(api, user.token, low.id, ["RUNNING"]);
+    await sleep(200); // past its start: the capsule checks done, training
+    const t0 = performance.now();
+    const { job: high } = await api(user.token, "POST", "/v1/jobs", spec("high"));
+    await waitStatus(api, user.token, low.id, ["QUEUED", "PAUSED"]);
+    const t1 = performance.now();
+    await waitStatus(api, user.token, high.id, ["RUNNING"]);
+    const t2 = performance.now();
+    if (i > 0) {
+      decided.push(t1 - t0);
+      running.push(t2 - t0);
+    }
+    await stopped(low.id);
+    await stopped(high.id);
+  }
+  return {
+    tool: "a low charlm job on every GPU of the local agent, a high one submitted; status polled every 5 ms",
+    samples,
+    victim_stopped: percentiles(decided),
+    preemptor_running: percentiles(running),
+  };
 }
 
 async function slurmRunning(samples) {

@@ -10,8 +10,9 @@
  *   place; it waits until its run has released its GPUs and resumes from that checkpoint. A run stopped
  *   this way is PAUSED, never FAILED, and no retry is used;
  * - the preemptor's placement is held (`preemption` meta): no other job is placed on those GPUs, and it
- *   starts there as soon as they are all free. If its victims are not gone by the longest grace + 60 s,
- *   the hold is released and its pending reason names the victims that stayed, and why;
+ *   starts there as soon as they are all free (or wherever GPUs free up first: the hold is released). If
+ *   its victims are not gone by the longest grace + 60 s, the hold is released and its pending reason
+ *   names the victims that stayed, and why;
  * - at most PREEMPTIONS_PER_MINUTE preemptions start per fleet per minute.
  */
 
