@@ -141,23 +141,23 @@ export type ClassRefusal = { code: "PRIORITY_CLASS_UNKNOWN" | "PRIORITY_CLASS_NO
 
 /**
  * Why a job may not run in class `requested` (default `normal`) when its submitter may use classes up to
- * `cap` (a class name); null: it may. A class is allowed when its value is at most the cap's.
+ * `cap` (a class name); null: it may. `classes` by name (the fleet's, rules/classes.ts). A class is allowed when its value is at most the cap's.
  */
 export function classRefusal(
-  classes: readonly PriorityClass[],
+  classes: ReadonlyMap<string, PriorityClass>,
   requested: string | undefined,
   cap: string,
 ): ClassRefusal | null {
   const name = requested ?? DEFAULT_PRIORITY_CLASS;
-  const cls = classes.find((c) => c.name === name);
+  const cls = classes.get(name);
   if (!cls) {
     return {
       code: "PRIORITY_CLASS_UNKNOWN",
-      message: `no priority class ${name}; the classes are ${classes.map((c) => c.name).join(", ")}`,
+      message: `no priority class ${name}; the classes are ${[...classes.keys()].join(", ")}`,
     };
   }
-  const capClass = classes.find((c) => c.name === cap);
-  const limit = capClass?.value ?? classes.find((c) => c.name === DEFAULT_PRIORITY_CLASS)?.value ?? 0;
+  const capClass = classes.get(cap);
+  const limit = capClass?.value ?? classes.get(DEFAULT_PRIORITY_CLASS)?.value ?? 0;
   if (cls.value > limit) {
     return {
       code: "PRIORITY_CLASS_NOT_ALLOWED",

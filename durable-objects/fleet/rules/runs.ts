@@ -66,7 +66,7 @@ function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never
     return fail("HF_UNAVAILABLE", input.hfUnchecked);
   }
   const classRefused = classRefusal(
-    [...priorityClasses(t.s).values()],
+    priorityClasses(t.s),
     input.spec.lifecycle.priority_class,
     input.quota.max_priority_class,
   );
