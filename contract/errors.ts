@@ -58,6 +58,10 @@ export const ERROR_CODES = {
   PRIORITY_CLASS_UNKNOWN: 422,
   /** The priority class is above what the submitter's quota allows (`max_priority_class`). */
   PRIORITY_CLASS_NOT_ALLOWED: 403,
+  /** The JobSpec names a team no admin created (`resources.team`; `details.teams` lists them). */
+  TEAM_UNKNOWN: 422,
+  /** The JobSpec names a team its submitter is not a member of (`details.your_teams`). */
+  TEAM_NOT_MEMBER: 403,
   /** The job names a secret that neither its submitter nor its fleet has set. */
   SECRET_MISSING: 422,
   // state

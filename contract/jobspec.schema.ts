@@ -70,6 +70,8 @@ export const JobSpec = z
     data: z.object({ hf_dataset: HfRepo.optional(), revision: z.string().max(200).optional() }).default({}),
     resources: z.object({
       fleet: z.string().max(64).optional(),
+      /** The team it runs for (contract/teams.ts); omitted: its submitter's primary team. */
+      team: z.string().min(1).max(32).optional(),
       pools: z.array(Pool).min(1).max(8),
       roles: z.record(z.string(), z.string()).default({}),
     }),

@@ -29,6 +29,18 @@ export const PENDING_REASON_CODES = [
   "PREEMPTING",
   /** Its preemption's victims were not gone by the deadline: the GPUs held for it were released. */
   "PREEMPTION_STALLED",
+  /**
+   * Its team's guarantee for the series is in use and its class may not borrow (a non-preemptible class
+   * runs only inside guaranteed quota): `details.team`, `series`, `guaranteed`, `in_use`, `requested`.
+   */
+  "TEAM_GUARANTEE_FULL",
+  /** Its team would use more than its guarantee plus its borrow limit for the series. */
+  "TEAM_BORROW_LIMIT",
+  /**
+   * The idle GPUs of the series belong to other teams' guarantees, and what they lend (their lend limits)
+   * is borrowed already: `details.lendable`, `borrowed`, `requested`.
+   */
+  "TEAM_LEND_LIMIT",
 ] as const;
 
 export const PendingReason = z.object({

@@ -127,6 +127,8 @@ export const jobs = sqliteTable(
     priority: integer("priority").notNull(),
     /** Its priority class (contract/priority-classes.ts). */
     priorityClass: text("priority_class").notNull().default("normal"),
+    /** The team it runs for (contract/teams.ts); null: its submitter is in no team. */
+    team: text("team"),
     gpus: integer("gpus").notNull(),
     recipe: text("recipe").notNull(),
     spec: text("spec").notNull(),
@@ -158,6 +160,8 @@ export const runs = sqliteTable(
     version: integer("version").notNull(),
     /** JSON { run_id, step }: the checkpoint this run continued from (null: it started fresh). */
     resumedFrom: text("resumed_from"),
+    /** 1: it used GPUs beyond its team's guarantee (borrowed from idle teams). */
+    borrowed: integer("borrowed", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [index("runs_job").on(t.jobId), index("runs_user_active").on(t.userId, t.endedAt)],
 );
@@ -198,6 +202,46 @@ export const priorityClasses = sqliteTable("priority_classes", {
   body: text("body").notNull(),
   updatedAt: text("updated_at").notNull(),
 });
+
+/** Teams (contract/teams.ts); their members and quotas are below. */
+export const teams = sqliteTable("teams", {
+  name: text("name").primaryKey(),
+  description: text("description").notNull().default(""),
+  createdAt: text("created_at").notNull(),
+});
+
+export const teamMembers = sqliteTable(
+  "team_members",
+  {
+    team: text("team")
+      .notNull()
+      .references(() => teams.name, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    /** Exactly one of a user's teams is primary: the team of their jobs that name none. */
+    isPrimary: integer("is_primary", { mode: "boolean" }).notNull().default(false),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.team, t.userId] }), index("team_members_user").on(t.userId)],
+);
+
+export const teamQuotas = sqliteTable(
+  "team_quotas",
+  {
+    team: text("team")
+      .notNull()
+      .references(() => teams.name, { onDelete: "cascade" }),
+    fleetId: text("fleet_id").notNull(),
+    series: text("series").notNull(),
+    guaranteed: integer("guaranteed").notNull(),
+    borrowLimit: integer("borrow_limit"),
+    lendLimit: integer("lend_limit"),
+    weight: real("weight").notNull().default(1),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.team, t.fleetId, t.series] })],
+);
 
 /**
  * GPU-seconds per run and UTC day, written when a run releases its GPUs. Keyed by (run, day) and

@@ -26,6 +26,7 @@ import { priorityClassesRoutes } from "./routes/priority-classes.routes.js";
 import { profilesRoutes } from "./routes/profiles.routes.js";
 import { readbackRoutes } from "./routes/readback.routes.js";
 import { secretsRoutes } from "./routes/secrets.routes.js";
+import { teamsRoutes } from "./routes/teams.routes.js";
 import { tokensRoutes } from "./routes/tokens.routes.js";
 import { usageRoutes } from "./routes/usage.routes.js";
 import { usersRoutes } from "./routes/users.routes.js";
@@ -58,6 +59,7 @@ export function createApp(): Hono<Env> {
   app.route("/v1", catalogRoutes);
   app.route("/v1", profilesRoutes);
   app.route("/v1", priorityClassesRoutes);
+  app.route("/v1", teamsRoutes);
   app.route("/v1", secretsRoutes);
   app.route("/v1", nodesRoutes);
   app.route("/v1", fleetsRoutes);

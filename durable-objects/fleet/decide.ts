@@ -20,6 +20,7 @@ import type {
   SubmitInput,
 } from "../../contract/fleet.schema.js";
 import type { PriorityClass } from "../../contract/priority-classes.js";
+import type { FleetTeams } from "../../contract/teams.js";
 import {
   ackCommand,
   hello,
@@ -45,6 +46,7 @@ import {
   withdrawAdmissions,
 } from "./rules/runs.js";
 import { configure, registerNode, schedule, scheduleSubmitted, setQuota } from "./rules/schedule.js";
+import { setTeams } from "./rules/teams.js";
 import type { FleetEffect, Ledger } from "./state.js";
 import { timerTarget } from "./timers.js";
 import { type DecideContext, Tx } from "./tx.js";
@@ -54,6 +56,8 @@ export type FleetEvent =
   | { type: "set_quota"; userId: string; quota: Quota }
   /** The priority classes changed (an admin set one): the next decision uses them. */
   | { type: "set_priority_classes"; classes: PriorityClass[] }
+  /** The teams changed (an admin set a member or a quota): the next decision uses them. */
+  | { type: "set_teams"; teams: FleetTeams }
   | { type: "drain"; note: string | null }
   | { type: "undrain" }
   /** One admitted job, or a job array's (queued all or none). */
@@ -94,6 +98,7 @@ export interface FleetResults {
   configure: undefined;
   set_quota: undefined;
   set_priority_classes: undefined;
+  set_teams: undefined;
   drain: DrainReport;
   undrain: DrainReport;
   submit: Result<{ jobs: JobDetail[] }>;
@@ -161,6 +166,9 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
       return undefined;
     case "set_priority_classes":
       setPriorityClasses(t, e.classes);
+      return undefined;
+    case "set_teams":
+      setTeams(t, e.teams);
       return undefined;
     case "drain":
       return drain(t, e.note);

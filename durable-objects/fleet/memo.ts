@@ -20,7 +20,9 @@ export type MemoName =
   /** The runs open or ended in the fair-share horizon, with the horizon's start (rules/schedule.ts). */
   | "recent_runs"
   /** Running jobs of preemptible classes, as preemption may choose among them (rules/preempt.ts). */
-  | "preemptible";
+  | "preemptible"
+  /** The GPUs each team's open runs hold, per series (rules/teams.ts). */
+  | "team_usage";
 
 /** Whether an effect changes what a memo was derived from. */
 const DERIVED_FROM: Record<MemoName, (e: Change) => boolean> = {
@@ -32,6 +34,8 @@ const DERIVED_FROM: Record<MemoName, (e: Change) => boolean> = {
     e.kind === "job_gone" ||
     (e.kind === "meta" && e.key !== undefined && e.key.startsWith(NODE_ADMIN_PREFIX)),
   recent_runs: (e) => e.kind === "run" || e.kind === "job_gone",
+  // A job's team never changes; a node's series may (an admin re-registers it).
+  team_usage: (e) => e.kind === "run" || e.kind === "job_gone" || e.kind === "node" || e.kind === "node_gone",
   // Only a job that starts running adds to the list (it is written as RUNNING); one that leaves RUNNING is
   // skipped where the list is read (rules/preempt.ts `stillRunning`). Run writes come with their job's. A
   // new checkpoint moves a job in the order (and may end its exemption).

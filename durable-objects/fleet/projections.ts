@@ -76,6 +76,7 @@ const JOB_PROPS = [
   "createdAt",
   "updatedAt",
   "priorityClass",
+  "team",
 ] as const;
 const RUN_PROPS = [
   "id",
@@ -92,6 +93,7 @@ const RUN_PROPS = [
   "reason",
   "version",
   "resumedFrom",
+  "borrowed",
 ] as const;
 const NODE_PROPS = [
   "id",
@@ -240,6 +242,8 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
           j.created_at,
           j.updated_at,
           j.priority_class,
+          // Entries written before teams existed carry none.
+          j.team ?? null,
         ]);
         const state = (ACTIVE_STATES as ReadonlySet<string>).has(j.status) ? "active" : "released";
         // One row per job (an UPDATE … FROM with two would apply either): the newest snapshot's.
@@ -264,6 +268,7 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
           r.reason,
           r.version,
           r.resumed_from,
+          r.borrowed ?? 0,
         ]);
         break;
       }

@@ -30,6 +30,8 @@ export type JobRow = {
   unconfirmed: number;
   /** Its priority class (contract/priority-classes.ts), by name: the class's value orders the queue. */
   priority_class: string;
+  /** The team it runs for (contract/teams.ts), resolved when it was queued; null: no team. */
+  team: string | null;
 };
 
 export type RunRow = {
@@ -44,6 +46,11 @@ export type RunRow = {
   allocated_at: number;
   /** When it started running (its job went RUNNING); null until then. Minimum runtimes count from it. */
   started_at: number | null;
+  /**
+   * 1: placed beyond its team's guarantee in a series where teams hold guarantees (borrowed GPUs: a
+   * team reclaiming its guarantee may preempt it); 0: inside it, or no team quotas govern its GPUs.
+   */
+  borrowed: number;
   ended_at: number | null;
   exit_code: number | null;
   reason: string | null;

@@ -105,6 +105,11 @@ const MIGRATIONS: string[][] = [
     `ALTER TABLE jobs ADD COLUMN priority_class TEXT NOT NULL DEFAULT 'normal'`,
     `ALTER TABLE runs ADD COLUMN started_at INTEGER`,
   ],
+  [
+    // Teams (rules/teams.ts): the team a job runs for, and whether a run borrowed beyond its guarantee.
+    `ALTER TABLE jobs ADD COLUMN team TEXT`,
+    `ALTER TABLE runs ADD COLUMN borrowed INTEGER NOT NULL DEFAULT 0`,
+  ],
 ];
 
 export const FLEET_SCHEMA_VERSION = MIGRATIONS.length;
@@ -133,6 +138,7 @@ const JOB_COLUMNS = [
   "launch",
   "unconfirmed",
   "priority_class",
+  "team",
 ] as const;
 const RUN_COLUMNS = [
   "id",
@@ -149,6 +155,7 @@ const RUN_COLUMNS = [
   "reason",
   "version",
   "started_at",
+  "borrowed",
 ] as const;
 const RANK_COLUMNS = [
   "run_id",

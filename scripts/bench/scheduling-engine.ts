@@ -145,6 +145,7 @@ export function engineSubmit(
         status: "QUEUED",
         priority: 0,
         priority_class: "normal",
+        team: null,
         queue_seq: i + 1,
         gpus: 1,
         recipe: "custom/custom@1.0.0",

@@ -40,6 +40,8 @@ export interface SpecOptions {
   resumable?: boolean;
   /** `lifecycle.priority_class` (default: none, i.e. normal). */
   priorityClass?: string;
+  /** `resources.team` (default: none, i.e. the submitter's primary team). */
+  team?: string;
 }
 
 export function spec(o: SpecOptions = {}): JobSpec {
@@ -51,6 +53,7 @@ export function spec(o: SpecOptions = {}): JobSpec {
     source: { workspace: null, experiment_dir: "." },
     resources: {
       fleet: "test",
+      ...(o.team === undefined ? {} : { team: o.team }),
       pools: [
         {
           name: "default",
@@ -377,12 +380,20 @@ export class Fleet {
         class?: string;
         preemptor_class?: string;
         run_id?: string;
+        cause?: string;
+        team?: string | null;
+        reclaiming_team?: string | null;
       };
       if (!d.preempted) continue;
-      expect(
-        value(d.preemptor_class!),
-        `${e.event.job_id} preempted by a class not above its own`,
-      ).toBeGreaterThan(value(d.class!));
+      if (d.cause === "reclaim") {
+        // A team took back its guarantee: only another team's run that borrowed beyond its own.
+        expect(this.s.run(d.run_id!)?.borrowed, `${e.event.job_id} reclaimed but did not borrow`).toBe(1);
+        expect(d.team, `${e.event.job_id} reclaimed by its own team`).not.toBe(d.reclaiming_team);
+      } else
+        expect(
+          value(d.preemptor_class!),
+          `${e.event.job_id} preempted by a class not above its own`,
+        ).toBeGreaterThan(value(d.class!));
       // PAUSED, or STOPPED if its owner stopped it meanwhile: never FAILED.
       expect(["PAUSED", "STOPPED"], `preempted run ${d.run_id}`).toContain(this.s.run(d.run_id!)?.status);
     }

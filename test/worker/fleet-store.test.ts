@@ -37,6 +37,7 @@ function jobRow(id: string, status = "QUEUED", version = 1): JobRow {
     launch: null,
     unconfirmed: 0,
     priority_class: "normal",
+    team: null,
   };
 }
 
@@ -145,6 +146,7 @@ describe("the Fleet DO's store", () => {
               user_id: "usr_a",
               allocated_at: 1,
               started_at: null,
+              borrowed: 0,
               ended_at: null,
               exit_code: null,
               reason: null,
@@ -239,6 +241,8 @@ describe("the Fleet DO's store", () => {
       // (and without what later steps add)
       s.sql.exec("ALTER TABLE jobs DROP COLUMN priority_class");
       s.sql.exec("ALTER TABLE runs DROP COLUMN started_at");
+      s.sql.exec("ALTER TABLE jobs DROP COLUMN team");
+      s.sql.exec("ALTER TABLE runs DROP COLUMN borrowed");
 
       const migrated = new FleetStore(s.sql);
       migrated.migrate();
@@ -277,6 +281,8 @@ describe("the Fleet DO's store", () => {
         s.sql.exec("ALTER TABLE jobs DROP COLUMN unconfirmed");
         s.sql.exec("ALTER TABLE jobs DROP COLUMN priority_class");
         s.sql.exec("ALTER TABLE runs DROP COLUMN started_at");
+        s.sql.exec("ALTER TABLE jobs DROP COLUMN team");
+        s.sql.exec("ALTER TABLE runs DROP COLUMN borrowed");
         s.sql.exec(
           "INSERT INTO jobs (id, user_id, name, status, priority, queue_seq, gpus, recipe, spec, pending_reasons, attempt, version, event_seq, created_at, updated_at) VALUES ('job_old', 'usr_a', 'old', 'QUEUED', 10, 1, 1, 'r@1', '{}', '[]', 0, 1, 0, 1, 1)",
         );
@@ -284,8 +290,12 @@ describe("the Fleet DO's store", () => {
         migrated.migrate();
         expect(migrated.getMeta("schema_version")).toBe(String(FLEET_SCHEMA_VERSION));
         expect(migrated.meta(ANY_ABANDONED)).toBe(marks.length > 0 ? "1" : null);
-        // Step 10: a job queued before priority classes is a normal one.
-        expect(migrated.job("job_old")).toMatchObject({ priority_class: "normal", unconfirmed: 0 });
+        // Step 10: a job queued before priority classes is a normal one; step 11: of no team.
+        expect(migrated.job("job_old")).toMatchObject({
+          priority_class: "normal",
+          unconfirmed: 0,
+          team: null,
+        });
       });
     }
   });

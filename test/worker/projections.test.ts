@@ -22,6 +22,7 @@ function job(id: string, version: number, status: string, spec = "{}"): OutboxEn
       status,
       priority: 10,
       priority_class: "normal",
+      team: null,
       gpus: 1,
       recipe: "custom/custom@1.0.0",
       spec,

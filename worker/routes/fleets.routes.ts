@@ -19,6 +19,7 @@ import { parseJson } from "../http.js";
 import { recordAudit } from "../services/audit.service.js";
 import { fleetByRef, fleetConfig, fleetStub, fleetView } from "../services/fleets.service.js";
 import { pushPriorityClasses, readPriorityClasses } from "../services/priority-classes.service.js";
+import { pushTeams } from "../services/teams.service.js";
 
 function checkWindows(windows: TimeWindow[] | undefined): void {
   for (const w of windows ?? []) {
@@ -62,6 +63,7 @@ export const fleetsRoutes = new Hono<Env>()
     const stored = { ...row, draining: false, drainNote: null, createdAt: nowIso() };
     await fleetStub(c.env, row.id).configure(fleetConfig(stored));
     await pushPriorityClasses(c.env, await readPriorityClasses(d), row.id);
+    await pushTeams(c.env, d, row.id);
     try {
       await d.insert(schema.fleets).values(row).run();
     } catch (err) {

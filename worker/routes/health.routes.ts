@@ -35,6 +35,7 @@ export const KNOWN_MIGRATIONS = [
   "0011_console_sessions.sql",
   "0012_drop_admission_counts.sql",
   "0013_priority_classes.sql",
+  "0014_teams.sql",
 ] as const;
 
 export const EXPECTED_MIGRATION = KNOWN_MIGRATIONS.at(-1)!;

@@ -38,6 +38,11 @@ export function classOf(s: FleetState, name: string): PriorityClass {
   return classes.get(name) ?? classes.get(DEFAULT_PRIORITY_CLASS) ?? BUILTIN_PRIORITY_CLASSES[2]!;
 }
 
+/** Whether a class's jobs may run beyond their team's guarantee: a non-preemptible class never does. */
+export function mayBorrow(c: PriorityClass): boolean {
+  return c.may_borrow && c.preemptible;
+}
+
 /**
  * The Worker pushes the classes after an admin changed them: the next decision uses them. A scheduling
  * pass runs now only when a class a waiting or running job names changed (added, removed or different):

@@ -153,6 +153,7 @@ export function emitJob(t: Tx, job: JobRow): void {
     status: job.status,
     priority: job.priority,
     priority_class: job.priority_class,
+    team: job.team,
     gpus: job.gpus,
     recipe: job.recipe,
     spec: null,

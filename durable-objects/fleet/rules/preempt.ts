@@ -41,6 +41,9 @@ export const MAX_PREEMPTIONS_WITHOUT_CHECKPOINT = 3;
 export const HOLD_SLACK_MS = 60_000;
 const MINUTE_MS = 60_000;
 
+/** Why a job was preempted: a higher class needed its GPUs, or a team took back its guarantee. */
+export type PreemptionCause = "priority" | "reclaim";
+
 // state --------------------------------------------------------------------------------
 
 /** The GPUs held for one preemptor. */
@@ -153,6 +156,8 @@ function candidatesOf(s: Ledger): VictimInput[] {
       placement: s.memo.lasting(`placement:${run.id}`, () => JSON.parse(run.placement) as Placement[]),
       startedAt: run.started_at,
       checkpointAt: ckpt?.at ?? null,
+      borrowed: run.borrowed === 1,
+      team: job.team,
       eligibleAt: run.started_at + cls.min_runtime_seconds * 1000,
     });
   }
@@ -234,7 +239,8 @@ export function applyPreemptions(t: Tx, decision: Decision): void {
       const vcls = classOf(t.s, job.priority_class);
       grace = Math.max(grace, vcls.grace_seconds);
       victims.push({ job: id, run: run.id });
-      stops.push(() => stopVictim(t, job, run.id, preemptor, pcls, vcls));
+      const cause = plan.reclaimed.includes(id) ? "reclaim" : "priority";
+      stops.push(() => stopVictim(t, job, run.id, preemptor, pcls, vcls, cause));
     }
     const deadline = t.now + grace * 1000 + HOLD_SLACK_MS;
     st.holds[plan.jobId] = { placement: plan.placement, victims, at: t.now, deadline };
@@ -262,6 +268,7 @@ function stopVictim(
   preemptor: JobRow,
   pcls: PriorityClass,
   vcls: PriorityClass,
+  cause: PreemptionCause,
 ): void {
   const job = t.s.job(listed.id);
   const run = t.s.run(runId);
@@ -269,17 +276,21 @@ function stopVictim(
   const seen = preemptedBefore(t.s, job.id);
   t.setMeta(preemptedKey(job.id), JSON.stringify({ n: seen.n + 1, at: t.now }));
   const total = JSON.parse(t.s.meta(PREEMPTED_TOTAL_KEY) ?? "{}") as Record<string, number>;
-  t.setMeta(PREEMPTED_TOTAL_KEY, JSON.stringify({ ...total, priority: (total.priority ?? 0) + 1 }));
+  t.setMeta(PREEMPTED_TOTAL_KEY, JSON.stringify({ ...total, [cause]: (total[cause] ?? 0) + 1 }));
   const deadline = nowIso(t.now + vcls.grace_seconds * 1000);
-  const reason = `preempted by ${preemptor.id} (priority class ${pcls.name}, value ${pcls.value}, above ${vcls.name}, ${vcls.value})`;
+  const reason =
+    cause === "reclaim"
+      ? `preempted by ${preemptor.id}: team ${preemptor.team} takes back its guaranteed GPUs, which this job borrowed`
+      : `preempted by ${preemptor.id} (priority class ${pcls.name}, value ${pcls.value}, above ${vcls.name}, ${vcls.value})`;
   const ckpt = checkpointOf(t.s, job.id);
   setStatus(t, job, "PAUSED", "system:preempt", {
     reason,
     preempted: true,
     // Its newest stored checkpoint when the notice came (it writes another on SIGTERM, if it can).
     checkpoint_step: ckpt?.step ?? null,
-    cause: "priority",
+    cause,
     preempted_by: preemptor.id,
+    ...(cause === "reclaim" ? { team: job.team, reclaiming_team: preemptor.team } : {}),
     preemptor_class: pcls.name,
     class: vcls.name,
     grace_seconds: vcls.grace_seconds,

@@ -23,6 +23,7 @@ import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contra
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import { classRefusal, DEFAULT_PRIORITY_CLASS } from "../../../contract/priority-classes.js";
 import { jobPriority } from "../../../contract/quota.js";
+import { resolveTeam } from "../../../contract/teams.js";
 import { ANY_ABANDONED, abandonedKey, movedKey, noticeKey, retriesKey } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
 import { retryTimer } from "../timers.js";
@@ -40,6 +41,7 @@ import {
   releaseRun,
   setStatus,
 } from "./ledger.js";
+import { teamsOf } from "./teams.js";
 
 /** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
 export const STOP_GRACE_SECONDS = 30;
@@ -76,6 +78,8 @@ function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never
       max_priority_class: input.quota.max_priority_class,
     });
   }
+  const team = resolveTeam(teamsOf(t.s), input.userId, input.spec.resources.team);
+  if ("code" in team) return fail(team.code, team.message, team.details);
   const image = input.launch.image;
   // The allowlist as it is now, not as the submitting isolate cached it: a narrowed list binds every
   // submit queued after the change.
@@ -118,6 +122,12 @@ export function submit(t: Tx, inputs: readonly SubmitInput[]): Result<{ jobs: Jo
   return ok({ jobs: rows.map((r) => jobDetail(t.s, r.id)!) });
 }
 
+/** The team a job runs for (queueRefusal refused the jobs whose team could not be resolved). */
+function teamOfJob(t: Tx, input: SubmitInput): string | null {
+  const team = resolveTeam(teamsOf(t.s), input.userId, input.spec.resources.team);
+  return "team" in team ? team.team : null;
+}
+
 /** One admitted job into the queue, with its admitted event and its ledger entries. */
 function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boolean } {
   // A quota that differs from what the fleet holds changes how the user's other queued jobs are seen.
@@ -132,6 +142,7 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
     status: "QUEUED",
     priority: input.priority,
     priority_class: spec.lifecycle.priority_class ?? DEFAULT_PRIORITY_CLASS,
+    team: teamOfJob(t, input),
     queue_seq: t.counter("queue_seq"),
     gpus: spec.resources.pools.reduce((n, p) => n + p.nodes * p.gpus_per_node, 0),
     recipe: `${spec.recipe.name}@${spec.recipe.version}`,

@@ -18,7 +18,7 @@ import { overlapGpuSeconds } from "../scheduler/usage.js";
 import { SCHEDULE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { nodeView } from "../views.js";
-import { classOf, preemptionFloor, priorityClasses } from "./classes.js";
+import { classOf, mayBorrow, preemptionFloor, priorityClasses } from "./classes.js";
 import { config, emitJob, emitNode, emitRun, putJob, putNode, putRun, setStatus } from "./ledger.js";
 import { armWindowTimer, windowPass } from "./lifecycle.js";
 import {
@@ -31,6 +31,7 @@ import {
   victimCandidates,
   withStalled,
 } from "./preempt.js";
+import { teamsInput } from "./teams.js";
 
 const DAY_MS = 86_400_000;
 
@@ -142,7 +143,7 @@ function applyDecision(
   queued: readonly JobRow[],
   reasonsOf: (jobId: string) => PendingReason[] | undefined,
 ): void {
-  for (const d of decision.dispatch) dispatch(t, t.s.job(d.jobId)!, d.placement);
+  for (const d of decision.dispatch) dispatch(t, t.s.job(d.jobId)!, d.placement, d.borrowed ?? false);
   applyPreemptions(t, decision);
   const classValue = (id: string) => {
     const job = queued.find((j) => j.id === id);
@@ -184,7 +185,7 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
   }
   if (placed && t.s.queuedCount() === 1) {
     // Nothing else waits: what a full pass would do is exactly this dispatch.
-    dispatch(t, job, placed.placement);
+    dispatch(t, job, placed.placement, placed.borrowed ?? false);
     armWindowTimer(t);
     return;
   }
@@ -199,6 +200,7 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
 /** What the policy sees: the fleet's nodes and their free GPUs, the given queued jobs and their users. */
 function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyInput {
   const classes = priorityClasses(t.s);
+  const teams = teamsInput(t);
   return {
     now: t.now,
     draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
@@ -213,7 +215,9 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       needsImage: (JSON.parse(j.launch ?? "null") as { image?: string | null } | null)?.image != null,
       classValue: (classes.get(j.priority_class) ?? classOf(t.s, j.priority_class)).value,
       ...(j.unconfirmed ? { unconfirmed: true } : {}),
+      ...(teams ? { team: j.team, mayBorrow: mayBorrow(classOf(t.s, j.priority_class)) } : {}),
     })),
+    ...(teams ? { teams } : {}),
     users: userInputs(t, new Set(queue.map((j) => j.user_id))),
     reservations: holdsForPass(t),
     preemption: {
@@ -271,7 +275,7 @@ function recordPending(
 }
 
 /** QUEUED → SUBMITTED: a new run holds the GPUs; each rank's node gets a launch command. */
-function dispatch(t: Tx, job: JobRow, placement: Placement[]): void {
+function dispatch(t: Tx, job: JobRow, placement: Placement[], borrowed: boolean): void {
   const run: RunRow = {
     id: t.newId("run"),
     job_id: job.id,
@@ -283,6 +287,7 @@ function dispatch(t: Tx, job: JobRow, placement: Placement[]): void {
     user_id: job.user_id,
     allocated_at: t.now,
     started_at: null,
+    borrowed: borrowed ? 1 : 0,
     ended_at: null,
     exit_code: null,
     reason: null,

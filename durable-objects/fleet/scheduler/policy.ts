@@ -22,9 +22,10 @@ import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
 import type { Pool } from "../../../contract/profile-grammar.js";
 import { type Preemption, PreemptionPlanner, type VictimInput } from "./preempt.js";
+import { TeamBook, type TeamsInput } from "./teams.js";
 import { windowStatus } from "./windows.js";
 
-export type { Preemption, VictimInput };
+export type { Preemption, TeamsInput, VictimInput };
 
 export interface NodeInput {
   id: string;
@@ -58,6 +59,10 @@ export interface QueuedJobInput {
   classValue?: number;
   /** Its admission awaits confirmation (rows.ts JobRow.unconfirmed): it may be placed, never preempt. */
   unconfirmed?: boolean;
+  /** The team it runs for (scheduler/teams.ts); absent or null: none. */
+  team?: string | null;
+  /** Its class may use GPUs beyond its team's guarantee. Absent: yes. */
+  mayBorrow?: boolean;
 }
 
 /** GPUs held for a job that preempted others, while its victims leave (rules/preempt.ts). */
@@ -102,6 +107,8 @@ export interface PolicyInput {
   users: Readonly<Record<string, UserInput>>;
   /** GPUs held for preemptors: no other job is placed on them. */
   reservations?: readonly ReservationInput[];
+  /** Team quotas and what each team holds (scheduler/teams.ts). Absent: no team quotas here. */
+  teams?: TeamsInput;
   /**
    * Preemption: the running jobs that may be displaced now (asked only when a job could use them) and how
    * many preemptions this pass may start (the fleet's rate limit). Absent: no preemption.
@@ -121,6 +128,8 @@ export interface PolicyInput {
 export interface Dispatch {
   jobId: string;
   placement: Placement[];
+  /** It runs beyond its team's guarantee (scheduler/teams.ts): a reclaiming team may preempt it. */
+  borrowed?: boolean;
 }
 
 export interface Decision {
@@ -145,17 +154,22 @@ export function decide(input: PolicyInput): Decision {
   let placer: Placer | undefined;
   const users = new Map(Object.entries(input.users).map(([id, u]) => [id, { ...u }]));
   const decision: Decision = { dispatch: [], pending: {}, preempt: [], released: [] };
-  const order = new QueueOrder(input.queue, users);
+  const book = input.teams ? new TeamBook(input.teams, input.nodes) : null;
+  const teams = book?.active ? book : null;
+  const order = new QueueOrder(input.queue, users, teams);
   const held = new Map((input.reservations ?? []).map((r) => [r.jobId, r]));
   const planner = input.preemption ? new PreemptionPlanner(input.preemption, input.now) : null;
   const started = (job: QueuedJobInput, placement: Placement[]) => {
     const u = users.get(job.userId);
     if (u) u.runningGpus += jobGpus(job);
-    decision.dispatch.push({ jobId: job.id, placement });
+    const borrowed = teams?.take(job) ?? false;
+    decision.dispatch.push({ jobId: job.id, placement, ...(borrowed ? { borrowed } : {}) });
   };
 
   for (let job = order.next(); job; job = order.next()) {
     const reasons = blockers(input, job, users.get(job.userId));
+    const verdict = teams?.check(job);
+    if (verdict) reasons.push(...verdict.reasons);
     if (reasons.length > 0) {
       decision.pending[job.id] = reasons;
       continue;
@@ -185,7 +199,8 @@ export function decide(input: PolicyInput): Decision {
     }
     const placed = placer.place(job);
     if ("reasons" in placed) {
-      const plan = job.unconfirmed ? null : (planner?.plan(placer, job, placed.reasons) ?? null);
+      const preemptor = verdict ? { ...job, borrowing: verdict.borrowing, reclaims: verdict.reclaims } : job;
+      const plan = job.unconfirmed ? null : (planner?.plan(placer, preemptor, placed.reasons) ?? null);
       if (plan) {
         placer.take(plan.placement);
         decision.preempt.push(plan);
@@ -219,15 +234,18 @@ interface Group {
   value: number;
   priority: number;
   userId: string;
+  team: string | null;
   jobs: QueuedJobInput[];
   at: number;
 }
 
 /**
- * The order jobs are considered in: class value, then priority (high first), then the least-served user
- * (share, which changes as this pass dispatches), then FIFO. Jobs are grouped by (class value, priority,
- * user), each group in FIFO order; the next job is the head of the best group. O(Q log Q + picks ×
- * groups), not O(Q²): groups are few (users × priorities) where queues are long.
+ * The order jobs are considered in: class value, then priority (high first), then (where team quotas
+ * govern) jobs within their team's guarantee before borrowers, and borrowers of the team with the least
+ * borrowed per weight first, then the least-served user (share, which changes as this pass dispatches),
+ * then FIFO. Jobs are grouped by (class value, priority, team, user), each group in FIFO order; the next
+ * job is the head of the best group. O(Q log Q + picks × groups), not O(Q²): groups are few (users ×
+ * priorities) where queues are long.
  */
 class QueueOrder {
   private readonly groups: Group[];
@@ -235,14 +253,16 @@ class QueueOrder {
   constructor(
     queue: readonly QueuedJobInput[],
     private readonly users: Map<string, UserInput>,
+    private readonly teams: TeamBook | null,
   ) {
     const byKey = new Map<string, Group>();
     for (const j of queue) {
       const value = j.classValue ?? 0;
-      const key = `${value}\u0000${j.priority}\u0000${j.userId}`;
+      const team = teams ? (j.team ?? null) : null;
+      const key = `${value}\u0000${j.priority}\u0000${team ?? ""}\u0000${j.userId}`;
       let g = byKey.get(key);
       if (!g) {
-        g = { value, priority: j.priority, userId: j.userId, jobs: [], at: 0 };
+        g = { value, priority: j.priority, userId: j.userId, team, jobs: [], at: 0 };
         byKey.set(key, g);
       }
       g.jobs.push(j);
@@ -254,20 +274,27 @@ class QueueOrder {
   next(): QueuedJobInput | undefined {
     let best: Group | undefined;
     let bestShare = 0;
+    let bestTeam = [0, 0];
     for (const g of this.groups) {
       if (g.at >= g.jobs.length) continue;
+      if (best && (g.value < best.value || (g.value === best.value && g.priority < best.priority))) continue;
+      const head = g.jobs[g.at]!;
+      // Within its guarantee first (0), then borrowers by their team's borrowed GPUs per weight.
+      const team = this.teams ? [this.teams.borrowing(head) ? 1 : 0, this.teams.share(g.team)] : [0, 0];
       const share = shareOf(this.users.get(g.userId));
       if (
         !best ||
         g.value > best.value ||
-        (g.value === best.value &&
-          (g.priority > best.priority ||
-            (g.priority === best.priority &&
-              (share < bestShare ||
-                (share === bestShare && g.jobs[g.at]!.queueSeq < best.jobs[best.at]!.queueSeq)))))
+        g.priority > best.priority ||
+        team[0]! < bestTeam[0]! ||
+        (team[0] === bestTeam[0] &&
+          (team[1]! < bestTeam[1]! ||
+            (team[1] === bestTeam[1] &&
+              (share < bestShare || (share === bestShare && head.queueSeq < best.jobs[best.at]!.queueSeq)))))
       ) {
         best = g;
         bestShare = share;
+        bestTeam = team;
       }
     }
     return best ? best.jobs[best.at++] : undefined;

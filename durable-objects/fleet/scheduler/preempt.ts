@@ -31,6 +31,8 @@ export interface VictimInput {
   checkpointAt: number | null;
   /** It runs on GPUs borrowed beyond its team's guarantee. */
   borrowed?: boolean;
+  /** The team it runs for. */
+  team?: string | null;
   /** When its class's minimum runtime is over (ms); before that it is not displaced. Absent: already. */
   eligibleAt?: number;
 }
@@ -39,6 +41,8 @@ export interface VictimInput {
 export interface Preemption {
   jobId: string;
   victims: string[];
+  /** The victims taken back for the preemptor's team's guarantee (reclaim); the others, for priority. */
+  reclaimed: string[];
   placement: Placement[];
 }
 
@@ -56,6 +60,11 @@ export interface PreemptorInput {
   pools: readonly Pool[];
   needsImage?: boolean;
   classValue?: number;
+  team?: string | null;
+  /** It would run beyond its team's guarantee: it may displace borrowed runs only. */
+  borrowing?: boolean;
+  /** It runs within its team's guarantee: it may take back other teams' borrowed runs of any class. */
+  reclaims?: boolean;
 }
 
 /** Preference among candidates: the first is displaced first. */
@@ -108,8 +117,8 @@ export class PreemptionPlanner {
     if (this.budget <= 0) return null;
     if (reasons.length === 0 || !reasons.every((r) => r.code === "CAPACITY")) return null;
     const value = job.classValue ?? 0;
-    if (value <= this.input.floor) return null;
-    const shape = `${value}|${job.needsImage ?? false}|${job.pools.map((p) => `${p.series}:${p.nodes}x${p.gpus_per_node}`).join(",")}`;
+    if (value <= this.input.floor && !job.reclaims) return null;
+    const shape = `${value}|${job.needsImage ?? false}|${job.team ?? ""}|${job.borrowing ?? false}|${job.reclaims ?? false}|${job.pools.map((p) => `${p.series}:${p.nodes}x${p.gpus_per_node}`).join(",")}`;
     if (this.failed.has(shape)) return null;
     const plan = this.tryPlan(placer, job, value, reasons);
     if (!plan) this.failed.add(shape);
@@ -138,8 +147,15 @@ export class PreemptionPlanner {
     let trial: TrialPlacer | null = null;
     const picked: VictimInput[] = [];
     let fit: Placement[] | null = null;
+    const reclaimable = (v: VictimInput) =>
+      job.reclaims === true && v.borrowed === true && v.team !== job.team;
     for (const v of this.sorted) {
-      if (v.classValue >= value) break;
+      if (v.classValue >= value) {
+        // Lowest class first: past the job's own class only a reclaim finds more.
+        if (!job.reclaims) break;
+        if (!reclaimable(v)) continue;
+      }
+      if (job.borrowing && !v.borrowed) continue;
       if ((v.eligibleAt ?? 0) > this.now || this.taken.has(v.jobId)) continue;
       if (!v.placement.some((p) => series.has(placer.node(p.node_id)?.series ?? ""))) continue;
       if (this.input.alive && !this.input.alive(v)) continue;
@@ -178,6 +194,11 @@ export class PreemptionPlanner {
     }
     this.budget--;
     for (const v of picked) this.taken.add(v.jobId);
-    return { jobId: job.id, victims: picked.map((v) => v.jobId), placement: fit };
+    return {
+      jobId: job.id,
+      victims: picked.map((v) => v.jobId),
+      reclaimed: picked.filter(reclaimable).map((v) => v.jobId),
+      placement: fit,
+    };
   }
 }

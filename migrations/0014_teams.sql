@@ -1,0 +1,31 @@
+-- Teams (contract/teams.ts): members and per fleet and series quotas. Every Fleet DO holds the names,
+-- the members and its own quotas (pushed when an admin changes them), so no submit and no scheduling
+-- decision reads these tables.
+CREATE TABLE `teams` (
+	`name` text PRIMARY KEY NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`created_at` text NOT NULL
+);--> statement-breakpoint
+CREATE TABLE `team_members` (
+	`team` text NOT NULL REFERENCES `teams`(`name`) ON DELETE CASCADE,
+	`user_id` text NOT NULL REFERENCES `users`(`id`),
+	-- 1 on exactly one of a user's teams: the team of their jobs that name none.
+	`is_primary` integer DEFAULT 0 NOT NULL,
+	`created_at` text NOT NULL,
+	PRIMARY KEY (`team`, `user_id`)
+);--> statement-breakpoint
+CREATE INDEX `team_members_user` ON `team_members` (`user_id`);--> statement-breakpoint
+CREATE TABLE `team_quotas` (
+	`team` text NOT NULL REFERENCES `teams`(`name`) ON DELETE CASCADE,
+	`fleet_id` text NOT NULL,
+	`series` text NOT NULL,
+	`guaranteed` integer NOT NULL,
+	`borrow_limit` integer,
+	`lend_limit` integer,
+	`weight` real DEFAULT 1 NOT NULL,
+	`updated_at` text NOT NULL,
+	PRIMARY KEY (`team`, `fleet_id`, `series`)
+);--> statement-breakpoint
+-- Each job's team, and whether a run used GPUs beyond its team's guarantee, projected from its Fleet DO.
+ALTER TABLE `jobs` ADD `team` text;--> statement-breakpoint
+ALTER TABLE `runs` ADD `borrowed` integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,186 @@
+import { and, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { nowIso } from "../../contract/ids.js";
+import { SetMemberBody, SetTeamBody, TeamName, TeamQuota, type TeamView } from "../../contract/teams.js";
+import { type Db, db, schema } from "../../d1/client.js";
+import { type Ctx, type Env, requireRole } from "../auth/middleware.js";
+import { AppError } from "../errors.js";
+import { parseJson } from "../http.js";
+import { recordAudit } from "../services/audit.service.js";
+import { fleetByRef } from "../services/fleets.service.js";
+import { pushTeams, readTeams } from "../services/teams.service.js";
+import { userByName } from "../services/users.service.js";
+
+const Series = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+function teamName(raw: string): string {
+  const name = TeamName.safeParse(raw);
+  if (!name.success)
+    throw new AppError("BAD_REQUEST", `team names are lowercase [a-z0-9-], starting with a letter: ${raw}`);
+  return name.data;
+}
+
+async function teamView(d: Db, name: string): Promise<TeamView> {
+  const team = (await readTeams(d)).find((t) => t.name === name);
+  if (!team) throw new AppError("NOT_FOUND", `no team ${name}`);
+  return team;
+}
+
+/** After a change: every fleet decides with it from its next decision on, and the audit log says so. */
+async function changed(c: Ctx, d: Db, action: string, team: string, details = {}): Promise<void> {
+  await pushTeams(c.env, d);
+  await recordAudit(c, { action, target: `team:${team}`, details });
+}
+
+/**
+ * The user's primary team stays exactly one of their teams: the one given, or (none given) the one they
+ * have, or else the oldest membership left.
+ */
+async function settlePrimary(d: Db, userId: string, primary: string | null): Promise<void> {
+  const { teamMembers: m } = schema;
+  const rows = await d.select().from(m).where(eq(m.userId, userId)).all();
+  if (rows.length === 0) return;
+  const keep =
+    primary ??
+    rows.find((r) => r.isPrimary)?.team ??
+    [...rows].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))[0]!.team;
+  await d.batch([
+    d.update(m).set({ isPrimary: false }).where(eq(m.userId, userId)),
+    d
+      .update(m)
+      .set({ isPrimary: true })
+      .where(and(eq(m.userId, userId), eq(m.team, keep))),
+  ]);
+}
+
+/** Teams (docs/scheduling.md "Teams"): everyone may read them, admins change them. */
+export const teamsRoutes = new Hono<Env>()
+  .get("/teams", requireRole("viewer"), async (c) => c.json({ teams: await readTeams(db(c.env.DB)) }))
+  .get("/teams/:name", requireRole("viewer"), async (c) =>
+    c.json({ team: await teamView(db(c.env.DB), teamName(c.req.param("name"))) }),
+  )
+  .put("/teams/:name", requireRole("admin"), async (c) => {
+    const name = teamName(c.req.param("name"));
+    const body = await parseJson(c, SetTeamBody);
+    const d = db(c.env.DB);
+    const existing = await d.select().from(schema.teams).where(eq(schema.teams.name, name)).get();
+    if (existing) {
+      if (body.description !== undefined)
+        await d
+          .update(schema.teams)
+          .set({ description: body.description })
+          .where(eq(schema.teams.name, name))
+          .run();
+    } else {
+      await d
+        .insert(schema.teams)
+        .values({ name, description: body.description ?? "", createdAt: nowIso() })
+        .run();
+    }
+    await changed(c, d, "team.set", name, { created: !existing });
+    return c.json({ team: await teamView(d, name) }, existing ? 200 : 201);
+  })
+  .delete("/teams/:name", requireRole("admin"), async (c) => {
+    const name = teamName(c.req.param("name"));
+    const d = db(c.env.DB);
+    const team = await teamView(d, name);
+    // Members and quotas go with it (ON DELETE CASCADE); a member's primary team moves to another of theirs.
+    await d.delete(schema.teams).where(eq(schema.teams.name, name)).run();
+    for (const m of team.members) await settlePrimary(d, m.user_id, null);
+    await changed(c, d, "team.delete", name);
+    return c.json({ deleted: name });
+  })
+  .put("/teams/:name/members/:user", requireRole("admin"), async (c) => {
+    const name = teamName(c.req.param("name"));
+    const body = await parseJson(c, SetMemberBody);
+    const d = db(c.env.DB);
+    await teamView(d, name);
+    const user = await userByName(d, c.req.param("user"));
+    const { teamMembers: m } = schema;
+    const had = await d
+      .select()
+      .from(m)
+      .where(and(eq(m.team, name), eq(m.userId, user.id)))
+      .get();
+    if (!had) await d.insert(m).values({ team: name, userId: user.id, createdAt: nowIso() }).run();
+    if (had?.isPrimary && body.primary === false)
+      throw new AppError(
+        "CONFLICT",
+        `${name} is ${user.name}'s primary team: make another of their teams primary instead`,
+      );
+    await settlePrimary(d, user.id, body.primary ? name : null);
+    await changed(c, d, "team.member.set", name, { user: user.name, primary: body.primary ?? null });
+    return c.json({ team: await teamView(d, name) }, had ? 200 : 201);
+  })
+  .delete("/teams/:name/members/:user", requireRole("admin"), async (c) => {
+    const name = teamName(c.req.param("name"));
+    const d = db(c.env.DB);
+    await teamView(d, name);
+    const user = await userByName(d, c.req.param("user"));
+    const { teamMembers: m } = schema;
+    const gone = await d
+      .delete(m)
+      .where(and(eq(m.team, name), eq(m.userId, user.id)))
+      .returning()
+      .all();
+    if (gone.length === 0) throw new AppError("NOT_FOUND", `${user.name} is not a member of team ${name}`);
+    await settlePrimary(d, user.id, null);
+    await changed(c, d, "team.member.delete", name, { user: user.name });
+    return c.json({ team: await teamView(d, name) });
+  })
+  .put("/teams/:name/quotas/:fleet/:series", requireRole("admin"), async (c) => {
+    const name = teamName(c.req.param("name"));
+    const series = c.req.param("series");
+    if (!Series.test(series)) throw new AppError("BAD_REQUEST", `not a GPU series name: ${series}`);
+    const q = await parseJson(c, TeamQuota);
+    const d = db(c.env.DB);
+    await teamView(d, name);
+    const fleet = await fleetByRef(d, c.req.param("fleet"));
+    const row = {
+      team: name,
+      fleetId: fleet.id,
+      series,
+      guaranteed: q.guaranteed,
+      borrowLimit: q.borrow_limit,
+      lendLimit: q.lend_limit,
+      weight: q.weight,
+      updatedAt: nowIso(),
+    };
+    const { teamQuotas: t } = schema;
+    const had = await d
+      .select()
+      .from(t)
+      .where(and(eq(t.team, name), eq(t.fleetId, fleet.id), eq(t.series, series)))
+      .get();
+    await d
+      .insert(t)
+      .values(row)
+      .onConflictDoUpdate({ target: [t.team, t.fleetId, t.series], set: row })
+      .run();
+    await changed(c, d, "team.quota.set", name, {
+      fleet: fleet.name,
+      series,
+      guaranteed: q.guaranteed,
+      borrow_limit: q.borrow_limit,
+      lend_limit: q.lend_limit,
+      weight: q.weight,
+    });
+    return c.json({ team: await teamView(d, name) }, had ? 200 : 201);
+  })
+  .delete("/teams/:name/quotas/:fleet/:series", requireRole("admin"), async (c) => {
+    const name = teamName(c.req.param("name"));
+    const series = c.req.param("series");
+    const d = db(c.env.DB);
+    await teamView(d, name);
+    const fleet = await fleetByRef(d, c.req.param("fleet"));
+    const { teamQuotas: t } = schema;
+    const gone = await d
+      .delete(t)
+      .where(and(eq(t.team, name), eq(t.fleetId, fleet.id), eq(t.series, series)))
+      .returning()
+      .all();
+    if (gone.length === 0)
+      throw new AppError("NOT_FOUND", `team ${name} has no ${series} quota in fleet ${fleet.name}`);
+    await changed(c, d, "team.quota.delete", name, { fleet: fleet.name, series });
+    return c.json({ team: await teamView(d, name) });
+  });
