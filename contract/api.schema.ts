@@ -152,6 +152,8 @@ export const JobView = z.object({
   priority: z.number().int(),
   /** Its priority class (docs/scheduling.md); absent from servers older than classes. */
   priority_class: z.string().default("normal"),
+  /** The team it runs for (docs/scheduling.md "Teams"); null: its submitter is in no team. */
+  team: z.string().nullable().default(null),
   gpus: z.number().int(),
   recipe: z.string(),
   pending_reasons: PendingReasons,

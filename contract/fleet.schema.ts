@@ -82,6 +82,8 @@ export const RunView = z.looseObject({
   reason: z.string().nullable(),
   /** The checkpoint this run continued from (set when its launch was first built), or null. */
   resumed_from: z.looseObject({ run_id: z.string(), step: z.number().nullable() }).nullable(),
+  /** It ran beyond its team's guarantee, on GPUs borrowed from idle teams (docs/scheduling.md "Teams"). */
+  borrowed: z.boolean().default(false),
 });
 export type RunView = z.infer<typeof RunView>;
 

@@ -26,6 +26,7 @@ export function runView(r: RunRow, resume: string | undefined): RunView {
     exit_code: r.exit_code,
     reason: r.reason,
     resumed_from: from ? { run_id: from.run_id, step: from.step } : null,
+    borrowed: r.borrowed === 1,
   };
 }
 
@@ -40,6 +41,7 @@ export function jobDetail(s: FleetState, jobId: string): JobDetail | null {
     status: job.status as JobState,
     priority: job.priority,
     priority_class: job.priority_class,
+    team: job.team,
     gpus: job.gpus,
     recipe: job.recipe,
     pending_reasons: JSON.parse(job.pending_reasons) as PendingReason[],
@@ -108,6 +110,7 @@ export function inspect(s: FleetState): FleetInspect {
       user_id: j.user_id,
       priority: j.priority,
       priority_class: j.priority_class,
+      team: j.team,
       gpus: j.gpus,
       pending_reasons: JSON.parse(j.pending_reasons) as PendingReason[],
     })),

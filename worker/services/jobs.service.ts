@@ -26,6 +26,7 @@ export function jobView(j: Omit<JobRow, "spec">, extra?: JobListExtras): JobView
     status: j.status as JobState,
     priority: j.priority,
     priority_class: j.priorityClass,
+    team: j.team,
     gpus: j.gpus,
     recipe: j.recipe,
     pending_reasons: JSON.parse(j.pendingReasons) as PendingReason[],
@@ -79,6 +80,7 @@ export async function jobHistory(d: Db, jobId: string) {
       exit_code: r.exitCode,
       reason: r.reason,
       resumed_from: JSON.parse(r.resumedFrom ?? "null") as { run_id: string; step: number | null } | null,
+      borrowed: r.borrowed,
     })),
     events: events.map((e) => ({
       seq: e.seq,
