@@ -371,4 +371,87 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     });
     expect(await allocated("ck-preempt")).toBe(0);
   }, 300_000);
+
+  it("reclaim: team B borrows team A's idle GPU; A submits and runs within B's grace + 15 s; only B's borrowed job is touched, and it resumes from its checkpoint", async () => {
+    await ck.allowPreemption(cp, "ck-op");
+    await fleetWithAgent("ck-reclaim", 2);
+    const a = String(
+      (await call(cp, cp.adminToken, "POST", "/v1/users", { name: "ck-a", role: "operator" })).body.token,
+    );
+    for (const [team, user] of [
+      ["ck-team-a", "ck-a"],
+      ["ck-team-b", "ck-op"],
+    ]) {
+      expect((await call(cp, cp.adminToken, "PUT", `/v1/teams/${team}`, {})).status).toBe(201);
+      expect((await call(cp, cp.adminToken, "PUT", `/v1/teams/${team}/members/${user}`, {})).status).toBe(
+        201,
+      );
+      const q = await call(cp, cp.adminToken, "PUT", `/v1/teams/${team}/quotas/ck-reclaim/h200`, {
+        guaranteed: 1,
+      });
+      expect(q.status, JSON.stringify(q.body)).toBe(201);
+    }
+    // B fills the fleet: one GPU of its own, one borrowed from A (low: preemptible at once).
+    const b1 = await ck.submitCharlm(cp, op, {
+      fleet: "ck-reclaim",
+      name: "ck-b1",
+      maxSteps: 2500,
+      priorityClass: "low",
+    });
+    const b2 = await ck.submitCharlm(cp, op, {
+      fleet: "ck-reclaim",
+      name: "ck-b2",
+      maxSteps: 500,
+      priorityClass: "low",
+    });
+    const run = async (id: string) => (await waitForStatus(cp, op, id, ["RUNNING"], 60_000)).runs.at(-1)!;
+    const [r1, r2] = [await run(b1), await run(b2)];
+    expect([r1.borrowed, r2.borrowed].sort()).toEqual([false, true]);
+    const [own, borrowed] = r1.borrowed ? [b2, b1] : [b1, b2];
+    const borrowedRun = (r1.borrowed ? r1 : r2).id;
+    await waitForStep(borrowed, borrowedRun, 100);
+
+    const asked = Date.now();
+    const mine = await ck.submitCharlm(cp, a, { fleet: "ck-reclaim", name: "ck-a1", maxSteps: 150 });
+    await waitForStatus(cp, a, mine, ["RUNNING"], 75_000);
+    expect(Date.now() - asked, "A runs within B's grace (60 s) + 15 s").toBeLessThan(75_000);
+    await waitReleased(borrowed, borrowedRun);
+    const stopStep = await lastCheckpointStep(borrowed, borrowedRun);
+    expect(stopStep).toBeGreaterThanOrEqual(100);
+    const lastLoss = (await points(borrowed, borrowedRun)).at(-1)!.value;
+    // B's job within its guarantee ran on, untouched.
+    const ownNow = (await call(cp, op, "GET", `/v1/jobs/${own}`)).body as {
+      job: { status: string };
+      events: Array<{ to: string }>;
+    };
+    expect(["RUNNING", "SUCCEEDED"]).toContain(ownNow.job.status);
+    expect(ownNow.events.some((e) => e.to === "PAUSED")).toBe(false);
+
+    const done = await waitForStatus(cp, op, borrowed, ["SUCCEEDED", "FAILED"], 180_000);
+    expect(done.job.status).toBe("SUCCEEDED");
+    expect(done.runs.map((r) => [r.attempt, r.status])).toEqual([
+      [1, "PAUSED"],
+      [2, "SUCCEEDED"],
+    ]);
+    await expectContinued(borrowed, done.runs[1]!.id, stopStep, lastLoss);
+    const events = (await call(cp, op, "GET", `/v1/jobs/${borrowed}`)).body.events as Array<{
+      to: string;
+      actor: string;
+      detail: Record<string, unknown>;
+    }>;
+    expect(events.some((e) => e.to === "FAILED" || e.actor === "system:retry")).toBe(false);
+    expect(events.find((e) => e.to === "PAUSED")).toMatchObject({
+      actor: "system:preempt",
+      detail: {
+        preempted: true,
+        cause: "reclaim",
+        preempted_by: mine,
+        team: "ck-team-b",
+        reclaiming_team: "ck-team-a",
+      },
+    });
+    expect((await waitForStatus(cp, a, mine, ["SUCCEEDED", "FAILED"], 60_000)).job.status).toBe("SUCCEEDED");
+    await waitForStatus(cp, op, own, ["SUCCEEDED"], 120_000);
+    expect(await allocated("ck-reclaim")).toBe(0);
+  }, 360_000);
 });

@@ -52,6 +52,8 @@ export interface JobState {
     exit_code: number | null;
     reason: string | null;
     attempt: number;
+    /** It ran on GPUs borrowed beyond its team's guarantee. */
+    borrowed?: boolean;
   }>;
   events: Array<{ from: string | null; to: string; edge: string; detail: Record<string, unknown> }>;
 }

@@ -211,8 +211,8 @@ describe("reclaim", () => {
     await api(ADMIN, "PUT", "/v1/teams/tm-rec-b/quotas/tm-reclaim/h200", { guaranteed: 1 });
 
     // B uses its own GPU and borrows A's idle one.
-    const launches = [];
-    const ids = [];
+    const launches: Array<Awaited<ReturnType<typeof agent.next<"launch">>>> = [];
+    const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const id = (
         await api(bob, "POST", "/v1/jobs", await specOf("tm-reclaim", { priorityClass: "tm-quick" }))
