@@ -162,7 +162,7 @@ export class TeamBook {
         const already = borrowed - (this.over(team, s, after) - this.over(team, s, u));
         reasons.push({
           code: "TEAM_LEND_LIMIT",
-          message: `the free ${s} GPUs here are other teams' guarantees, which lend ${lendable} now; ${already} are borrowed already and this job would borrow ${borrowed - already} more`,
+          message: `this job would borrow ${borrowed - already} ${s} GPUs beyond ${team === NONE ? "any guarantee (you are in no team)" : `team ${team}'s guarantee`}, but what may be lent here now (GPUs nobody is guaranteed, and other teams' idle guarantees up to their lend limits) is ${lendable}, and ${already} of it is borrowed already`,
           details: { series: s, lendable, borrowed: already, requested: n },
         });
       }
