@@ -60,11 +60,20 @@ export function fromServer(status: number, code: string, message: string, detail
       "too many failed logins from this address or with this token; wait a minute, then check the token (`sf login`)",
     SECRET_MISSING: "see `sf secret ls` (and `sf secret ls --fleet F`) for the names you can use",
     HF_TOKEN_REQUIRED: "set your HuggingFace token with `sf secret set HF_TOKEN`",
+    TEAM_UNKNOWN: "see `sf admin team ls` for the teams; without --team a job runs for your primary team",
+    TEAM_NOT_MEMBER:
+      "submit for one of your teams, or leave out --team (your primary team); an admin adds you with `sf admin team member add TEAM USER`",
+    BUDGET_EXHAUSTED:
+      "your team's GPU-hour budget for the period is spent; `sf usage --by team` shows it, an admin may raise it",
     PAYLOAD_TOO_LARGE: 'the request is larger than the server takes; see docs/api.md "Limits"',
   };
   const exit =
     status === 401 || status === 403
-      ? code === "QUOTA_EXCEEDED" || code === "PROFILE_NOT_ALLOWED" || code === "IMAGE_NOT_ALLOWED"
+      ? code === "QUOTA_EXCEEDED" ||
+        code === "PROFILE_NOT_ALLOWED" ||
+        code === "IMAGE_NOT_ALLOWED" ||
+        code === "TEAM_NOT_MEMBER" ||
+        code === "BUDGET_EXHAUSTED"
         ? EXIT.REJECTED
         : EXIT.AUTH
       : status === 404

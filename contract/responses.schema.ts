@@ -20,6 +20,7 @@ import { PriorityClass } from "./priority-classes.js";
 import { ProfileEntry } from "./profile-grammar.js";
 import { TransitionView } from "./readback.schema.js";
 import { SecretView } from "./secrets.schema.js";
+import { TeamQuota } from "./teams.js";
 import { DeliveryAttempt } from "./webhooks.schema.js";
 
 export { FleetInspect, JobView, RunView };
@@ -152,6 +153,23 @@ export const DryRunAnswer = z.looseObject({ dry_run: z.literal(true), jobs: z.ar
 /** GET /v1/priority-classes, PUT /v1/priority-classes/:name */
 export const PriorityClassList = z.looseObject({ priority_classes: z.array(PriorityClass) });
 export const OnePriorityClass = z.looseObject({ priority_class: PriorityClass });
+
+/** One team as GET /v1/teams shows it (contract/teams.ts TeamView). */
+export const TeamEntry = z.looseObject({
+  name: z.string(),
+  description: z.string(),
+  members: z.array(z.looseObject({ user_id: z.string(), user: z.string(), primary: z.boolean() })),
+  quotas: z.array(
+    z.looseObject({ fleet_id: z.string(), fleet: z.string(), series: z.string(), ...TeamQuota.shape }),
+  ),
+  created_at: z.string(),
+});
+export type TeamEntry = z.infer<typeof TeamEntry>;
+
+/** GET /v1/teams */
+export const TeamList = z.looseObject({ teams: z.array(TeamEntry) });
+/** GET|PUT /v1/teams/:name, PUT|DELETE its members and quotas */
+export const OneTeam = z.looseObject({ team: TeamEntry });
 
 /** POST /v1/catalog/recipes */
 export const PublishedRecipe = z.looseObject({

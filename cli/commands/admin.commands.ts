@@ -51,6 +51,42 @@ const recipes = () => import("../impl/admin/recipes.js");
 const audit = () => import("../impl/admin/audit.js");
 const nodes = () => import("../impl/admin/nodes.js");
 const classes = () => import("../impl/admin/priority-classes.js");
+const teams = () => import("../impl/admin/teams.js");
+
+/** A GPU count, or `none` (null): no limit for --borrow-limit, all of the guarantee for --lend-limit. */
+function countOrNone(name: string) {
+  return (v: string): number | null => {
+    if (v === "none") return null;
+    if (!/^\d+$/.test(v))
+      throw new InvalidArgumentError(`${name} takes a number of GPUs or "none", got "${v}"`);
+    return Number(v);
+  };
+}
+
+function weight(v: string): number {
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n <= 0 || n > 1000)
+    throw new InvalidArgumentError("--weight must be a number above 0, at most 1000");
+  return n;
+}
+
+const TEAMS_HELP = `
+A job runs for one team: the one it names (sf submit --team NAME), else its
+submitter's primary team. Per fleet and GPU series, a team's quota says:
+  guaranteed    GPUs that are the team's: its jobs get them whenever they want
+                them; other teams' jobs that borrowed them are preempted once
+                past their class's minimum runtime (they checkpoint and queue
+                again: "reclaimed by team ...")
+  borrow limit  GPUs beyond the guarantee its jobs may use while other teams
+                leave theirs idle (none: no limit but the fleet's size); such a
+                run is "borrowed"
+  lend limit    GPUs of its guarantee other teams may borrow while it leaves
+                them idle (none: all of it)
+  weight        its share of borrowed GPUs against other borrowers (weight 2
+                gets twice what weight 1 gets)
+Teams count in a fleet only for the series some team has a quota for there.
+Jobs of a class that may not borrow or is never preempted (\`sf admin
+priority-class ls\`) run only inside their team's guarantee.`;
 
 function signedInt(name: string) {
   return (v: string): number => {
@@ -63,7 +99,7 @@ export function register(program: Command): void {
   const admin = program
     .command("admin")
     .description(
-      "administer the control plane: users, quotas, fleets, maintenance, profiles, recipes (admin role)",
+      "administer the control plane: users, quotas, priority classes, teams, fleets, maintenance, profiles, recipes (admin role)",
     )
     .addHelpText(
       "after",
@@ -185,6 +221,174 @@ export function register(program: Command): void {
     .argument("<name>", "a class an admin added (the built-ins cannot be removed)")
     .description("remove a class; its jobs count as normal from then on")
     .action(async (name: string, _o: unknown, cmd: Command) => (await classes()).removeClass(cmd, name));
+
+  const team = admin
+    .command("team")
+    .description(
+      "teams: their members, and per fleet and GPU series the GPUs each is guaranteed, may borrow and lends (docs/scheduling.md)",
+    )
+    .addHelpText(
+      "after",
+      `${TEAMS_HELP}\n${examples([
+        "sf admin team set ml --description 'ML research'",
+        "sf admin team member add ml ada --primary",
+        "sf admin team quota set ml --fleet lab --series h200 --guaranteed 16 --borrow-limit 8",
+        "sf admin team ls",
+      ])}`,
+    );
+
+  team
+    .command("ls")
+    .description(
+      "list the teams: members (* their primary team) and quotas as fleet/series guaranteed+borrow limit/lend limit, weight",
+    )
+    .addHelpText(
+      "after",
+      `
+A quota cell reads lab/h200 16+8/4 w2: 16 H200s guaranteed in fleet lab, up
+to 8 more borrowed, up to 4 of the 16 lent while idle, weight 2 (∞: no borrow
+limit; all: it lends its whole guarantee).
+${examples(["sf admin team ls", "sf admin team ls --json"])}`,
+    )
+    .action(async (_o: unknown, cmd: Command) => (await teams()).listTeams(cmd));
+
+  team
+    .command("show")
+    .argument("<name>", "the team")
+    .description("show a team: its members, which of them it is the primary team of, and its quotas")
+    .addHelpText("after", examples(["sf admin team show ml", "sf admin team show ml --json"]))
+    .action(async (name: string, _o: unknown, cmd: Command) => (await teams()).showTeam(cmd, name));
+
+  team
+    .command("set")
+    .argument("<name>", "lowercase team name (letters, digits, -; starts with a letter; at most 32)")
+    .description("create a team, or change its description")
+    .option("--description <text>", "what the team is (default: kept; empty for a new team)")
+    .addHelpText(
+      "after",
+      examples(["sf admin team set ml", "sf admin team set ml --description 'ML research'"]),
+    )
+    .action(async (name: string, o: { description?: string }, cmd: Command) =>
+      (await teams()).setTeam(cmd, name, o),
+    );
+
+  team
+    .command("rm")
+    .argument("<name>", "the team")
+    .description(
+      "delete a team with its members and quotas (a member whose primary team it was gets another of theirs)",
+    )
+    .addHelpText("after", examples(["sf admin team rm ml"]))
+    .action(async (name: string, _o: unknown, cmd: Command) => (await teams()).removeTeam(cmd, name));
+
+  const member = team
+    .command("member")
+    .description("add users to a team and remove them (a user may be in several; one is their primary)")
+    .addHelpText(
+      "after",
+      examples(["sf admin team member add ml ada --primary", "sf admin team member rm ml ada"]),
+    );
+
+  member
+    .command("add")
+    .argument("<team>", "the team")
+    .argument("<user>", "the user")
+    .description(
+      "add a user to a team; a user's first team is their primary one: the team of their jobs that name none",
+    )
+    .option("--primary", "make it the user's primary team (also for a member already)")
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin team member add ml ada             # ada may submit with --team ml",
+        "sf admin team member add ml ada --primary   # ada's jobs run for ml unless they name another team",
+      ]),
+    )
+    .action(async (t: string, user: string, o: { primary?: boolean }, cmd: Command) =>
+      (await teams()).addMember(cmd, t, user, o),
+    );
+
+  member
+    .command("rm")
+    .argument("<team>", "the team")
+    .argument("<user>", "the user")
+    .description(
+      "remove a user from a team (if it was their primary team, their oldest other team becomes it); their jobs keep the team they were queued for",
+    )
+    .addHelpText("after", examples(["sf admin team member rm ml ada"]))
+    .action(async (t: string, user: string, _o: unknown, cmd: Command) =>
+      (await teams()).removeMember(cmd, t, user),
+    );
+
+  const quota = team
+    .command("quota")
+    .description("set and remove a team's quota for one GPU series in one fleet")
+    .addHelpText(
+      "after",
+      `${TEAMS_HELP}\n${examples(["sf admin team quota set ml --fleet lab --series h200 --guaranteed 16"])}`,
+    );
+
+  const where = (cmd: Command) =>
+    cmd
+      .addOption(new Option("--fleet <fleet>", "the fleet (name or id)").makeOptionMandatory())
+      .addOption(
+        new Option(
+          "--series <series>",
+          "the GPU series (as profiles name it, e.g. h200)",
+        ).makeOptionMandatory(),
+      );
+
+  where(
+    quota
+      .command("set")
+      .argument("<team>", "the team")
+      .description(
+        "set a team's quota for a GPU series in a fleet; flags left out keep the quota's value (a new quota: borrow limit none, lend limit none, weight 1)",
+      ),
+  )
+    .option(
+      "--guaranteed <n>",
+      "GPUs the team gets whenever it wants them, reclaimed from borrowers (required for a new quota; 0: it only borrows)",
+      int("--guaranteed", 0),
+    )
+    .option(
+      "--borrow-limit <n|none>",
+      "GPUs beyond the guarantee it may use while other teams' are idle (none: no limit)",
+      countOrNone("--borrow-limit"),
+    )
+    .option(
+      "--lend-limit <n|none>",
+      "GPUs of its guarantee other teams may borrow while it leaves them idle (none: all of it)",
+      countOrNone("--lend-limit"),
+    )
+    .option("--weight <w>", "its share of borrowed GPUs against other borrowers (default 1)", weight)
+    .addHelpText(
+      "after",
+      examples([
+        "# 16 H200s in fleet lab are ml's:",
+        "sf admin team quota set ml --fleet lab --series h200 --guaranteed 16",
+        "# and ml may use 8 more while other teams leave theirs idle:",
+        "sf admin team quota set ml --fleet lab --series h200 --borrow-limit 8",
+        "# others may borrow at most 4 of ml's 16 while ml leaves them idle:",
+        "sf admin team quota set ml --fleet lab --series h200 --lend-limit 4",
+        "# ml gets twice the borrowed share of a team of weight 1:",
+        "sf admin team quota set ml --fleet lab --series h200 --weight 2",
+        "# back to no borrow limit, lending the whole guarantee:",
+        "sf admin team quota set ml --fleet lab --series h200 --borrow-limit none --lend-limit none",
+      ]),
+    )
+    .action(async (t: string, o, cmd: Command) => (await teams()).setQuota(cmd, t, o));
+
+  where(
+    quota
+      .command("rm")
+      .argument("<team>", "the team")
+      .description("remove a team's quota for a GPU series in a fleet: it holds no guarantee there any more"),
+  )
+    .addHelpText("after", examples(["sf admin team quota rm ml --fleet lab --series h200"]))
+    .action(async (t: string, o: { fleet: string; series: string }, cmd: Command) =>
+      (await teams()).removeQuota(cmd, t, o),
+    );
 
   const fleet = admin
     .command("fleet")

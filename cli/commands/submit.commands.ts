@@ -31,6 +31,10 @@ function submitOptions(cmd: Command): Command {
     .option(
       "--priority-class <name>",
       "priority class (default: config.yaml's lifecycle.priority_class, then normal); `sf admin priority-class ls` lists them",
+    )
+    .option(
+      "--team <name>",
+      "the team the job runs for, one you are a member of (default: your primary team); `sf admin team ls` lists them",
     );
 }
 
@@ -63,7 +67,8 @@ Examples:
   sf submit exp1 --profile h200:16 --set learning_rate=0.05 --follow
   sf submit exp1 --profile trainer=h200:8 --profile eval=l40s:1 --allow-dirty
   sf submit exp1 --profile h200:8 --priority-class high   # may preempt lower classes (docs/scheduling.md)
-  sf submit exp1 --profile h200:8 --priority-class high --dry-run   # which jobs it would preempt`,
+  sf submit exp1 --profile h200:8 --priority-class high --dry-run   # which jobs it would preempt
+  sf submit exp1 --profile h200:8 --team vision   # runs on (and may reclaim) team vision's guarantee`,
     )
     .action(async (exp: string, o: SubmitFlags, cmd: Command) =>
       (await import("../impl/submit/submit.js")).submit(cmd, exp, o),
@@ -85,7 +90,8 @@ Every combination is validated before anything is uploaded (all or none); the wo
 uploaded once.
 
 Examples:
-  sf sweep exp1 --profile h200:1 --set-grid learning_rate=0.05,0.1,0.2 --set-grid seed=1,2`,
+  sf sweep exp1 --profile h200:1 --set-grid learning_rate=0.05,0.1,0.2 --set-grid seed=1,2
+  sf sweep exp1 --profile h200:1 --set-grid seed=1,2,3 --team vision --priority-class low`,
     )
     .action(async (exp: string, o: SweepFlags, cmd: Command) =>
       (await import("../impl/submit/sweep.js")).sweep(cmd, exp, o),

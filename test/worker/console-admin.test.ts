@@ -1,12 +1,12 @@
 /**
  * The console's admin pages: creating a user (the token shown once, the user real in the API), a refusal
  * re-rendered with the API's code and what was typed, disable/enable, tokens, quotas, fleets, webhooks
- * with their delivery log and "Redeliver"; a non-admin gets the not-found page and a form without the
- * CSRF token is refused.
+ * with their delivery log and "Redeliver", teams with their members and quotas; a non-admin gets the
+ * not-found page and a form without the CSRF token is refused.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { csrfIn, signIn } from "./console-support.js";
-import { ADMIN, api, createUser } from "./helpers.js";
+import { ADMIN, api, createFleet, createUser } from "./helpers.js";
 import { testEnv } from "./test-env.js";
 
 function decode(s: string): string {
@@ -21,6 +21,21 @@ function usersTable(html: string): string[][] {
   const table = /<table class="users">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? "";
   return [...table.matchAll(/<tr data-user="[^"]*">([\s\S]*?)<\/tr>/g)].map((m) =>
     [...m[1]!.matchAll(/<t[hd][^>]*>(?:<a [^>]*>)?([^<]*)/g)].map((c) => decode(c[1]!)).slice(0, 4),
+  );
+}
+
+/** The rows of the teams table, each its cells' text (a team's name and members only on its first row). */
+function teamsTable(html: string): string[][] {
+  const table = /<table class="teams">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? "";
+  return [...table.matchAll(/<tr data-team="[^"]*"[^>]*>([\s\S]*?)<\/tr>/g)].map((m) =>
+    [...m[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) =>
+      decode(
+        c[1]!
+          .replace(/<[^>]*>/g, "")
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">"),
+      ),
+    ),
   );
 }
 
@@ -195,6 +210,57 @@ describe("console admin", () => {
     );
     expect(dup.status).toBe(400);
     expect(dup.html).toContain("Refused (ALREADY_EXISTS)");
+  });
+
+  it("lists teams with their members (primary marked) and quotas per fleet and series, read-only, escaped", async () => {
+    await createUser("ca-ann");
+    await createUser("ca-ben");
+    await createFleet("ca-teams");
+    const markup = `<script>alert(1)</script> & "co"`;
+    expect((await api(ADMIN, "PUT", "/v1/teams/ca-vision", { description: markup })).status).toBe(201);
+    expect((await api(ADMIN, "PUT", "/v1/teams/ca-speech", {})).status).toBe(201);
+    // Ben's primary team is ca-speech; ca-vision is his second, Ann's first (so her primary).
+    await api(ADMIN, "PUT", "/v1/teams/ca-speech/members/ca-ben", {});
+    await api(ADMIN, "PUT", "/v1/teams/ca-vision/members/ca-ben", {});
+    await api(ADMIN, "PUT", "/v1/teams/ca-vision/members/ca-ann", {});
+    const q = await api(ADMIN, "PUT", "/v1/teams/ca-vision/quotas/ca-teams/h200", {
+      guaranteed: 4,
+      borrow_limit: 2,
+    });
+    expect(q.status).toBe(201);
+    await api(ADMIN, "PUT", "/v1/teams/ca-vision/quotas/ca-teams/a100", {
+      guaranteed: 0,
+      lend_limit: 0,
+      weight: 2.5,
+    });
+
+    const b = await signIn(ADMIN);
+    const page = await b.get("/console/admin/fleets");
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('<h2 id="teams-h">Teams</h2>');
+    expect(page.html).toContain("Read-only here: admins change teams with <code>sf admin team</code>.");
+    expect(page.html).toContain(
+      '<th scope="col">Team</th><th scope="col">Members</th><th scope="col">Fleet</th>',
+    );
+    const rows = teamsTable(page.html);
+    const vision = rows.findIndex((r) => r[0]?.startsWith("ca-vision"));
+    expect(vision).toBeGreaterThanOrEqual(0);
+    // One row per quota (by fleet, then series); borrow limit null is "—", lend limit null is "all".
+    expect(rows.slice(vision, vision + 2)).toEqual([
+      [`ca-vision — ${markup}`, "ca-ann (primary), ca-ben", "ca-teams", "a100", "0", "—", "0", "2.5"],
+      ["ca-teams", "h200", "4", "2", "all", "1"],
+    ]);
+    expect(rows).toContainEqual([
+      "ca-speech",
+      "ca-ben (primary)",
+      "No quotas: it is guaranteed nothing, and its jobs borrow where quotas apply.",
+    ]);
+    expect(page.html).toContain('<a href="/console/fleets/ca-teams">ca-teams</a>');
+    // The description is text, never markup.
+    expect(page.html).not.toContain("<script>alert(1)");
+    expect(page.html).toContain("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;co&quot;");
+    // No form changes a team here.
+    expect(page.html).not.toMatch(/<form[^>]*action="\/console\/admin\/teams/);
   });
 
   it("shows a webhook's delivery log and redelivers a delivery", async () => {

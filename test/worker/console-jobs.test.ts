@@ -1,12 +1,13 @@
 /**
  * The console's jobs list and job page: filters, pagination, the header, the tab bar, actions with their
- * confirmation, refusals shown with their code, 404 for jobs the user may not see, and names that carry
- * markup rendered as text.
+ * confirmation, refusals shown with their code, 404 for jobs the user may not see, names that carry
+ * markup rendered as text, and the job's team: the team fact, borrowed runs and a reclaim.
  */
 import { describe, expect, it } from "vitest";
 import { TAB_LABELS, TABS } from "../../worker/console/job-data.js";
 import { type ConsoleBrowser, csrfIn, signIn } from "./console-support.js";
 import { ADMIN, api, converged, createFleet, createUser, customSpec, registerNode } from "./helpers.js";
+import { ingest, runToken } from "./ingest-helpers.js";
 import { testEnv } from "./test-env.js";
 
 const XSS = `<script>alert(1)</script>"><img src=x onerror=alert(1)>`;
@@ -32,6 +33,34 @@ async function submit(token: string, fleet: string, name: string, gpus = 1): Pro
   const r = await api(token, "POST", "/v1/jobs", await customSpec({ fleet, name, gpus }));
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body.job.id as string;
+}
+
+/** A 1-GPU job as `token`, for `team` when given, of a priority class when given. */
+async function submitFor(
+  token: string,
+  fleet: string,
+  o: { name: string; team?: string; priorityClass?: string },
+): Promise<{ id: string; pending_reasons: Array<{ code: string }> }> {
+  const spec = await customSpec({
+    fleet,
+    name: o.name,
+    lifecycle: {
+      max_retries: 2,
+      retry_on_user_failure: false,
+      resumable: true,
+      ...(o.priorityClass ? { priority_class: o.priorityClass } : {}),
+    },
+  });
+  if (o.team) spec.resources.team = o.team;
+  const r = await api(token, "POST", "/v1/jobs", spec);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.job;
+}
+
+/** The job page's text for one fact (`<dt>term</dt><dd>…</dd>`), tags dropped. */
+function fact(html: string, term: string): string | undefined {
+  const dd = new RegExp(`<dt>${term}</dt><dd>([\\s\\S]*?)</dd>`).exec(html)?.[1];
+  return dd?.replace(/<[^>]*>/g, "").replace(/&#39;|&#x27;/g, "'");
 }
 
 /** Posts an action's form the way the page does: first the button, then the confirmation's button. */
@@ -321,6 +350,116 @@ describe("the job page", () => {
     );
     expect(confirm.html).not.toContain("<script>alert(1)");
     expect(confirm.html).toContain("Retry job &lt;script&gt;");
+  });
+});
+
+describe("the job page of a team's job", () => {
+  it("shows the team it runs for (or no team), marks borrowed runs, and a wait for the team's limits", async () => {
+    const member = await createUser("cj-team-ann");
+    const solo = await createUser("cj-team-solo");
+    await createFleet("cj-team");
+    await registerNode("cj-team", "n1", 8);
+    await api(ADMIN, "PUT", "/v1/teams/cj-vision", {});
+    await api(ADMIN, "PUT", "/v1/teams/cj-vision/members/cj-team-ann", {});
+    await api(ADMIN, "PUT", "/v1/teams/cj-vision/quotas/cj-team/h200", { guaranteed: 1 });
+    // Ann's first job is within her team's guarantee of 1 GPU; her second borrows beyond it.
+    const own = await submitFor(member, "cj-team", { name: "own" });
+    const lent = await submitFor(member, "cj-team", { name: "lent" });
+    const b = await signIn(member);
+
+    const ownPage = (await b.get(`/console/jobs/${own.id}`)).html;
+    expect(fact(ownPage, "Team")).toBe("cj-vision");
+    expect(ownPage).not.toContain("borrowed");
+    const lentPage = (await b.get(`/console/jobs/${lent.id}`)).html;
+    expect(fact(lentPage, "Team")).toBe(
+      "cj-vision (run 1 borrowed: GPUs beyond team cj-vision's guarantee, which a team may reclaim)",
+    );
+    // Stopped and resumed, it has two runs: the selector marks each that borrowed.
+    await api(member, "POST", `/v1/jobs/${lent.id}/stop`);
+    await api(member, "POST", `/v1/jobs/${lent.id}/resume`);
+    const runs = (await api(member, "GET", `/v1/jobs/${lent.id}`)).body.runs as Array<{
+      id: string;
+      borrowed: boolean;
+    }>;
+    expect(runs.map((r) => r.borrowed)).toEqual([true, true]);
+    const two = (await b.get(`/console/jobs/${lent.id}`)).html;
+    for (const r of runs)
+      expect(two).toMatch(
+        new RegExp(
+          `Run \\d <span class="note">[A-Z]+</span><span class="note borrowed" data-borrowed="${r.id}"> · borrowed</span>`,
+        ),
+      );
+
+    // A user in no team: "no team".
+    const none = await submitFor(solo, "cj-team", { name: "alone" });
+    const soloPage = (await (await signIn(solo)).get(`/console/jobs/${none.id}`)).html;
+    expect(fact(soloPage, "Team")).toMatch(/^no team/);
+
+    // A team that may not borrow: the job waits, and the page says why with the code.
+    await api(ADMIN, "PUT", "/v1/teams/cj-strict", {});
+    await api(ADMIN, "PUT", "/v1/teams/cj-strict/members/cj-team-ann", {});
+    await api(ADMIN, "PUT", "/v1/teams/cj-strict/quotas/cj-team/h200", { guaranteed: 0, borrow_limit: 0 });
+    const held = await submitFor(member, "cj-team", { name: "held", team: "cj-strict" });
+    expect(held.pending_reasons.map((r) => r.code)).toEqual(["TEAM_BORROW_LIMIT"]);
+    const heldPage = (await b.get(`/console/jobs/${held.id}`)).html;
+    expect(fact(heldPage, "Team")).toBe("cj-strict");
+    expect(heldPage).toContain("Waiting because");
+    expect(heldPage).toContain(
+      "<code>TEAM_BORROW_LIMIT</code> team cj-strict may use 0 guaranteed + 0 borrowed",
+    );
+    await api(member, "POST", `/v1/jobs/${held.id}/stop`);
+  });
+
+  it("says a preempted job was reclaimed by the team that took its borrowed GPUs back, and by which job", async () => {
+    const alice = await createUser("cj-rec-alice");
+    const bob = await createUser("cj-rec-bob");
+    await createFleet("cj-reclaim");
+    await registerNode("cj-reclaim", "n1", 2);
+    for (const [team, user] of [
+      ["cj-rec-a", "cj-rec-alice"],
+      ["cj-rec-b", "cj-rec-bob"],
+    ] as const) {
+      await api(ADMIN, "PUT", `/v1/teams/${team}`, {});
+      await api(ADMIN, "PUT", `/v1/teams/${team}/members/${user}`, {});
+      await api(ADMIN, "PUT", `/v1/teams/${team}/quotas/cj-reclaim/h200`, { guaranteed: 1 });
+    }
+    // Bob runs on his team's GPU and on Alice's idle one (borrowed); scavenger: no minimum runtime.
+    const ids: string[] = [];
+    for (const name of ["bob-own", "bob-lent"]) {
+      const job = await submitFor(bob, "cj-reclaim", { name, priorityClass: "scavenger" });
+      const d = (await api(bob, "GET", `/v1/jobs/${job.id}`)).body;
+      const run = d.runs.at(-1);
+      const token = await runToken({
+        runId: run.id,
+        jobId: job.id,
+        fleetId: d.job.fleet_id,
+        epoch: run.epoch,
+      });
+      expect((await ingest(token, "/lifecycle", { run_id: run.id, event: "started" })).status).toBe(200);
+      ids.push(job.id);
+    }
+    const [, borrower] = ids as [string, string];
+    // Alice wants her guarantee: Bob's borrowed run is stopped for her job.
+    const a = await submitFor(alice, "cj-reclaim", { name: "alice-back" });
+    const paused = (await api(bob, "GET", `/v1/jobs/${borrower}`)).body.events.find(
+      (e: { to: string }) => e.to === "PAUSED",
+    );
+    expect(paused?.detail).toMatchObject({
+      cause: "reclaim",
+      preempted_by: a.id,
+      reclaiming_team: "cj-rec-a",
+    });
+
+    const page = (await (await signIn(bob)).get(`/console/jobs/${borrower}`)).html;
+    expect(page).toContain('data-preempted="1" data-cause="reclaim"');
+    expect(page).toMatch(
+      new RegExp(
+        `Preempted once, last <time [^>]*>[^<]*</time>: reclaimed by team cj-rec-a \\(job <a href="/console/jobs/${a.id}">${a.id}</a>\\), which took back the guaranteed GPUs this job had borrowed: it had 30 s to checkpoint`,
+      ),
+    );
+    expect(page).not.toContain("a higher priority class");
+    expect(fact(page, "Team")).toMatch(/^cj-rec-b/);
+    for (const id of [...ids, a.id]) await api(ADMIN, "POST", `/v1/jobs/${id}/stop`);
   });
 });
 

@@ -17,6 +17,8 @@ export interface RunSummary {
   exit_code: number | null;
   reason: string | null;
   resumed_from: { run_id: string; step: number | null } | null;
+  /** It ran beyond its team's guarantee, on GPUs lent by idle teams (absent from older servers). */
+  borrowed?: boolean;
 }
 
 export interface JobEvent {

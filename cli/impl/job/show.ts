@@ -55,7 +55,7 @@ export async function show(cmd: Command, id: string, o: { events?: string }): Pr
     const fleet = fleetOf(j.spec) ?? j.fleet_id;
     print(
       c.dim(
-        `${j.recipe} · ${j.gpus} GPU${j.gpus === 1 ? "" : "s"} · fleet ${fleet} · ${j.priority_class} priority (${j.priority}) · created ${age(j.created_at)} ago`,
+        `${j.recipe} · ${j.gpus} GPU${j.gpus === 1 ? "" : "s"} · fleet ${fleet} · ${j.priority_class} priority (${j.priority})${j.team ? ` · team ${j.team}` : ""} · created ${age(j.created_at)} ago`,
       ),
     );
     if (j.status === "QUEUED") {
@@ -73,7 +73,8 @@ export async function show(cmd: Command, id: string, o: { events?: string }): Pr
           status: r.status,
           exit: r.exit_code,
           reason: r.reason,
-          placement: placementSummary(r),
+          // A run beyond its team's guarantee, on GPUs other teams left idle: they may reclaim them.
+          placement: `${placementSummary(r)}${r.borrowed ? " (borrowed)" : ""}`,
           started: r.allocated_at ? `${age(r.allocated_at)} ago` : "-",
           // Where the run continued from (a checkpoint of an earlier run); empty: it started fresh.
           from: r.resumed_from ? `step ${r.resumed_from.step ?? "?"} of ${r.resumed_from.run_id}` : null,
@@ -110,6 +111,9 @@ export async function show(cmd: Command, id: string, o: { events?: string }): Pr
 function noteOf(detail: unknown): string | null {
   if (!detail || typeof detail !== "object") return null;
   const d = detail as Record<string, unknown>;
+  // A team took back the GPUs of its guarantee that this job had borrowed.
+  if (d.preempted === true && d.cause === "reclaim" && typeof d.reclaiming_team === "string")
+    return `reclaimed by team ${d.reclaiming_team}${typeof d.preempted_by === "string" ? ` for ${d.preempted_by}` : ""}: its guaranteed GPUs, which this job borrowed`;
   for (const k of ["reason", "message", "note"]) if (typeof d[k] === "string") return d[k];
   return null;
 }

@@ -9,6 +9,8 @@ export interface SubmitFlags {
   secret?: string[];
   /** `lifecycle.priority_class`, over config.yaml's. */
   priorityClass?: string;
+  /** `resources.team`: the team the job runs for (default: the submitter's primary team). */
+  team?: string;
   name?: string;
   follow?: boolean;
   /** Ask what would happen (start, preempt whom, wait why); submit nothing. */

@@ -34,6 +34,8 @@ export interface SpecParts {
   secrets?: string[];
   /** --priority-class: over config.yaml's lifecycle.priority_class. */
   priorityClass?: string;
+  /** --team: the team it runs for (`resources.team`); absent: the submitter's primary team. */
+  team?: string;
   workspace: string;
   provenance: { git_commit: string | null; git_dirty: boolean; config_sha: string };
   sweep?: { id: string; index: number; params: Record<string, ParamValue> };
@@ -59,7 +61,12 @@ export function buildSpec(p: SpecParts): JobSpec {
     source: { workspace: p.workspace, experiment_dir: exp.relDir },
     model: { ...exp.config.model },
     data: { ...exp.config.data },
-    resources: { ...(p.fleet ? { fleet: p.fleet } : {}), pools: p.pools, roles: p.roles },
+    resources: {
+      ...(p.fleet ? { fleet: p.fleet } : {}),
+      ...(p.team ? { team: p.team } : {}),
+      pools: p.pools,
+      roles: p.roles,
+    },
     hyperparams: p.hyperparams,
     secrets: [...new Set(p.secrets ?? [])],
     ...(lc ? { lifecycle: lc } : {}),

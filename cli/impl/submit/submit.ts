@@ -28,6 +28,7 @@ export async function submit(cmd: Command, expName: string, o: SubmitFlags): Pro
     hyperparams,
     secrets: o.secret,
     priorityClass: o.priorityClass,
+    team: o.team,
     workspace: remote.workspace,
     provenance: remote.provenance,
   });

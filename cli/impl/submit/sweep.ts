@@ -98,6 +98,7 @@ export async function sweep(cmd: Command, expName: string, o: SweepFlags): Promi
       hyperparams: result.hyperparams,
       secrets: o.secret,
       priorityClass: o.priorityClass,
+      team: o.team,
       workspace: remote.workspace,
       provenance: remote.provenance,
       sweep: { id: sweepId, index, params },

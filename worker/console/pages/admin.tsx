@@ -1,15 +1,17 @@
 /** @jsxImportSource hono/jsx */
 /**
  * Admin pages (admins only; anyone else gets the "not found" page): users (create, disable/enable, their
- * tokens and quota), fleets with their nodes, webhooks of every user with their delivery log and
- * "Redeliver". Every form posts here with the CSRF field and calls the matching /v1 route as the admin
- * (apiSend); a refusal re-renders the form with the API's code and message and what was typed.
+ * tokens and quota), fleets with their nodes (and, read-only, the priority classes and teams), webhooks
+ * of every user with their delivery log and "Redeliver". Every form posts here with the CSRF field and
+ * calls the matching /v1 route as the admin (apiSend); a refusal re-renders the form with the API's code
+ * and message and what was typed.
  */
 import { Hono } from "hono";
 import type { FC } from "hono/jsx";
 import { FLEET_KINDS, ROLES } from "../../../contract/api.schema.js";
 import type { PriorityClass } from "../../../contract/priority-classes.js";
 import type { FleetView, QuotaView, TokenView, UserView } from "../../../contract/responses.schema.js";
+import type { TeamView } from "../../../contract/teams.js";
 import { ApiFailure, apiGet, apiSend, type ConsoleCtx, type ConsoleEnv } from "../api.js";
 import { CsrfField, DataTable, Notice, Time } from "../layout.js";
 import type { Session } from "../session.js";
@@ -279,16 +281,72 @@ async function userPage(
 
 // fleets -----------------------------------------------------------------------------------------
 
+/**
+ * Every team: its members (their primary team marked) and, one row each, its quotas per fleet and GPU
+ * series. Read-only: admins change teams with `sf admin team` (the /v1/teams routes).
+ */
+const TeamsTable: FC<{ teams: TeamView[] }> = ({ teams }) => (
+  <DataTable
+    class="teams"
+    columns={["Team", "Members", "Fleet", "Series", "Guaranteed", "Borrow limit", "Lend limit", "Weight"]}
+  >
+    {teams.map((t) => {
+      const span = Math.max(1, t.quotas.length);
+      const head = (
+        <>
+          <th scope="row" rowspan={span}>
+            {t.name}
+            {t.description ? <span class="note">{` — ${t.description}`}</span> : null}
+          </th>
+          <td rowspan={span}>
+            {t.members.length === 0
+              ? "—"
+              : t.members.map((m, i) => (
+                  <span class="member" data-member={m.user}>
+                    {i > 0 ? ", " : ""}
+                    {m.user}
+                    {m.primary ? <span class="note"> (primary)</span> : null}
+                  </span>
+                ))}
+          </td>
+        </>
+      );
+      if (t.quotas.length === 0)
+        return (
+          <tr data-team={t.name}>
+            {head}
+            <td colspan={6} class="note">
+              No quotas: it is guaranteed nothing, and its jobs borrow where quotas apply.
+            </td>
+          </tr>
+        );
+      return t.quotas.map((q, i) => (
+        <tr data-team={t.name} data-quota={`${q.fleet}/${q.series}`}>
+          {i === 0 ? head : null}
+          <td>
+            <a href={`/console/fleets/${enc(q.fleet)}`}>{q.fleet}</a>
+          </td>
+          <td>{q.series}</td>
+          <td>{String(q.guaranteed)}</td>
+          <td>{q.borrow_limit === null ? "—" : String(q.borrow_limit)}</td>
+          <td>{q.lend_limit === null ? "all" : String(q.lend_limit)}</td>
+          <td>{String(q.weight)}</td>
+        </tr>
+      ));
+    })}
+  </DataTable>
+);
+
 async function fleetsPage(
   c: ConsoleCtx,
   o: { values?: Record<string, string>; refused?: Refusal; flash?: string } = {},
 ) {
   const session = c.get("session");
   const { fleets } = await apiGet<{ fleets: FleetView[] }>(c, "/v1/fleets");
-  const { priority_classes: classes } = await apiGet<{ priority_classes: PriorityClass[] }>(
-    c,
-    "/v1/priority-classes",
-  );
+  const [{ priority_classes: classes }, { teams }] = await Promise.all([
+    apiGet<{ priority_classes: PriorityClass[] }>(c, "/v1/priority-classes"),
+    apiGet<{ teams: TeamView[] }>(c, "/v1/teams"),
+  ]);
   const nodes = await Promise.all(
     fleets.map((f) => apiGet<{ nodes: NodeRow[] }>(c, `/v1/fleets/${enc(f.name)}/nodes`)),
   );
@@ -359,6 +417,16 @@ async function fleetsPage(
             </tr>
           ))}
         </DataTable>
+      </section>
+      <section aria-labelledby="teams-h">
+        <h2 id="teams-h">Teams</h2>
+        <p class="note">
+          Per fleet and GPU series, a team's guaranteed GPUs are its own (it reclaims them from borrowers);
+          beyond them it may borrow up to its borrow limit (— is no limit) from idle teams, which lend up to
+          their lend limit; weight shares what is borrowed. A member's primary team is the one their jobs run
+          for unless they name another. Read-only here: admins change teams with <code>sf admin team</code>.
+        </p>
+        {teams.length === 0 ? <p class="note">No teams yet.</p> : <TeamsTable teams={teams} />}
       </section>
       <form method="post" action="/console/admin/fleets" class="card admin-form">
         <h2>Create a fleet</h2>

@@ -124,25 +124,59 @@ const Actions: FC<{ detail: JobDetail; session: Session }> = ({ detail, session 
   );
 };
 
-/** A job a higher priority class displaced: how often, the last time by which job, and what follows. */
+/** What a preemption's event says (durable-objects/fleet/rules/preempt.ts). */
+interface PreemptionDetail {
+  preempted?: unknown;
+  /** priority: a job of a higher class needed the GPUs; reclaim: a team took back its guarantee. */
+  cause?: "priority" | "reclaim";
+  preempted_by?: string;
+  /** reclaim: the team this job ran for, and the team that took its GPUs back. */
+  team?: string | null;
+  reclaiming_team?: string | null;
+  grace_seconds?: number;
+}
+
+/**
+ * A job displaced by a higher priority class, or whose borrowed GPUs a team reclaimed: how often, the
+ * last time by which job (and for a reclaim, which team), and what follows.
+ */
 const Preempted: FC<{ detail: JobDetail }> = ({ detail }) => {
   const times = detail.events.filter(
     (e) =>
-      e.to === "PAUSED" && e.actor === "system:preempt" && (e.detail as { preempted?: unknown })?.preempted,
+      e.to === "PAUSED" && e.actor === "system:preempt" && (e.detail as PreemptionDetail | null)?.preempted,
   );
   const last = times.at(-1);
   if (!last) return null;
-  const d = last.detail as { preempted_by?: string; grace_seconds?: number };
+  const d = last.detail as PreemptionDetail;
+  const by = d.preempted_by ? <a href={jobPath(d.preempted_by)}>{d.preempted_by}</a> : null;
   return (
-    <p class="preempted note" data-preempted={String(times.length)}>
+    <p class="preempted note" data-preempted={String(times.length)} data-cause={d.cause ?? "priority"}>
       {`Preempted ${times.length === 1 ? "once" : `${times.length} times`}, last `}
       <Time iso={last.ts} />
-      {" by "}
-      {d.preempted_by ? <a href={jobPath(d.preempted_by)}>{d.preempted_by}</a> : "a higher priority class"}
+      {d.cause === "reclaim" ? (
+        <>
+          {`: reclaimed by team ${d.reclaiming_team ?? "?"}`}
+          {by ? <> (job {by})</> : null}
+          {", which took back the guaranteed GPUs this job had borrowed"}
+        </>
+      ) : (
+        <>
+          {" by "}
+          {by ?? "a higher priority class"}
+        </>
+      )}
       {`: it had ${d.grace_seconds ?? "?"} s to checkpoint and waits in its place to resume from it (no retry used).`}
     </p>
   );
 };
+
+/** Marks a run that used GPUs beyond its team's guarantee (lent by idle teams, who may reclaim them). */
+const Borrowed: FC<{ run: RunSummary | undefined }> = ({ run }) =>
+  run?.borrowed ? (
+    <span class="note borrowed" data-borrowed={run.id}>
+      {" · borrowed"}
+    </span>
+  ) : null;
 
 const Header: FC<{ detail: JobDetail; nodeNames: Map<string, string>; session: Session }> = ({
   detail,
@@ -188,6 +222,14 @@ const Header: FC<{ detail: JobDetail; nodeNames: Map<string, string>; session: S
         <Fact term="Profile">{profiles.length ? profiles.join(", ") : "—"}</Fact>
         <Fact term="GPUs">{String(job.gpus)}</Fact>
         <Fact term="Priority class">{job.priority_class ?? "normal"}</Fact>
+        <Fact term="Team">
+          {job.team ?? "no team"}
+          {latest?.borrowed ? (
+            <span class="note borrowed">
+              {` (run ${latest.attempt} borrowed: GPUs beyond ${job.team ? `team ${job.team}'s` : "any team's"} guarantee, which a team may reclaim)`}
+            </span>
+          ) : null}
+        </Fact>
         <Fact term={nodes.length > 1 ? "Nodes" : "Node"}>
           {nodes.length
             ? nodes.map((n, i) => (
@@ -248,6 +290,7 @@ const RunSelector: FC<{ detail: JobDetail; run: RunSummary | undefined; tab: Tab
               aria-current={r.id === run?.id ? "page" : undefined}
             >
               {`Run ${r.attempt}`} <span class="note">{r.status}</span>
+              <Borrowed run={r} />
             </a>
           </li>
         ))}
