@@ -62,6 +62,8 @@ export const ERROR_CODES = {
   TEAM_UNKNOWN: 422,
   /** The JobSpec names a team its submitter is not a member of (`details.your_teams`). */
   TEAM_NOT_MEMBER: 403,
+  /** The job's team spent its GPU-hour budget for the period and its policy refuses new jobs. */
+  BUDGET_EXHAUSTED: 403,
   /** The job names a secret that neither its submitter nor its fleet has set. */
   SECRET_MISSING: 422,
   // state

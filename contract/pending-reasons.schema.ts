@@ -41,6 +41,12 @@ export const PENDING_REASON_CODES = [
    * is borrowed already: `details.lendable`, `borrowed`, `requested`.
    */
   "TEAM_LEND_LIMIT",
+  /**
+   * Its team spent its GPU-hour budget for the period (`details.team`, `period`, `used_gpu_hours`,
+   * `limit_gpu_hours`, `resets_at`): it waits for the next period (or, under the borrow-free policy, for
+   * room within its team's guarantee).
+   */
+  "BUDGET_EXHAUSTED",
 ] as const;
 
 export const PendingReason = z.object({

@@ -48,6 +48,8 @@ export const SetMemberBody = z.object({
 export interface TeamView {
   name: string;
   description: string;
+  /** Its GPU-hour budget (docs/scheduling.md "Budgets"). */
+  budget: TeamBudget;
   members: Array<{ user_id: string; user: string; primary: boolean }>;
   quotas: Array<{ fleet_id: string; fleet: string; series: string } & TeamQuota>;
   created_at: string;
@@ -95,4 +97,103 @@ export function resolveTeam(
       details: { team: requested, your_teams: member?.teams ?? [] },
     };
   return { team: requested };
+}
+
+// GPU-hour budgets ---------------------------------------------------------------------------------
+
+/** What happens to a team's work once its budget for the period is spent. */
+export const BUDGET_POLICIES = ["refuse", "pause", "borrow_free"] as const;
+export type BudgetPolicy = (typeof BUDGET_POLICIES)[number];
+
+/** PUT /v1/teams/:name/budget: GPU-hours per calendar month and/or ISO week (UTC); null: no budget. */
+export const SetBudgetBody = z.object({
+  monthly_gpu_hours: z.number().min(0).max(100_000_000).nullable().optional(),
+  weekly_gpu_hours: z.number().min(0).max(100_000_000).nullable().optional(),
+  /**
+   * refuse (default): new jobs of the team are refused, queued ones wait; pause: also its running jobs
+   * pause at their next checkpoint (never killed); borrow_free: it runs only within its guarantee.
+   */
+  policy: z.enum(BUDGET_POLICIES).optional(),
+});
+
+export interface TeamBudget {
+  monthly_gpu_hours: number | null;
+  weekly_gpu_hours: number | null;
+  policy: BudgetPolicy;
+}
+
+/** A budget period: the calendar month or the ISO week (Monday 00:00 UTC) that holds `now`. */
+export interface BudgetPeriod {
+  kind: "month" | "week";
+  /** `2026-12` or `2026-W49`. */
+  key: string;
+  start: number;
+  end: number;
+}
+
+export function budgetPeriods(now: number): { month: BudgetPeriod; week: BudgetPeriod } {
+  const d = new Date(now);
+  const monthStart = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  const day = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  const weekStart = day - ((d.getUTCDay() + 6) % 7) * 86_400_000;
+  // The ISO week's year is that of its Thursday.
+  const thursday = new Date(weekStart + 3 * 86_400_000);
+  const yearStart = Date.UTC(thursday.getUTCFullYear(), 0, 1);
+  const week = Math.floor((thursday.getTime() - yearStart) / (7 * 86_400_000)) + 1;
+  return {
+    month: {
+      kind: "month",
+      key: `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, "0")}`,
+      start: monthStart,
+      end: monthEnd,
+    },
+    week: {
+      kind: "week",
+      key: `${thursday.getUTCFullYear()}-W${String(week).padStart(2, "0")}`,
+      start: weekStart,
+      end: weekStart + 7 * 86_400_000,
+    },
+  };
+}
+
+/** A team whose budget for a period is spent, as every fleet is told (until `resets_at`, ms). */
+export const BudgetState = z.object({
+  policy: z.enum(BUDGET_POLICIES),
+  period: z.string(),
+  used_gpu_hours: z.number(),
+  limit_gpu_hours: z.number(),
+  resets_at: z.number(),
+});
+export type BudgetState = z.infer<typeof BudgetState>;
+
+/** Per team: the budgets that are spent now (a team absent from it may run). */
+export const FleetBudgets = z.record(z.string(), BudgetState);
+export type FleetBudgets = z.infer<typeof FleetBudgets>;
+
+/** Whether a spent budget still binds at `now` (it ends with its period). */
+export function budgetBinds(b: BudgetState | undefined, now: number): b is BudgetState {
+  return b !== undefined && now < b.resets_at;
+}
+
+export function budgetMessage(team: string, b: BudgetState): string {
+  return `team ${team} used ${b.used_gpu_hours.toFixed(1)} of its ${b.limit_gpu_hours} GPU-hour budget for ${b.period}; it renews ${new Date(b.resets_at).toISOString()}`;
+}
+
+/** The period a key names (`2026-12`, `2026-W49`), or null for anything else. */
+export function budgetPeriodOf(key: string): BudgetPeriod | null {
+  const m = /^(\d{4})-(\d{2})$/.exec(key);
+  if (m) {
+    const [y, mo] = [Number(m[1]), Number(m[2])];
+    if (mo < 1 || mo > 12) return null;
+    return { kind: "month", key, start: Date.UTC(y, mo - 1, 1), end: Date.UTC(y, mo, 1) };
+  }
+  const w = /^(\d{4})-W(\d{2})$/.exec(key);
+  if (!w) return null;
+  const [y, n] = [Number(w[1]), Number(w[2])];
+  const jan4 = Date.UTC(y, 0, 4);
+  const week1 = jan4 - ((new Date(jan4).getUTCDay() + 6) % 7) * 86_400_000;
+  const start = week1 + (n - 1) * 7 * 86_400_000;
+  if (n < 1 || budgetPeriods(start).week.key !== key) return null;
+  return { kind: "week", key, start, end: start + 7 * 86_400_000 };
 }

@@ -12,10 +12,16 @@ import { JOB_STATES, type JobState } from "./job-states.js";
 export const PREEMPTED_EVENT_TYPE = "job.preempted";
 export const JOB_EVENT_TYPES: string[] = [...JOB_STATES.map((s) => jobEventType(s)), PREEMPTED_EVENT_TYPE];
 export const TEST_EVENT_TYPE = "webhook.test";
+/** A team used 80 % / 100 % of a period's GPU-hour budget (once per team, period and threshold). */
+export const BUDGET_WARNING_EVENT = "team.budget_warning";
+export const BUDGET_EXHAUSTED_EVENT = "team.budget_exhausted";
 /** What a webhook subscribes to when its body names no events: the states a job comes to rest in. */
 export const DEFAULT_WEBHOOK_EVENTS = ["job.succeeded", "job.failed", "job.stopped"];
-/** `*` subscribes to every job event. `webhook.test` is not subscribed to: it goes to the webhook it tests. */
-export const SUBSCRIBABLE_EVENTS = ["*", ...JOB_EVENT_TYPES];
+/**
+ * `*` subscribes to every job event; a team's budget events are subscribed to by name (they go to the
+ * team's members). `webhook.test` is not subscribed to: it goes to the webhook it tests.
+ */
+export const SUBSCRIBABLE_EVENTS = ["*", ...JOB_EVENT_TYPES, BUDGET_WARNING_EVENT, BUDGET_EXHAUSTED_EVENT];
 
 export function jobEventType(status: JobState | string): string {
   return `job.${status.toLowerCase()}`;
@@ -54,11 +60,18 @@ export function webhookUrlProblem(raw: string): string | null {
   return null;
 }
 
-/** The subscribed events, normalised: unique, in the given order, and `*` alone when it is present. */
+/**
+ * The subscribed events, normalised: unique, in the given order, and with `*` no other job event (the
+ * team's budget events, which `*` does not cover, stay).
+ */
 export function normaliseEvents(events: string[]): { events: string[]; unknown: string[] } {
   const unknown = events.filter((e) => !SUBSCRIBABLE_EVENTS.includes(e));
   const unique = [...new Set(events)];
-  return { events: unique.includes("*") ? ["*"] : unique, unknown };
+  const budget = [BUDGET_WARNING_EVENT, BUDGET_EXHAUSTED_EVENT];
+  return {
+    events: unique.includes("*") ? ["*", ...unique.filter((e) => budget.includes(e))] : unique,
+    unknown,
+  };
 }
 
 export const CreateWebhookBody = z.object({

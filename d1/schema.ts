@@ -207,8 +207,25 @@ export const priorityClasses = sqliteTable("priority_classes", {
 export const teams = sqliteTable("teams", {
   name: text("name").primaryKey(),
   description: text("description").notNull().default(""),
+  monthlyGpuHours: real("monthly_gpu_hours"),
+  weeklyGpuHours: real("weekly_gpu_hours"),
+  budgetPolicy: text("budget_policy", { enum: ["refuse", "pause", "borrow_free"] })
+    .notNull()
+    .default("refuse"),
   createdAt: text("created_at").notNull(),
 });
+
+/** Budget alerts sent: once per team, period (`2026-12`, `2026-W49`) and threshold (80, 100). */
+export const budgetAlerts = sqliteTable(
+  "budget_alerts",
+  {
+    team: text("team").notNull(),
+    period: text("period").notNull(),
+    threshold: integer("threshold").notNull(),
+    at: text("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.team, t.period, t.threshold] })],
+);
 
 export const teamMembers = sqliteTable(
   "team_members",
@@ -255,8 +272,15 @@ export const runUsage = sqliteTable(
     userId: text("user_id").notNull(),
     fleetId: text("fleet_id").notNull(),
     gpuSeconds: real("gpu_seconds").notNull(),
+    /** The run's job's team (null: none), and whether the run borrowed beyond its guarantee. */
+    team: text("team"),
+    borrowed: integer("borrowed", { mode: "boolean" }).notNull().default(false),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.day] }), index("run_usage_user_day").on(t.userId, t.day)],
+  (t) => [
+    primaryKey({ columns: [t.runId, t.day] }),
+    index("run_usage_user_day").on(t.userId, t.day),
+    index("run_usage_team_day").on(t.team, t.day),
+  ],
 );
 
 /**

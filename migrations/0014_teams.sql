@@ -4,6 +4,10 @@
 CREATE TABLE `teams` (
 	`name` text PRIMARY KEY NOT NULL,
 	`description` text DEFAULT '' NOT NULL,
+	-- GPU-hour budgets per calendar month and ISO week (UTC); null: none. What a spent budget does.
+	`monthly_gpu_hours` real,
+	`weekly_gpu_hours` real,
+	`budget_policy` text DEFAULT 'refuse' NOT NULL,
 	`created_at` text NOT NULL
 );--> statement-breakpoint
 CREATE TABLE `team_members` (
@@ -26,6 +30,18 @@ CREATE TABLE `team_quotas` (
 	`updated_at` text NOT NULL,
 	PRIMARY KEY (`team`, `fleet_id`, `series`)
 );--> statement-breakpoint
+-- Budget alerts sent, once per team, period and threshold (80 and 100 %).
+CREATE TABLE `budget_alerts` (
+	`team` text NOT NULL,
+	`period` text NOT NULL,
+	`threshold` integer NOT NULL,
+	`at` text NOT NULL,
+	PRIMARY KEY (`team`, `period`, `threshold`)
+);--> statement-breakpoint
 -- Each job's team, and whether a run used GPUs beyond its team's guarantee, projected from its Fleet DO.
 ALTER TABLE `jobs` ADD `team` text;--> statement-breakpoint
-ALTER TABLE `runs` ADD `borrowed` integer DEFAULT 0 NOT NULL;
+ALTER TABLE `runs` ADD `borrowed` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+-- Usage per run and day carries its team and whether the run borrowed (usage by team, budgets).
+ALTER TABLE `run_usage` ADD `team` text;--> statement-breakpoint
+ALTER TABLE `run_usage` ADD `borrowed` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `run_usage_team_day` ON `run_usage` (`team`, `day`);

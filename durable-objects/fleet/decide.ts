@@ -20,7 +20,7 @@ import type {
   SubmitInput,
 } from "../../contract/fleet.schema.js";
 import type { PriorityClass } from "../../contract/priority-classes.js";
-import type { FleetTeams } from "../../contract/teams.js";
+import type { FleetBudgets, FleetTeams } from "../../contract/teams.js";
 import {
   ackCommand,
   hello,
@@ -46,7 +46,7 @@ import {
   withdrawAdmissions,
 } from "./rules/runs.js";
 import { configure, registerNode, schedule, scheduleSubmitted, setQuota } from "./rules/schedule.js";
-import { setTeams } from "./rules/teams.js";
+import { setBudgets, setTeams } from "./rules/teams.js";
 import type { FleetEffect, Ledger } from "./state.js";
 import { timerTarget } from "./timers.js";
 import { type DecideContext, Tx } from "./tx.js";
@@ -58,6 +58,8 @@ export type FleetEvent =
   | { type: "set_priority_classes"; classes: PriorityClass[] }
   /** The teams changed (an admin set a member or a quota): the next decision uses them. */
   | { type: "set_teams"; teams: FleetTeams }
+  /** The Worker metered the team budgets: the teams whose budget is spent now. */
+  | { type: "set_budgets"; budgets: FleetBudgets }
   | { type: "drain"; note: string | null }
   | { type: "undrain" }
   /** One admitted job, or a job array's (queued all or none). */
@@ -99,6 +101,7 @@ export interface FleetResults {
   set_quota: undefined;
   set_priority_classes: undefined;
   set_teams: undefined;
+  set_budgets: undefined;
   drain: DrainReport;
   undrain: DrainReport;
   submit: Result<{ jobs: JobDetail[] }>;
@@ -169,6 +172,9 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
       return undefined;
     case "set_teams":
       setTeams(t, e.teams);
+      return undefined;
+    case "set_budgets":
+      setBudgets(t, e.budgets);
       return undefined;
     case "drain":
       return drain(t, e.note);

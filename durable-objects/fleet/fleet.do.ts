@@ -34,7 +34,7 @@ import type {
 import { newId } from "../../contract/ids.js";
 import type { StopNotice } from "../../contract/ingest.schema.js";
 import type { PriorityClass } from "../../contract/priority-classes.js";
-import type { FleetTeams } from "../../contract/teams.js";
+import type { FleetBudgets, FleetTeams } from "../../contract/teams.js";
 import { type DoEnv, doSettings } from "../env.js";
 import { fromWire, type Settled, serveWire, type Wire } from "../group-commit.js";
 import type { ConfirmInput, FleetAdmissions, JobVersions } from "../user/types.js";
@@ -111,6 +111,12 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   /** The teams, members and this fleet's team quotas as an admin left them: the next decision uses them. */
   async setTeams(teams: FleetTeams): Promise<void> {
     this.decide({ type: "set_teams", teams });
+    await this.afterAction();
+  }
+
+  /** The teams whose GPU-hour budget is spent now (the Worker meters them): the next decision uses it. */
+  async setBudgets(budgets: FleetBudgets): Promise<void> {
+    this.decide({ type: "set_budgets", budgets });
     await this.afterAction();
   }
 

@@ -50,6 +50,8 @@ export function preemptedKey(jobId: string): string {
 export const PRIORITY_CLASSES_KEY = "priority_classes";
 /** The teams, their members and this fleet's team quotas, as the Worker last pushed them (FleetTeams). */
 export const TEAMS_KEY = "teams";
+/** The teams whose GPU-hour budget is spent, as the Worker last pushed them (FleetBudgets). */
+export const BUDGETS_KEY = "budgets";
 /** GPUs held for preemptors while their victims leave, and the recent preemptions (rules/preempt.ts). */
 export const PREEMPTION_KEY = "preemption";
 /** Jobs this fleet preempted, ever, by cause (JSON { priority: n }): the metrics' counter. */

@@ -74,7 +74,17 @@ export type OutboxEntry =
   | { kind: "run"; run: RunSnapshot }
   | { kind: "node"; node: NodeSnapshot }
   | { kind: "blob_refs"; job_id: string; digests: string[] }
-  | { kind: "usage"; run_id: string; day: string; user_id: string; fleet_id: string; gpu_seconds: number }
+  | {
+      kind: "usage";
+      run_id: string;
+      day: string;
+      user_id: string;
+      fleet_id: string;
+      gpu_seconds: number;
+      /** Absent in entries written before teams. */
+      team?: string | null;
+      borrowed?: number;
+    }
   /** A job admitted here: its admission row in D1 (key and request hash; its state follows the job). */
   | {
       kind: "admission";

@@ -124,7 +124,7 @@ const SQL_TEXT = (() => {
   ]);
   const ev = names(jobEvents, EVENT_PROPS);
   const refs = names(blobRefs, ["digest", "jobId"]);
-  const usage = names(runUsage, ["runId", "day", "userId", "fleetId", "gpuSeconds"]);
+  const usage = names(runUsage, ["runId", "day", "userId", "fleetId", "gpuSeconds", "team", "borrowed"]);
   const wh = names(webhooks, ["id", "userId", "fleetId", "createdAt", "events"]);
   const wd = names(webhookDeliveries, [
     "webhookId",
@@ -157,7 +157,7 @@ const SQL_TEXT = (() => {
     blobRefs: `INSERT INTO ${refs.table} (${refs.columns.join(", ")})
       SELECT ${fromRows(2)} FROM json_each(?1) WHERE true ON CONFLICT DO NOTHING`,
     usage: `INSERT INTO ${usage.table} (${usage.columns.join(", ")})
-      SELECT ${fromRows(5)} FROM json_each(?1) WHERE true
+      SELECT ${fromRows(7)} FROM json_each(?1) WHERE true
       ON CONFLICT (${usage.columns[0]}, ${usageDay}) DO UPDATE SET ${usageSeconds} = excluded.${usageSeconds}`,
     // A pending delivery for every endpoint of the job's owner that subscribes to the event (its fleet or
     // all, created before the event). (webhook, event) is unique and the insert ignores conflicts, so a
@@ -309,7 +309,15 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
         for (const digest of e.digests) rows.blobRefs.push([digest, e.job_id]);
         break;
       case "usage":
-        rows.usage.push([e.run_id, e.day, e.user_id, e.fleet_id, e.gpu_seconds]);
+        rows.usage.push([
+          e.run_id,
+          e.day,
+          e.user_id,
+          e.fleet_id,
+          e.gpu_seconds,
+          e.team ?? null,
+          e.borrowed ?? 0,
+        ]);
         break;
       case "admission":
         rows.admitted.push([e.job_id, e.user_id, e.fleet_id, e.idem_key, e.request_hash, e.created_at]);

@@ -8,6 +8,8 @@
 export const SCHEDULE_TIMER = "schedule";
 /** The next time window close or reopen. */
 export const WINDOWS_TIMER = "windows";
+/** A spent team budget renews (its period ends): what it held back is decided again. */
+export const BUDGET_TIMER = "budget";
 /** A flush of the outbox to D1 failed: try again. */
 export const OUTBOX_TIMER = "outbox";
 /** Unacknowledged commands are due a re-send. */
@@ -53,7 +55,7 @@ export type TimerTarget =
 
 /** What a due timer row is for. */
 export function timerTarget(id: string): TimerTarget {
-  if (id === SCHEDULE_TIMER || id === WINDOWS_TIMER) return { kind: "schedule" };
+  if (id === SCHEDULE_TIMER || id === WINDOWS_TIMER || id === BUDGET_TIMER) return { kind: "schedule" };
   if (id === OUTBOX_TIMER || id === COMMANDS_TIMER || id === LIVENESS_TIMER || id === UNCONFIRMED_TIMER)
     return { kind: id };
   if (id.startsWith(RETRY_PREFIX)) return { kind: "retry", jobId: id.slice(RETRY_PREFIX.length) };

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { BUILTIN_PRIORITY_CLASSES } from "../../contract/priority-classes.js";
 import type { FleetTeams, TeamQuota } from "../../contract/teams.js";
-import { Fleet, type SubmitOptions } from "./fleet-harness.js";
+import { Fleet, type SubmitOptions, T0 } from "./fleet-harness.js";
 
 const codes = (f: Fleet, id: string) =>
   (JSON.parse(f.job(id).pending_reasons) as Array<{ code: string }>).map((r) => r.code);
@@ -173,5 +173,71 @@ describe("teams", () => {
     expect(reasonsOf(f, third)).toMatchObject([
       { code: "TEAM_LEND_LIMIT", details: { series: "h200", lendable: 1, borrowed: 1 } },
     ]);
+  });
+
+  it("budgets: a spent budget refuses new jobs, holds queued ones, pauses a running one at its next checkpoint (pause policy), and everything resumes when the period renews (a test clock)", () => {
+    const f = fleet({ speech: q(2) });
+    f.agent("gpu-a", 2);
+    const running1 = running(f, { user: "usr_sam" });
+    const renews = T0 + 3_600_000;
+    f.decide({
+      type: "set_budgets",
+      budgets: {
+        speech: {
+          policy: "pause",
+          period: "2026-12",
+          used_gpu_hours: 10.2,
+          limit_gpu_hours: 10,
+          resets_at: renews,
+        },
+      },
+    });
+    const refused = f.trySubmit({ jobId: "job_late", user: "usr_sam", python: true });
+    expect(refused.ok || refused.code).toBe("BUDGET_EXHAUSTED");
+    expect(refused.ok || refused.message).toMatch(
+      /team speech used 10.2 of its 10 GPU-hour budget for 2026-12/,
+    );
+    // Vision is not held by speech's budget.
+    expect(f.job(running(f, { user: "usr_vic" })).status).toBe("RUNNING");
+
+    // Nothing is killed: the running job pauses right after its next checkpoint.
+    expect(f.job(running1).status).toBe("RUNNING");
+    const run = f.currentRun(running1);
+    f.decide({ type: "checkpointed", runId: run.id, step: 300 });
+    expect(f.job(running1).status).toBe("PAUSED");
+    expect(f.transitions(running1).at(-1)).toBe("RUNNING→PAUSED");
+    const stop = [...f.s.commandRows.values()].find((c) => c.run_id === run.id && c.kind === "stop");
+    expect(stop).toBeDefined();
+    f.report(running1, "stopped", { exitCode: 143 });
+    expect(f.currentRun(running1).status).toBe("PAUSED");
+
+    // Next period: it goes back to the queue by itself and runs.
+    f.advance(renews - f.now + 1_000);
+    expect(f.job(running1).status).toBe("SUBMITTED");
+    expect(f.transitions(running1).slice(-2)).toEqual(["PAUSED→QUEUED", "QUEUED→SUBMITTED"]);
+    f.checkInvariants();
+  });
+
+  it("budgets: under borrow_free a team whose budget is spent runs only within its guarantee", () => {
+    const f = fleet({ speech: q(1), vision: q(1) });
+    f.agent("gpu-a", 4);
+    f.decide({
+      type: "set_budgets",
+      budgets: {
+        speech: {
+          policy: "borrow_free",
+          period: "2026-W49",
+          used_gpu_hours: 5,
+          limit_gpu_hours: 5,
+          resets_at: T0 + 86_400_000,
+        },
+      },
+    });
+    const inside = running(f, { user: "usr_sam" });
+    const beyond = f.submit({ user: "usr_sam", python: true });
+    expect(reasonsOf(f, beyond)).toMatchObject([
+      { code: "BUDGET_EXHAUSTED", details: { team: "speech", policy: "borrow_free", period: "2026-W49" } },
+    ]);
+    expect(f.job(inside).status).toBe("RUNNING");
   });
 });

@@ -1,12 +1,20 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { nowIso } from "../../contract/ids.js";
-import { SetMemberBody, SetTeamBody, TeamName, TeamQuota, type TeamView } from "../../contract/teams.js";
+import {
+  SetBudgetBody,
+  SetMemberBody,
+  SetTeamBody,
+  TeamName,
+  TeamQuota,
+  type TeamView,
+} from "../../contract/teams.js";
 import { type Db, db, schema } from "../../d1/client.js";
 import { type Ctx, type Env, requireRole } from "../auth/middleware.js";
 import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
 import { recordAudit } from "../services/audit.service.js";
+import { evaluateBudgets } from "../services/budgets.service.js";
 import { fleetByRef } from "../services/fleets.service.js";
 import { pushTeams, readTeams } from "../services/teams.service.js";
 import { userByName } from "../services/users.service.js";
@@ -126,6 +134,31 @@ export const teamsRoutes = new Hono<Env>()
     if (gone.length === 0) throw new AppError("NOT_FOUND", `${user.name} is not a member of team ${name}`);
     await settlePrimary(d, user.id, null);
     await changed(c, d, "team.member.delete", name, { user: user.name });
+    return c.json({ team: await teamView(d, name) });
+  })
+  .put("/teams/:name/budget", requireRole("admin"), async (c) => {
+    const name = teamName(c.req.param("name"));
+    const body = await parseJson(c, SetBudgetBody);
+    const d = db(c.env.DB);
+    await teamView(d, name);
+    const set = {
+      ...(body.monthly_gpu_hours !== undefined ? { monthlyGpuHours: body.monthly_gpu_hours } : {}),
+      ...(body.weekly_gpu_hours !== undefined ? { weeklyGpuHours: body.weekly_gpu_hours } : {}),
+      ...(body.policy !== undefined ? { budgetPolicy: body.policy } : {}),
+    };
+    if (Object.keys(set).length > 0)
+      await d.update(schema.teams).set(set).where(eq(schema.teams.name, name)).run();
+    // Metered now: a budget set below what the team used binds from this answer on.
+    await evaluateBudgets(c.env);
+    await recordAudit(c, {
+      action: "team.budget.set",
+      target: `team:${name}`,
+      details: {
+        monthly_gpu_hours: body.monthly_gpu_hours ?? null,
+        weekly_gpu_hours: body.weekly_gpu_hours ?? null,
+        policy: body.policy ?? null,
+      },
+    });
     return c.json({ team: await teamView(d, name) });
   })
   .put("/teams/:name/quotas/:fleet/:series", requireRole("admin"), async (c) => {

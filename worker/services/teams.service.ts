@@ -39,6 +39,11 @@ export async function readTeams(d: Db): Promise<TeamView[]> {
   return all.teams.map((t) => ({
     name: t.name,
     description: t.description,
+    budget: {
+      monthly_gpu_hours: t.monthlyGpuHours,
+      weekly_gpu_hours: t.weeklyGpuHours,
+      policy: t.budgetPolicy,
+    },
     members: all.members
       .filter((m) => m.team === t.name)
       .map((m) => ({ user_id: m.userId, user: m.user, primary: m.isPrimary }))

@@ -136,6 +136,8 @@ export function releaseRun(t: Tx, run: RunRow): void {
       user_id: run.user_id,
       fleet_id: fleet,
       gpu_seconds: u.gpuSeconds,
+      team: t.s.job(run.job_id)?.team ?? null,
+      borrowed: run.borrowed,
     });
   }
   for (const id of nodeIds) {

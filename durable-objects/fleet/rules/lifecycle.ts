@@ -115,7 +115,7 @@ export function drainReport(s: FleetState, cfg: FleetConfig, resumed: string[]):
 }
 
 /** Jobs a drain or window moved that are still where it put them, in queue order. */
-function movedBy(s: FleetState, by: string, status: JobState): JobRow[] {
+export function movedBy(s: FleetState, by: string, status: JobState): JobRow[] {
   // From the few `moved:` rows, not by scanning every job of that status (STOPPED ones pile up).
   return s
     .metaByPrefix(MOVED_PREFIX)
@@ -133,7 +133,7 @@ export function move(
   t: Tx,
   listed: JobRow,
   to: JobState,
-  by: "drain" | "window" | "node",
+  by: "drain" | "window" | "node" | "budget",
   reason: string,
 ): void {
   // Listed before earlier moves ran their scheduling passes: act only if it is still where it was.

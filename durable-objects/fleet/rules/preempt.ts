@@ -32,6 +32,7 @@ import { classOf } from "./classes.js";
 import { setStatus } from "./ledger.js";
 import { jobResumable } from "./lifecycle.js";
 import { stopRun } from "./runs.js";
+import { pauseAtCheckpoint } from "./teams.js";
 
 /** Preemptions a fleet starts per minute, at most (each may displace several victims). */
 export const PREEMPTIONS_PER_MINUTE = 10;
@@ -188,6 +189,8 @@ export function checkpointed(t: Tx, runId: string, step: number | null): void {
   t.setMeta(checkpointKey(run.job_id), JSON.stringify({ run: runId, step, at: t.now }));
   // Its exemption ends: a job waiting for its GPUs may preempt it now.
   if (wasExempt) t.schedule();
+  // Its team's budget is spent and the team pauses at checkpoints: this is the one.
+  pauseAtCheckpoint(t, runId);
 }
 
 function preemptedBefore(s: FleetState, jobId: string): { n: number; at: number } {

@@ -41,7 +41,7 @@ import {
   releaseRun,
   setStatus,
 } from "./ledger.js";
-import { teamsOf } from "./teams.js";
+import { budgetOf, budgetReason, teamsOf } from "./teams.js";
 
 /** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
 export const STOP_GRACE_SECONDS = 30;
@@ -80,6 +80,11 @@ function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never
   }
   const team = resolveTeam(teamsOf(t.s), input.userId, input.spec.resources.team);
   if ("code" in team) return fail(team.code, team.message, team.details);
+  const spent = team.team ? budgetOf(t.s, { team: team.team }, t.now) : null;
+  if (spent && spent.policy !== "borrow_free") {
+    const r = budgetReason(team.team!, spent);
+    return fail("BUDGET_EXHAUSTED", `${r.message}; no new jobs until then`, r.details);
+  }
   const image = input.launch.image;
   // The allowlist as it is now, not as the submitting isolate cached it: a narrowed list binds every
   // submit queued after the change.

@@ -13,7 +13,13 @@ import type { PendingReason } from "../../../contract/pending-reasons.schema.js"
 import { quotaFromJson } from "../../../contract/quota.js";
 import { cordonedNodes } from "../node-admin.js";
 import type { JobRow, NodeRow, RunRow } from "../rows.js";
-import { type Decision, decide, type PolicyInput, type UserInput } from "../scheduler/policy.js";
+import {
+  type Decision,
+  decide,
+  type PolicyInput,
+  type QueuedJobInput,
+  type UserInput,
+} from "../scheduler/policy.js";
 import { overlapGpuSeconds } from "../scheduler/usage.js";
 import { SCHEDULE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
@@ -31,7 +37,7 @@ import {
   victimCandidates,
   withStalled,
 } from "./preempt.js";
-import { teamsInput } from "./teams.js";
+import { budgetOf, budgetPass, budgetReason, teamsInput } from "./teams.js";
 
 const DAY_MS = 86_400_000;
 
@@ -106,6 +112,7 @@ export function schedule(t: Tx): void {
   t.inWindowPass = true;
   try {
     windowPass(t);
+    budgetPass(t);
     dispatchPass(t);
     // After dispatch: what was just placed must be stopped when its window closes.
     armWindowTimer(t);
@@ -216,6 +223,7 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       classValue: (classes.get(j.priority_class) ?? classOf(t.s, j.priority_class)).value,
       ...(j.unconfirmed ? { unconfirmed: true } : {}),
       ...(teams ? { team: j.team, mayBorrow: mayBorrow(classOf(t.s, j.priority_class)) } : {}),
+      ...budgetInput(t, j, teams !== null),
     })),
     ...(teams ? { teams } : {}),
     users: userInputs(t, new Set(queue.map((j) => j.user_id))),
@@ -228,6 +236,18 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       floor: preemptionFloor(t.s),
     },
   };
+}
+
+/**
+ * A job of a team whose budget is spent: under `refuse` and `pause` it waits for the next period; under
+ * `borrow_free` it may not borrow (where teams govern its GPUs; elsewhere nothing is borrowed).
+ */
+function budgetInput(t: Tx, j: JobRow, governed: boolean): Partial<QueuedJobInput> {
+  const b = budgetOf(t.s, j, t.now);
+  if (!b || !j.team) return {};
+  const reason = budgetReason(j.team, b);
+  if (b.policy !== "borrow_free") return { hold: reason };
+  return governed ? { mayBorrow: false, noBorrow: reason } : {};
 }
 
 /** The nodes as placement sees them (the policy only reads them: the store keeps them between decisions). */
@@ -370,5 +390,7 @@ function wakeTime(r: PendingReason, now: number): number | null {
   if (r.code === "WINDOW_CLOSED" && typeof r.details.opens_at === "string")
     return Date.parse(r.details.opens_at);
   if (r.code === "QUOTA_GPU_HOURS") return (Math.floor(now / DAY_MS) + 1) * DAY_MS;
+  if (r.code === "BUDGET_EXHAUSTED" && typeof r.details.resets_at === "string")
+    return Date.parse(r.details.resets_at);
   return null;
 }

@@ -63,6 +63,10 @@ export interface QueuedJobInput {
   team?: string | null;
   /** Its class may use GPUs beyond its team's guarantee. Absent: yes. */
   mayBorrow?: boolean;
+  /** Why it may not borrow now, when not its class (its team's budget is spent: BUDGET_EXHAUSTED). */
+  noBorrow?: PendingReason;
+  /** A reason it waits whatever else holds (its team's budget is spent). */
+  hold?: PendingReason;
 }
 
 /** GPUs held for a job that preempted others, while its victims leave (rules/preempt.ts). */
@@ -303,7 +307,7 @@ class QueueOrder {
 
 /** Reasons that hold a job back before placement is even tried. */
 function blockers(input: PolicyInput, job: QueuedJobInput, user: UserInput | undefined): PendingReason[] {
-  const reasons: PendingReason[] = [];
+  const reasons: PendingReason[] = job.hold ? [job.hold] : [];
   if (input.draining) {
     reasons.push({
       code: "FLEET_DRAINING",

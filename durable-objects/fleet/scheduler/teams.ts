@@ -32,6 +32,8 @@ export interface TeamJob {
   pools: readonly Pool[];
   /** Its class may use GPUs beyond its team's guarantee (a non-preemptible class may not). Absent: yes. */
   mayBorrow?: boolean;
+  /** Why it may not borrow though its class may (its team's budget is spent). */
+  noBorrow?: PendingReason;
 }
 
 /** What a job would be under the teams' quotas now. */
@@ -138,6 +140,10 @@ export class TeamBook {
       if (after <= g) continue;
       borrowing = true;
       const facts = { team: team || null, series: s, guaranteed: g, in_use: u, requested: n };
+      if (job.noBorrow) {
+        reasons.push(job.noBorrow);
+        continue;
+      }
       if (job.mayBorrow === false) {
         reasons.push({
           code: "TEAM_GUARANTEE_FULL",
