@@ -31,6 +31,7 @@ import {
   refusedCommand,
   type Welcome,
 } from "./rules/agents.js";
+import { setBudgets } from "./rules/budgets.js";
 import { setPriorityClasses } from "./rules/classes.js";
 import { runEvent } from "./rules/events.js";
 import { config, resumeResolved } from "./rules/ledger.js";
@@ -46,7 +47,7 @@ import {
   withdrawAdmissions,
 } from "./rules/runs.js";
 import { configure, registerNode, schedule, scheduleSubmitted, setQuota } from "./rules/schedule.js";
-import { setBudgets, setTeams } from "./rules/teams.js";
+import { setTeams } from "./rules/teams.js";
 import type { FleetEffect, Ledger } from "./state.js";
 import { timerTarget } from "./timers.js";
 import { type DecideContext, Tx } from "./tx.js";

@@ -15,12 +15,14 @@
 import type { DrainBlocker, DrainReport, FleetConfig } from "../../../contract/fleet.schema.js";
 import { ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import { budgetMessage } from "../../../contract/teams.js";
 import { MOVED_PREFIX, movedKey } from "../keys.js";
 import type { JobRow } from "../rows.js";
 import { closesAt, windowStatus } from "../scheduler/windows.js";
 import type { FleetState } from "../state.js";
 import { WINDOWS_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
+import { budgetOf } from "./budgets.js";
 import { config, setStatus } from "./ledger.js";
 import { stopRun } from "./runs.js";
 
@@ -198,4 +200,28 @@ export function armWindowTimer(t: Tx): void {
   }
   if (wake !== null) t.setTimer(WINDOWS_TIMER, wake);
   else t.cancelTimer(WINDOWS_TIMER);
+}
+
+// budgets ------------------------------------------------------------------------------
+
+/** Jobs a spent budget paused go back to the queue once their team's budget renewed (or was raised). */
+export function budgetPass(t: Tx): void {
+  for (const job of movedBy(t.s, "budget", "PAUSED")) {
+    if (budgetOf(t.s, job, t.now)) continue;
+    t.deleteMeta(movedKey(job.id));
+    setStatus(t, job, "QUEUED", "system:budget", { reason: "its team's GPU-hour budget renewed" });
+  }
+}
+
+/**
+ * Under the `pause` policy a running job of a team whose budget is spent pauses right after it stored a
+ * checkpoint (never killed, nothing lost), and resumes when the budget renews.
+ */
+export function pauseAtCheckpoint(t: Tx, runId: string): void {
+  const run = t.s.run(runId);
+  const job = run ? t.s.job(run.job_id) : null;
+  if (!job || job.status !== "RUNNING" || job.current_run_id !== runId) return;
+  const b = budgetOf(t.s, job, t.now);
+  if (b?.policy !== "pause" || !jobResumable(job)) return;
+  move(t, job, "PAUSED", "budget", `paused at its checkpoint: ${budgetMessage(job.team!, b)}`);
 }

@@ -30,9 +30,8 @@ import { holdTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { classOf } from "./classes.js";
 import { setStatus } from "./ledger.js";
-import { jobResumable } from "./lifecycle.js";
+import { jobResumable, pauseAtCheckpoint } from "./lifecycle.js";
 import { stopRun } from "./runs.js";
-import { pauseAtCheckpoint } from "./teams.js";
 
 /** Preemptions a fleet starts per minute, at most (each may displace several victims). */
 export const PREEMPTIONS_PER_MINUTE = 10;

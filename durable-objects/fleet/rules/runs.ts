@@ -29,6 +29,7 @@ import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../row
 import { retryTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
+import { budgetOf, budgetReason } from "./budgets.js";
 import { classOf, preemptionFloor, priorityClasses } from "./classes.js";
 import {
   closeRun,
@@ -41,7 +42,7 @@ import {
   releaseRun,
   setStatus,
 } from "./ledger.js";
-import { budgetOf, budgetReason, teamsOf } from "./teams.js";
+import { teamsOf } from "./teams.js";
 
 /** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
 export const STOP_GRACE_SECONDS = 30;

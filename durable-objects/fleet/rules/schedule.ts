@@ -24,9 +24,10 @@ import { overlapGpuSeconds } from "../scheduler/usage.js";
 import { SCHEDULE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { nodeView } from "../views.js";
+import { budgetOf, budgetReason } from "./budgets.js";
 import { classOf, mayBorrow, preemptionFloor, priorityClasses } from "./classes.js";
 import { config, emitJob, emitNode, emitRun, putJob, putNode, putRun, setStatus } from "./ledger.js";
-import { armWindowTimer, windowPass } from "./lifecycle.js";
+import { armWindowTimer, budgetPass, windowPass } from "./lifecycle.js";
 import {
   applyPreemptions,
   holdsForPass,
@@ -37,7 +38,7 @@ import {
   victimCandidates,
   withStalled,
 } from "./preempt.js";
-import { budgetOf, budgetPass, budgetReason, teamsInput } from "./teams.js";
+import { teamsInput } from "./teams.js";
 
 const DAY_MS = 86_400_000;
 

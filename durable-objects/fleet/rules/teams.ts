@@ -19,8 +19,6 @@ import type { TeamsInput } from "../scheduler/teams.js";
 import type { FleetState } from "../state.js";
 import { BUDGET_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
-import { setStatus } from "./ledger.js";
-import { jobResumable, move, movedBy } from "./lifecycle.js";
 
 let parsed: { raw: string | null; doc: FleetTeams } | null = null;
 
@@ -76,79 +74,4 @@ function teamUsage(t: Tx): Record<string, Record<string, number>> {
     }
   }
   return used;
-}
-
-// budgets ------------------------------------------------------------------------------------------
-
-let parsedBudgets: { raw: string | null; doc: FleetBudgets } | null = null;
-
-/** The teams whose budget is spent, as the Worker last metered them. */
-export function budgetsOf(s: FleetState): FleetBudgets {
-  const raw = s.meta(BUDGETS_KEY);
-  if (parsedBudgets?.raw !== raw)
-    parsedBudgets = { raw, doc: raw ? FleetBudgets.parse(JSON.parse(raw)) : {} };
-  return parsedBudgets.doc;
-}
-
-/** The spent budget that binds a job now, or null. */
-export function budgetOf(s: FleetState, job: Pick<JobRow, "team">, now: number): BudgetState | null {
-  const b = job.team ? budgetsOf(s)[job.team] : undefined;
-  return budgetBinds(b, now) ? b : null;
-}
-
-/** Why a job of a team whose budget is spent waits. */
-export function budgetReason(team: string, b: BudgetState): PendingReason {
-  return {
-    code: "BUDGET_EXHAUSTED",
-    message:
-      b.policy === "borrow_free"
-        ? `${budgetMessage(team, b)}: until then it runs only within its guarantee`
-        : `${budgetMessage(team, b)}: it waits for the next period`,
-    details: {
-      team,
-      period: b.period,
-      policy: b.policy,
-      used_gpu_hours: Math.round(b.used_gpu_hours * 1000) / 1000,
-      limit_gpu_hours: b.limit_gpu_hours,
-      resets_at: new Date(b.resets_at).toISOString(),
-    },
-  };
-}
-
-/**
- * The Worker metered the budgets: the teams whose budget is spent now. What changed is decided again now
- * (jobs held back, jobs paused by a budget that renewed); the next renewal wakes the fleet.
- */
-export function setBudgets(t: Tx, doc: FleetBudgets): void {
-  const raw = JSON.stringify(doc);
-  if (t.s.meta(BUDGETS_KEY) === raw) return;
-  if (Object.keys(doc).length === 0) t.deleteMeta(BUDGETS_KEY);
-  else t.setMeta(BUDGETS_KEY, raw);
-  const renewals = Object.values(doc)
-    .map((b) => b.resets_at)
-    .filter((at) => at > t.now);
-  if (renewals.length > 0) t.setTimer(BUDGET_TIMER, Math.min(...renewals));
-  t.schedule();
-}
-
-/** Jobs a spent budget paused go back to the queue once their team's budget renewed (or was raised). */
-export function budgetPass(t: Tx): void {
-  for (const job of movedBy(t.s, "budget", "PAUSED")) {
-    if (budgetOf(t.s, job, t.now)) continue;
-    t.deleteMeta(movedKey(job.id));
-    setStatus(t, job, "QUEUED", "system:budget", { reason: "its team's GPU-hour budget renewed" });
-  }
-}
-
-/**
- * Under the `pause` policy a running job of a team whose budget is spent pauses right after it stored a
- * checkpoint (never killed, nothing lost), and resumes when the budget renews.
- */
-export function pauseAtCheckpoint(t: Tx, runId: string): void {
-  const run = t.s.run(runId);
-  const job = run ? t.s.job(run.job_id) : null;
-  if (!job || job.status !== "RUNNING" || job.current_run_id !== runId) return;
-  const b = budgetOf(t.s, job, t.now);
-  if (b?.policy !== "pause" || !jobResumable(job)) return;
-  move(t, job, "PAUSED", "budget", `paused at its checkpoint: ${budgetMessage(job.team!, b)}`);
 }
