@@ -109,6 +109,8 @@ export const CreateFleetBody = z.object({
   windows: z.array(TimeWindow).default([]),
   network: FleetNetwork.default(FleetNetwork.parse({})),
   hf_unavailable: HfUnavailable.default("refuse"),
+  /** At most this many preemptions start in the fleet per minute (0: none at all). */
+  preemptions_per_minute: z.number().int().min(0).max(10_000).default(10),
 });
 export type CreateFleetBody = z.infer<typeof CreateFleetBody>;
 /** PATCH: only the fields given change (no defaults here, so an omitted field is left alone). */
@@ -118,6 +120,7 @@ export const UpdateFleetBody = z.object({
   windows: z.array(TimeWindow).optional(),
   network: FleetNetwork.optional(),
   hf_unavailable: HfUnavailable.optional(),
+  preemptions_per_minute: z.number().int().min(0).max(10_000).optional(),
 });
 
 export const DrainBody = z.object({ note: z.string().min(1).max(500) });

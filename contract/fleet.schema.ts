@@ -28,6 +28,8 @@ export const FleetConfig = z.object({
   imageAllowlist: z.array(z.string()).optional(),
   /** What admission does when the HuggingFace hub cannot answer; checked again when the job is queued. */
   hfUnavailable: z.enum(["admit", "refuse"]).optional(),
+  /** Preemptions that may start per minute (rules/preempt.ts); absent in older configurations: 10. */
+  preemptionsPerMinute: z.number().int().min(0).optional(),
 });
 export type FleetConfig = z.infer<typeof FleetConfig>;
 

@@ -20,7 +20,7 @@ import { PriorityClass } from "./priority-classes.js";
 import { ProfileEntry } from "./profile-grammar.js";
 import { TransitionView } from "./readback.schema.js";
 import { SecretView } from "./secrets.schema.js";
-import { TeamQuota } from "./teams.js";
+import { BUDGET_POLICIES, TeamQuota } from "./teams.js";
 import { DeliveryAttempt } from "./webhooks.schema.js";
 
 export { FleetInspect, JobView, RunView };
@@ -162,6 +162,14 @@ export const TeamEntry = z.looseObject({
   quotas: z.array(
     z.looseObject({ fleet_id: z.string(), fleet: z.string(), series: z.string(), ...TeamQuota.shape }),
   ),
+  /** Its GPU-hour budget (a server before budgets sends none: then it has none). */
+  budget: z
+    .looseObject({
+      monthly_gpu_hours: z.number().nullable(),
+      weekly_gpu_hours: z.number().nullable(),
+      policy: z.enum(BUDGET_POLICIES).or(z.string()),
+    })
+    .default({ monthly_gpu_hours: null, weekly_gpu_hours: null, policy: "refuse" }),
   created_at: z.string(),
 });
 export type TeamEntry = z.infer<typeof TeamEntry>;
@@ -266,6 +274,40 @@ export const Usage = z.looseObject({
   daily: z.array(z.looseObject({ date: z.string(), gpu_hours: z.number() })).optional(),
 });
 export type Usage = z.infer<typeof Usage>;
+
+/** One team's and fleet's GPU use in a budget period (GET /v1/usage/teams). */
+export const TeamUsageRow = z.looseObject({
+  /** null: jobs of no team. */
+  team: z.string().nullable(),
+  fleet: z.string(),
+  fleet_id: z.string(),
+  in_guarantee_gpu_seconds: z.number(),
+  borrowed_gpu_seconds: z.number(),
+  gpu_seconds: z.number(),
+});
+export type TeamUsageRow = z.infer<typeof TeamUsageRow>;
+
+/** GET /v1/usage/teams: per team (null: no team) its GPU-hours in the period and its budget's use. */
+export const TeamUsage = z.looseObject({
+  /** `2026-12` or `2026-W49`. */
+  period: z.string(),
+  start: z.string(),
+  end: z.string(),
+  teams: z.array(
+    z.looseObject({
+      team: z.string().nullable(),
+      gpu_hours: z.number(),
+      borrowed_gpu_hours: z.number(),
+      /** The team's budget for this kind of period (month or week) while it is the current one, else null. */
+      budget_gpu_hours: z.number().nullable(),
+      budget_percent: z.number().nullable(),
+      budget_policy: z.string().nullable(),
+    }),
+  ),
+  rows: z.array(TeamUsageRow),
+  total_gpu_seconds: z.number(),
+});
+export type TeamUsage = z.infer<typeof TeamUsage>;
 
 // webhooks -------------------------------------------------------------------------------------
 

@@ -83,6 +83,8 @@ export const fleets = sqliteTable("fleets", {
   hfUnavailable: text("hf_unavailable", { enum: ["refuse", "admit"] })
     .notNull()
     .default("refuse"),
+  /** Preemptions that may start in the fleet per minute (anti-thrash; 0: never preempt). */
+  preemptionsPerMinute: integer("preemptions_per_minute").notNull().default(10),
 });
 
 export const enrollmentTokens = sqliteTable("enrollment_tokens", {

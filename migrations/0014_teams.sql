@@ -38,6 +38,8 @@ CREATE TABLE `budget_alerts` (
 	`at` text NOT NULL,
 	PRIMARY KEY (`team`, `period`, `threshold`)
 );--> statement-breakpoint
+-- Preemptions that may start in a fleet per minute (anti-thrash), per fleet.
+ALTER TABLE `fleets` ADD `preemptions_per_minute` integer DEFAULT 10 NOT NULL;--> statement-breakpoint
 -- Each job's team, and whether a run used GPUs beyond its team's guarantee, projected from its Fleet DO.
 ALTER TABLE `jobs` ADD `team` text;--> statement-breakpoint
 ALTER TABLE `runs` ADD `borrowed` integer DEFAULT 0 NOT NULL;--> statement-breakpoint

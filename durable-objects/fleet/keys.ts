@@ -54,8 +54,10 @@ export const TEAMS_KEY = "teams";
 export const BUDGETS_KEY = "budgets";
 /** GPUs held for preemptors while their victims leave, and the recent preemptions (rules/preempt.ts). */
 export const PREEMPTION_KEY = "preemption";
-/** Jobs this fleet preempted, ever, by cause (JSON { priority: n }): the metrics' counter. */
+/** Jobs this fleet preempted, ever, by cause (JSON { priority: n, reclaim: n }): the metrics' counter. */
 export const PREEMPTED_TOTAL_KEY = "preempted_total";
+/** GPU-seconds preempted runs used since their last checkpoint, ever (a number): work lost to preemption. */
+export const PREEMPTION_LOST_KEY = "preemption_lost_gpu_seconds";
 
 /** Whether `key` is one job's (one row per job: read without caching it, store.ts). */
 export function isPerJobKey(key: string): boolean {

@@ -4,7 +4,7 @@
  * little whatever its history. Sockets are counted by the caller, which holds them.
  */
 import { ACTIVE_STATES } from "../../contract/job-states.js";
-import { PREEMPTED_TOTAL_KEY } from "./keys.js";
+import { PREEMPTED_TOTAL_KEY, PREEMPTION_LOST_KEY } from "./keys.js";
 
 /** Statuses reported per fleet: the active ones and PAUSED (the rest only grow, and D1 has them). */
 export const REPORTED_STATUSES = [...ACTIVE_STATES, "PAUSED"] as const;
@@ -20,8 +20,10 @@ export interface FleetStats {
    * transactions the flushes wrote so far (each carries many admissions: changes are coalesced).
    */
   outbox: { entries: number; oldest_age_seconds: number; d1_batches: number };
-  /** Jobs this fleet preempted, ever, by cause (`priority`: a higher class displaced them). */
+  /** Jobs this fleet preempted, ever, by cause (`priority`: a higher class displaced them; `reclaim`). */
   preempted: Record<string, number>;
+  /** GPU-seconds preempted runs had used since their last checkpoint, ever: work lost to preemption. */
+  preemption_lost_gpu_seconds: number;
 }
 
 export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number): FleetStats {
@@ -56,6 +58,11 @@ export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number
       oldest_age_seconds: outbox.oldest === null ? 0 : Math.max(0, now - outbox.oldest) / 1000,
       d1_batches: Number(meta("d1_batches") ?? 0),
     },
-    preempted: { priority: 0, ...(JSON.parse(meta(PREEMPTED_TOTAL_KEY) ?? "{}") as Record<string, number>) },
+    preempted: {
+      priority: 0,
+      reclaim: 0,
+      ...(JSON.parse(meta(PREEMPTED_TOTAL_KEY) ?? "{}") as Record<string, number>),
+    },
+    preemption_lost_gpu_seconds: Number(meta(PREEMPTION_LOST_KEY) ?? 0),
   };
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { BUILTIN_PRIORITY_CLASSES, type PriorityClass } from "../../contract/priority-classes.js";
 import { retriesKey } from "../../durable-objects/fleet/keys.js";
 import { PREEMPTIONS_PER_MINUTE } from "../../durable-objects/fleet/rules/preempt.js";
-import { Fleet, type SubmitOptions } from "./fleet-harness.js";
+import { FLEET_ID, Fleet, type SubmitOptions } from "./fleet-harness.js";
 
 const codes = (f: Fleet, id: string) =>
   (JSON.parse(f.job(id).pending_reasons) as Array<{ code: string }>).map((r) => r.code);
@@ -284,6 +284,38 @@ describe("preemption", () => {
     expect(preempting()).toBe(PREEMPTIONS_PER_MINUTE);
     f.advance(60_000);
     expect(preempting()).toBe(PREEMPTIONS_PER_MINUTE + 1);
+  });
+
+  it("takes the fleet's own rate limit: 1 a minute, or none at all with 0", () => {
+    const f = fleet();
+    const limit = (n: number) =>
+      f.decide({
+        type: "configure",
+        config: {
+          id: FLEET_ID,
+          name: "test",
+          kind: "process",
+          windows: [],
+          draining: false,
+          drainNote: null,
+          preemptionsPerMinute: n,
+        },
+      });
+    limit(0);
+    f.agent("gpu-a", 2);
+    const lows = [
+      running(f, { gpus: 1, priorityClass: "low" }),
+      running(f, { gpus: 1, priorityClass: "low" }),
+    ];
+    const highs = lows.map(() => f.submit({ gpus: 1, priorityClass: "high" }));
+    const preempting = () => highs.filter((h) => codes(f, h)[0] === "PREEMPTING").length;
+    expect(preempting()).toBe(0);
+    limit(1);
+    expect(preempting()).toBe(1);
+    f.advance(30_000);
+    expect(preempting()).toBe(1);
+    f.advance(31_000);
+    expect(preempting()).toBe(2);
   });
 
   it("leaves a job preempted three times alone until it writes a checkpoint; then a waiting job may preempt it", () => {

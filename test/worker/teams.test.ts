@@ -108,6 +108,12 @@ describe("the teams API", () => {
     expect((await api(ADMIN, "DELETE", "/v1/teams/tm-vision/quotas/tm-api/h200")).status).toBe(200);
     expect((await api(ADMIN, "DELETE", "/v1/teams/tm-vision/quotas/tm-api/h200")).status).toBe(404);
 
+    // The fleet's preemption rate limit is its own setting (default 10 a minute).
+    expect((await api(viewer, "GET", "/v1/fleets/tm-api")).body.fleet.preemptions_per_minute).toBe(10);
+    const rate = await api(ADMIN, "PATCH", "/v1/fleets/tm-api", { preemptions_per_minute: 3 });
+    expect(rate.body.fleet.preemptions_per_minute).toBe(3);
+    expect((await api(ADMIN, "PATCH", "/v1/fleets/tm-api", { preemptions_per_minute: -1 })).status).toBe(400);
+
     const listed = (await api(viewer, "GET", "/v1/teams")).body.teams.map((t: { name: string }) => t.name);
     expect(listed).toEqual(expect.arrayContaining(["tm-speech", "tm-vision"]));
     expect((await api(ADMIN, "DELETE", "/v1/teams/tm-speech")).status).toBe(200);
@@ -258,9 +264,14 @@ describe("reclaim", () => {
     const metrics = await SELF.fetch("http://sf.test/v1/admin/metrics", {
       headers: { authorization: `Bearer ${ADMIN}` },
     });
-    expect(await metrics.text()).toContain(
-      'starforge_preemptions_total{fleet="tm-reclaim",cause="reclaim"} 1',
+    const text = await metrics.text();
+    expect(text).toContain('starforge_preemptions_total{fleet="tm-reclaim",cause="reclaim"} 1');
+    // The victim never stored a checkpoint: all it trained (one GPU, from its start to its stop) is lost.
+    const lost = Number(
+      /starforge_preemption_lost_gpu_seconds_total\{fleet="tm-reclaim"\} ([\d.e+-]+)/.exec(text)?.[1],
     );
+    expect(lost).toBeGreaterThan(0);
+    expect(lost).toBeLessThan(60);
     // The borrower waits again in its place: team B is at its guarantee and A's GPU is A's.
     const waiting = (await api(bob, "GET", `/v1/jobs/${borrower}`)).body.job;
     expect(waiting.status).toBe("QUEUED");

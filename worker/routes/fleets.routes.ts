@@ -57,6 +57,7 @@ export const fleetsRoutes = new Hono<Env>()
       windows: JSON.stringify(body.windows),
       network: JSON.stringify(body.network),
       hfUnavailable: body.hf_unavailable,
+      preemptionsPerMinute: body.preemptions_per_minute,
     };
     // Configure the DO first: a fleet row in D1 must always have a configured DO behind it. A DO
     // configured for a row that then failed to insert is never addressed (its id is fresh).
@@ -94,6 +95,9 @@ export const fleetsRoutes = new Hono<Env>()
       ...(body.windows ? { windows: JSON.stringify(body.windows) } : {}),
       ...(body.network ? { network: JSON.stringify(body.network) } : {}),
       ...(body.hf_unavailable ? { hfUnavailable: body.hf_unavailable } : {}),
+      ...(body.preemptions_per_minute !== undefined
+        ? { preemptionsPerMinute: body.preemptions_per_minute }
+        : {}),
     };
     if (Object.keys(changes).length === 0) return c.json({ fleet: fleetView(f) });
     await d.update(schema.fleets).set(changes).where(eq(schema.fleets.id, f.id)).run();

@@ -37,6 +37,7 @@ export function fleetConfig(f: FleetRow): FleetConfig {
     network: FleetNetwork.parse(JSON.parse(f.network)),
     imageAllowlist: JSON.parse(f.imageAllowlist) as string[],
     hfUnavailable: f.hfUnavailable,
+    preemptionsPerMinute: f.preemptionsPerMinute,
   };
 }
 
@@ -52,6 +53,7 @@ export function fleetView(f: FleetRow) {
     drain_note: f.drainNote,
     network: FleetNetwork.parse(JSON.parse(f.network)),
     hf_unavailable: f.hfUnavailable,
+    preemptions_per_minute: f.preemptionsPerMinute,
     created_at: f.createdAt,
   };
 }

@@ -189,13 +189,21 @@ export async function collectMetrics(env: AppEnv, now: number): Promise<Family[]
     },
     {
       name: "starforge_preemptions_total",
-      help: "Running jobs the fleet preempted (stopped with a checkpoint and queued again in their place), by cause: priority (a job of a higher priority class needed their GPUs).",
+      help: "Running jobs the fleet preempted (stopped with a checkpoint and queued again in their place), by cause: priority (a job of a higher priority class needed their GPUs) or reclaim (a team took back its guaranteed GPUs).",
       type: "counter",
       samples: g.fleets.flatMap((f) =>
         Object.entries(f.stats?.preempted ?? {}).map(([cause, n]) => ({
           labels: { fleet: f.name, cause },
           value: n,
         })),
+      ),
+    },
+    {
+      name: "starforge_preemption_lost_gpu_seconds_total",
+      help: "GPU-seconds preempted runs had trained since their last stored checkpoint when they left: work lost to preemption (a victim that checkpoints on its notice loses almost none).",
+      type: "counter",
+      samples: g.fleets.flatMap((f) =>
+        f.stats ? [{ labels: { fleet: f.name }, value: f.stats.preemption_lost_gpu_seconds ?? 0 }] : [],
       ),
     },
     perFleet(g, "starforge_agents_enrolled", "Agents enrolled in the fleet.", (s) => s.agents.enrolled),

@@ -8,7 +8,7 @@ import type { FleetConfig } from "../../../contract/fleet.schema.js";
 import { nowIso } from "../../../contract/ids.js";
 import { type JobState, transition } from "../../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../../contract/launch-request.schema.js";
-import { noticeKey } from "../keys.js";
+import { checkpointKey, noticeKey, PREEMPTION_LOST_KEY } from "../keys.js";
 import type { JobEventRecord, JobSnapshot, NodeSnapshot, OutboxEntry, RunSnapshot } from "../outbox-entry.js";
 import type { AllocRow, JobRow, NodeRow, RunRow } from "../rows.js";
 import { splitByUtcDay } from "../scheduler/usage.js";
@@ -116,11 +116,29 @@ export function closeRun(
   emitRun(t, run);
 }
 
+/**
+ * A preempted run releases its GPUs: what it trained since its last stored checkpoint (of this run, or
+ * since it started) is lost work, counted in GPU-seconds for the fleet's metrics. A victim that
+ * checkpointed on its notice loses only the moments between that checkpoint and its exit.
+ */
+function countLostWork(t: Tx, run: RunRow): void {
+  const raw = t.s.meta(noticeKey(run.id));
+  if (!raw || (JSON.parse(raw) as { cause?: string }).cause !== "preempted") return;
+  const ckpt = JSON.parse(t.s.meta(checkpointKey(run.job_id)) ?? "null") as {
+    run: string;
+    at: number;
+  } | null;
+  const since = ckpt?.run === run.id ? ckpt.at : (run.started_at ?? run.allocated_at);
+  const lost = (Math.max(0, t.now - since) / 1000) * run.gpus;
+  t.setMeta(PREEMPTION_LOST_KEY, String(Number(t.s.meta(PREEMPTION_LOST_KEY) ?? 0) + lost));
+}
+
 /** Frees a run's GPUs, settles its open launches and records its usage per UTC day. */
 export function releaseRun(t: Tx, run: RunRow): void {
   if (run.ended_at !== null) return;
   const nodeIds = new Set((JSON.parse(run.placement) as Placement[]).map((p) => p.node_id));
   t.put({ kind: "free", run_id: run.id });
+  countLostWork(t, run);
   t.deleteMeta(noticeKey(run.id));
   t.put({ kind: "settle", run_id: run.id, rank: null, command: "launch", at: t.now });
   run.ended_at = t.now;

@@ -29,11 +29,11 @@ import type { FleetState, Ledger } from "../state.js";
 import { holdTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { classOf } from "./classes.js";
-import { setStatus } from "./ledger.js";
+import { config, setStatus } from "./ledger.js";
 import { jobResumable, pauseAtCheckpoint } from "./lifecycle.js";
 import { stopRun } from "./runs.js";
 
-/** Preemptions a fleet starts per minute, at most (each may displace several victims). */
+/** Preemptions a fleet starts per minute, at most, unless its configuration says otherwise. */
 export const PREEMPTIONS_PER_MINUTE = 10;
 /** A job preempted this many times is not chosen again until it writes a checkpoint. */
 export const MAX_PREEMPTIONS_WITHOUT_CHECKPOINT = 3;
@@ -126,10 +126,15 @@ function forget(t: Tx, st: PreemptionState, jobId: string): void {
   delete st.stalled[jobId];
 }
 
+/** The fleet's rate limit: preemptions that may start per minute (its configuration, else the default). */
+function perMinute(s: FleetState): number {
+  return config(s)?.preemptionsPerMinute ?? PREEMPTIONS_PER_MINUTE;
+}
+
 /** Preemptions this pass may start (the fleet's rate limit). */
 export function preemptionBudget(t: Tx): number {
   const recent = stateOf(t.s).recent.filter((at) => at > t.now - MINUTE_MS);
-  return Math.max(0, PREEMPTIONS_PER_MINUTE - recent.length);
+  return Math.max(0, perMinute(t.s) - recent.length);
 }
 
 /**
@@ -378,7 +383,8 @@ export function preemptionWake(
   if (top === null) return null;
   const st = stateOf(t.s);
   const recent = st.recent.filter((at) => at > t.now - MINUTE_MS);
-  let wake: number | null = recent.length >= PREEMPTIONS_PER_MINUTE ? Math.min(...recent) + MINUTE_MS : null;
+  const limit = perMinute(t.s);
+  let wake: number | null = limit > 0 && recent.length >= limit ? Math.min(...recent) + MINUTE_MS : null;
   for (const c of victimCandidates(t)) {
     const at = c.eligibleAt ?? 0;
     if (c.classValue < top && at > t.now && (wake === null || at < wake)) wake = at;
