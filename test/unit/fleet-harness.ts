@@ -144,6 +144,34 @@ export const TEST_QUOTA = {
   max_priority_class: "critical",
 };
 
+/** The `i`-th of `xs`, round: random ops pick among what exists now. */
+export const pick = <T>(xs: T[], i: number): T | undefined =>
+  xs.length === 0 ? undefined : xs[i % xs.length];
+
+/** Every rank of a run reports the same event, as its agents would. */
+export function reportRun(
+  f: Fleet,
+  runId: string,
+  event: "started" | "stopped" | "exited",
+  code: number | null,
+): void {
+  const run = f.s.run(runId)!;
+  for (const r of f.s.ranks(runId))
+    f.decide({
+      type: "run_event",
+      input: {
+        runId,
+        epoch: run.epoch,
+        rank: r.rank,
+        event,
+        exitCode: code,
+        reason: null,
+        infra: false,
+        source: "agent",
+      },
+    });
+}
+
 export class Fleet {
   readonly s = new MemoryFleetState();
   now = T0;

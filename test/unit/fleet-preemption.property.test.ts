@@ -12,7 +12,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_PRIORITY_CLASSES } from "../../contract/priority-classes.js";
-import { Fleet } from "./fleet-harness.js";
+import { Fleet, pick, reportRun as report } from "./fleet-harness.js";
 
 type Op =
   | { op: "submit"; cls: string; gpus: number; nodes: number; python: boolean }
@@ -53,27 +53,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant("classes" as const), zero: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("checkpoint" as const), run: fc.nat() }) },
 );
-
-const pick = <T>(xs: T[], i: number): T | undefined => (xs.length === 0 ? undefined : xs[i % xs.length]);
-
-function report(f: Fleet, runId: string, event: "started" | "stopped" | "exited", code: number | null) {
-  const run = f.s.run(runId)!;
-  for (const r of f.s.ranks(runId)) {
-    f.decide({
-      type: "run_event",
-      input: {
-        runId,
-        epoch: run.epoch,
-        rank: r.rank,
-        event,
-        exitCode: code,
-        reason: null,
-        infra: false,
-        source: "agent",
-      },
-    });
-  }
-}
 
 function play(f: Fleet, o: Op): void {
   const open = [...f.s.runRows.values()].filter((r) => r.ended_at === null);

@@ -21,13 +21,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Placement } from "../../contract/launch-request.schema.js";
 import { BUILTIN_PRIORITY_CLASSES } from "../../contract/priority-classes.js";
 import type { FleetTeams, TeamQuota } from "../../contract/teams.js";
 import { decide, type NodeInput, type QueuedJobInput } from "../../durable-objects/fleet/scheduler/policy.js";
 import type { VictimInput } from "../../durable-objects/fleet/scheduler/preempt.js";
-import { Fleet } from "./fleet-harness.js";
-import { NOW, node, pool, user } from "./policy-fixtures.js";
+import { Fleet, pick, reportRun as report } from "./fleet-harness.js";
+import { NOW, placeGangs, pool, user } from "./policy-fixtures.js";
 
 const TEAMS = ["a", "b", "c"] as const;
 const ZERO_MIN_RUNTIME = BUILTIN_PRIORITY_CLASSES.map((c) => ({ ...c, min_runtime_seconds: 0 }));
@@ -132,25 +131,14 @@ const worldArb: fc.Arbitrary<World> = fc
   .map(({ sizes, quotas, gangs, queue }) => {
     const q = quotasOf(quotas);
     const capacity = sizes.reduce((s, n) => s + n, 0);
-    const free = sizes.map((g) => Array.from({ length: g }, (_, i) => i));
     const ledger = new Ledger(q, capacity);
-    const running: VictimInput[] = [];
-    gangs.forEach((g, k) => {
-      const chosen = free
-        .map((f, i) => ({ i, f }))
-        .filter((x) => x.f.length >= g.gpus)
-        .slice(0, g.nodes);
-      if (chosen.length < g.nodes) return;
-      const placement: Placement[] = chosen.map((c, rank) => {
-        const gpus = c.f.slice(0, g.gpus);
-        free[c.i] = c.f.slice(g.gpus);
-        return { rank, pool: "default", node_id: `n${c.i}`, gpu_indices: gpus };
-      });
+    const { nodes, placed } = placeGangs(sizes, gangs, SERIES);
+    const running: VictimInput[] = placed.map(({ gang: g, index: k, placement }) => {
       const team = g.team ?? "";
       const n = g.nodes * g.gpus;
       const borrowed = (ledger.used.get(team) ?? 0) + n > ledger.g(team);
       ledger.add(team, n);
-      running.push({
+      return {
         jobId: `r${k}`,
         runId: `run${k}`,
         classValue: g.value,
@@ -159,13 +147,8 @@ const worldArb: fc.Arbitrary<World> = fc
         checkpointAt: null,
         borrowed,
         team: g.team,
-      });
+      };
     });
-    const nodes = sizes.map((g, i) =>
-      node(`n${i}`, SERIES, g, {
-        used: Array.from({ length: g }, (_, x) => x).filter((x) => !free[i]!.includes(x)),
-      }),
-    );
     return {
       nodes,
       quotas: q,
@@ -357,26 +340,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
 );
-
-const pick = <T>(xs: T[], i: number): T | undefined => (xs.length === 0 ? undefined : xs[i % xs.length]);
-
-function report(f: Fleet, runId: string, event: "started" | "stopped" | "exited", code: number | null) {
-  const run = f.s.run(runId)!;
-  for (const r of f.s.ranks(runId))
-    f.decide({
-      type: "run_event",
-      input: {
-        runId,
-        epoch: run.epoch,
-        rank: r.rank,
-        event,
-        exitCode: code,
-        reason: null,
-        infra: false,
-        source: "agent",
-      },
-    });
-}
 
 function play(fleets: Fleet[], quotas: Record<string, Record<string, TeamQuota>>[], o: Op): void {
   if (o.op === "advance") {

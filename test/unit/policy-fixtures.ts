@@ -94,3 +94,35 @@ export function placementOf(d: Decision, jobId: string): Placement[] {
 export function reasonCodes(d: Decision, jobId: string): PendingReasonCode[] {
   return (d.pending[jobId] ?? []).map((r) => r.code);
 }
+
+/**
+ * Random running gangs placed first fit on nodes of the given sizes (one rank per node; a gang that fits
+ * nowhere is left out), and the nodes with those GPUs used: the property tests' running world.
+ */
+export function placeGangs<G extends { nodes: number; gpus: number }>(
+  sizes: readonly number[],
+  gangs: readonly G[],
+  series = "h200",
+): { nodes: NodeInput[]; placed: Array<{ gang: G; index: number; placement: Placement[] }> } {
+  const free = sizes.map((g) => Array.from({ length: g }, (_, i) => i));
+  const placed: Array<{ gang: G; index: number; placement: Placement[] }> = [];
+  gangs.forEach((g, index) => {
+    const chosen = free
+      .map((f, i) => ({ i, f }))
+      .filter((x) => x.f.length >= g.gpus)
+      .slice(0, g.nodes);
+    if (chosen.length < g.nodes) return;
+    const placement: Placement[] = chosen.map((c, rank) => {
+      const gpus = c.f.slice(0, g.gpus);
+      free[c.i] = c.f.slice(g.gpus);
+      return { rank, pool: "default", node_id: `n${c.i}`, gpu_indices: gpus };
+    });
+    placed.push({ gang: g, index, placement });
+  });
+  const nodes = sizes.map((g, i) =>
+    node(`n${i}`, series, g, {
+      used: Array.from({ length: g }, (_, x) => x).filter((x) => !free[i]!.includes(x)),
+    }),
+  );
+  return { nodes, placed };
+}

@@ -11,10 +11,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Placement } from "../../contract/launch-request.schema.js";
 import { decide, type NodeInput, Placer } from "../../durable-objects/fleet/scheduler/policy.js";
 import type { VictimInput } from "../../durable-objects/fleet/scheduler/preempt.js";
-import { job, NOW, node, pool } from "./policy-fixtures.js";
+import { job, NOW, placeGangs, pool } from "./policy-fixtures.js";
 
 interface World {
   nodes: NodeInput[];
@@ -44,34 +43,16 @@ const world: fc.Arbitrary<World> = fc
     }),
   })
   .map(({ sizes, gangs, want }) => {
-    const free = sizes.map((g) => Array.from({ length: g }, (_, i) => i));
-    const running: World["running"] = [];
-    gangs.forEach((g, k) => {
-      // First fit, one rank per node: a gang that fits nowhere is not running.
-      const chosen = free
-        .map((f, i) => ({ i, f }))
-        .filter((x) => x.f.length >= g.gpus)
-        .slice(0, g.nodes);
-      if (chosen.length < g.nodes) return;
-      const placement: Placement[] = chosen.map((c, rank) => {
-        const gpus = c.f.slice(0, g.gpus);
-        free[c.i] = c.f.slice(g.gpus);
-        return { rank, pool: "default", node_id: `n${c.i}`, gpu_indices: gpus };
-      });
-      running.push({
-        jobId: `run${k}`,
-        classValue: g.value,
-        placement,
-        startedAt: g.startedAt,
-        checkpointAt: null,
-        candidate: g.candidate,
-      });
-    });
-    const nodes = sizes.map((g, i) =>
-      node(`n${i}`, "h200", g, {
-        used: Array.from({ length: g }, (_, x) => x).filter((x) => !free[i]!.includes(x)),
-      }),
-    );
+    // First fit, one rank per node: a gang that fits nowhere is not running.
+    const { nodes, placed } = placeGangs(sizes, gangs);
+    const running: World["running"] = placed.map(({ gang: g, index: k, placement }) => ({
+      jobId: `run${k}`,
+      classValue: g.value,
+      placement,
+      startedAt: g.startedAt,
+      checkpointAt: null,
+      candidate: g.candidate,
+    }));
     const preemptor = { ...job("want", [pool("h200", want.nodes, want.gpus)]), classValue: want.value };
     return { nodes, running, preemptor };
   });

@@ -220,7 +220,7 @@ export function budgetPass(t: Tx): void {
 export function pauseAtCheckpoint(t: Tx, runId: string): void {
   const run = t.s.run(runId);
   const job = run ? t.s.job(run.job_id) : null;
-  if (!job || job.status !== "RUNNING" || job.current_run_id !== runId) return;
+  if (job?.status !== "RUNNING" || job.current_run_id !== runId) return;
   const b = budgetOf(t.s, job, t.now);
   if (b?.policy !== "pause" || !jobResumable(job)) return;
   move(t, job, "PAUSED", "budget", `paused at its checkpoint: ${budgetMessage(job.team!, b)}`);

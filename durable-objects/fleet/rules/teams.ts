@@ -4,20 +4,10 @@
  * is resolved when it is queued (rules/runs.ts) and stays with it.
  */
 import type { Placement } from "../../../contract/launch-request.schema.js";
-import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
-import {
-  type BudgetState,
-  budgetBinds,
-  budgetMessage,
-  FleetBudgets,
-  FleetTeams,
-  NO_TEAMS,
-} from "../../../contract/teams.js";
-import { BUDGETS_KEY, movedKey, TEAMS_KEY } from "../keys.js";
-import type { JobRow } from "../rows.js";
+import { FleetTeams, NO_TEAMS } from "../../../contract/teams.js";
+import { TEAMS_KEY } from "../keys.js";
 import type { TeamsInput } from "../scheduler/teams.js";
 import type { FleetState } from "../state.js";
-import { BUDGET_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 
 let parsed: { raw: string | null; doc: FleetTeams } | null = null;
