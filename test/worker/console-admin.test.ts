@@ -233,6 +233,12 @@ describe("console admin", () => {
       lend_limit: 0,
       weight: 2.5,
     });
+    const budget = await api(ADMIN, "PUT", "/v1/teams/ca-vision/budget", {
+      monthly_gpu_hours: 500,
+      weekly_gpu_hours: 120.5,
+      policy: "pause",
+    });
+    expect(budget.status, JSON.stringify(budget.body)).toBe(200);
 
     const b = await signIn(ADMIN);
     const page = await b.get("/console/admin/fleets");
@@ -240,19 +246,32 @@ describe("console admin", () => {
     expect(page.html).toContain('<h2 id="teams-h">Teams</h2>');
     expect(page.html).toContain("Read-only here: admins change teams with <code>sf admin team</code>.");
     expect(page.html).toContain(
-      '<th scope="col">Team</th><th scope="col">Members</th><th scope="col">Fleet</th>',
+      '<th scope="col">Team</th><th scope="col">Members</th><th scope="col">Budget</th><th scope="col">Fleet</th>',
     );
     const rows = teamsTable(page.html);
     const vision = rows.findIndex((r) => r[0]?.startsWith("ca-vision"));
     expect(vision).toBeGreaterThanOrEqual(0);
-    // One row per quota (by fleet, then series); borrow limit null is "—", lend limit null is "all".
+    // One row per quota (by fleet, then series); borrow limit null is "—", lend limit null is "all". The
+    // budget once, beside the members: per month and per week, and its policy.
     expect(rows.slice(vision, vision + 2)).toEqual([
-      [`ca-vision — ${markup}`, "ca-ann (primary), ca-ben", "ca-teams", "a100", "0", "—", "0", "2.5"],
+      [
+        `ca-vision — ${markup}`,
+        "ca-ann (primary), ca-ben",
+        "500 GPU-h / month, 120.5 GPU-h / week · pause",
+        "ca-teams",
+        "a100",
+        "0",
+        "—",
+        "0",
+        "2.5",
+      ],
       ["ca-teams", "h200", "4", "2", "all", "1"],
     ]);
+    // No budget: "—".
     expect(rows).toContainEqual([
       "ca-speech",
       "ca-ben (primary)",
+      "—",
       "No quotas: it is guaranteed nothing, and its jobs borrow where quotas apply.",
     ]);
     expect(page.html).toContain('<a href="/console/fleets/ca-teams">ca-teams</a>');

@@ -1,13 +1,16 @@
 /**
  * GPU-hours per UTC day (GET /v1/usage?days=N) and the console's usage page built on it: finished runs as
  * the ledger split them per day, an open run split at midnight and counted up to now, days outside the
- * window left out, every day of the window present; the page's quota numbers, chart data and table.
+ * window left out, every day of the window present; the page's quota numbers, chart data and table; its
+ * "Usage by team" (within guarantee, borrowed, budget and % used per team, a period chooser that refuses
+ * a bad period on the page, the CSV download), every team for an admin and only their own for a member.
  */
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { budgetPeriods } from "../../contract/teams.js";
 import { dailyGpuHours } from "../../worker/routes/usage.routes.js";
 import { signIn } from "./console-support.js";
-import { ADMIN, api, createUser } from "./helpers.js";
+import { ADMIN, api, createFleet, createUser } from "./helpers.js";
 import { testEnv } from "./test-env.js";
 
 const DAY = 86_400_000;
@@ -18,6 +21,24 @@ let token = "";
 let userId = "";
 /** The UTC midnight that starts "today" for the seeded rows. */
 let today0 = 0;
+
+/** The rows of the "Usage by team" table: data-team-usage → its cells' text. */
+function teamUsageTable(html: string): Map<string, string[]> {
+  const table = /<table class="team-usage">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? "";
+  return new Map(
+    [...table.matchAll(/<tr data-team-usage="([^"]*)">([\s\S]*?)<\/tr>/g)].map((m) => [
+      m[1]!,
+      [...m[2]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) => c[1]!.replace(/<[^>]*>/g, "")),
+    ]),
+  );
+}
+
+/** The "Download CSV" link's address, as the browser follows it. */
+function csvHref(html: string): string {
+  const m = /<a href="([^"]*)"[^>]*>Download CSV<\/a>/.exec(html);
+  if (!m) throw new Error("no Download CSV link");
+  return m[1]!.replace(/&amp;/g, "&");
+}
 
 beforeAll(async () => {
   token = await createUser("cu-user");
@@ -46,6 +67,40 @@ beforeAll(async () => {
        VALUES ('run_cu_open', 'job_cu_open', 1, 1, 'RUNNING', '[]', 2, ?, ?, NULL, NULL, NULL, 1, NULL)`,
     ).bind(userId, openAt),
   ]);
+
+  // Teams: cu-user and cu-mate are members of cu-team (a quota and a budget); cu-rival is someone else's.
+  await createUser("cu-mate");
+  const mateId = (await api(ADMIN, "GET", "/v1/users")).body.users.find(
+    (u: { name: string }) => u.name === "cu-mate",
+  ).id;
+  const fleet = await createFleet("cu-fleet");
+  for (const team of ["cu-team", "cu-rival"])
+    expect((await api(ADMIN, "PUT", `/v1/teams/${team}`, {})).status).toBe(201);
+  for (const user of ["cu-user", "cu-mate"])
+    expect((await api(ADMIN, "PUT", `/v1/teams/cu-team/members/${user}`, {})).status).toBe(201);
+  expect((await api(ADMIN, "PUT", "/v1/teams/cu-team/quotas/cu-fleet/h200", { guaranteed: 2 })).status).toBe(
+    201,
+  );
+  const budget = await api(ADMIN, "PUT", "/v1/teams/cu-team/budget", {
+    monthly_gpu_hours: 10,
+    weekly_gpu_hours: 8,
+    policy: "borrow_free",
+  });
+  expect(budget.status, JSON.stringify(budget.body)).toBe(200);
+  // The team's finished runs today (cu-mate's, so cu-user's own usage above stays as it is), as the
+  // ledger holds them: 3 GPU-hours within its guarantee and 1 borrowed; cu-rival used 5 GPU-hours.
+  const teamUsage = [
+    ["run_cu_team_in", "cu-team", 0, 3 * 3600],
+    ["run_cu_team_out", "cu-team", 1, 3600],
+    ["run_cu_rival", "cu-rival", 0, 5 * 3600],
+  ] as const;
+  await testEnv.DB.batch(
+    teamUsage.map(([run, team, borrowed, s]) =>
+      testEnv.DB.prepare(
+        "INSERT INTO run_usage (run_id, day, user_id, fleet_id, gpu_seconds, team, borrowed) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).bind(run, dayOf(today0), mateId, fleet.id, s, team, borrowed),
+    ),
+  );
 });
 
 describe("GET /v1/usage?days=N", () => {
@@ -151,5 +206,138 @@ describe("console usage page", () => {
     expect(r.status).toBe(200);
     expect(r.html).toContain("Usage of cu-user");
     expect(r.html).toMatch(/data-usage="active-gpus">2 of 16</);
+  });
+});
+
+describe("console usage page: usage by team", () => {
+  const columns =
+    '<th scope="col">Team</th><th scope="col">GPU-hours</th><th scope="col">Within guarantee</th>' +
+    '<th scope="col">Borrowed</th><th scope="col">Budget</th><th scope="col">% used</th>' +
+    '<th scope="col">Policy</th>';
+
+  it("shows a member their teams this month: hours within guarantee and borrowed, budget, % used, policy", async () => {
+    const b = await signIn(token);
+    const { month } = budgetPeriods(Date.now());
+    const r = await b.get("/console/usage");
+    expect(r.status).toBe(200);
+    expect(r.html).toContain(`<h2 id="teams-h">Usage by team, ${month.key}</h2>`);
+    expect(r.html).toContain(columns);
+    expect(r.html).toContain(`<input type="text" id="usage-period" name="period" value="${month.key}"`);
+    const rows = teamUsageTable(r.html);
+    // Only their own team: neither cu-rival nor the jobs of no team.
+    expect([...rows.keys()]).toEqual(["cu-team"]);
+    expect(rows.get("cu-team")).toEqual([
+      "cu-team",
+      "4.00",
+      "3.00",
+      "1.00",
+      "10 GPU-h / month",
+      "40.0 %",
+      "borrow_free",
+    ]);
+    expect(r.html).toContain("Your teams only.");
+
+    // The CSV, through the console (the session cookie; /v1 takes bearer tokens only): their team's rows.
+    const href = csvHref(r.html);
+    expect(href).toBe(`/console/api/usage/teams?period=${month.key}&format=csv`);
+    const csv = await b.get(href);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
+    expect(csv.headers.get("content-disposition")).toBe(`attachment; filename="usage-${month.key}.csv"`);
+    expect(csv.html.trim().split("\n")).toEqual([
+      "team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours",
+      "cu-team,cu-fleet,10800.000,3600.000,14400.000,4.000000",
+    ]);
+  });
+
+  it("shows every team and the jobs of no team to an admin", async () => {
+    const b = await signIn(ADMIN);
+    const now = Date.now();
+    const { month } = budgetPeriods(now);
+    const r = await b.get("/console/usage");
+    expect(r.status).toBe(200);
+    const rows = teamUsageTable(r.html);
+    expect(rows.get("cu-team")).toEqual([
+      "cu-team",
+      "4.00",
+      "3.00",
+      "1.00",
+      "10 GPU-h / month",
+      "40.0 %",
+      "borrow_free",
+    ]);
+    // No budget: "—" for budget, % used and policy.
+    expect(rows.get("cu-rival")).toEqual(["cu-rival", "5.00", "5.00", "0.00", "—", "—", "—"]);
+    // The jobs of no team, last: cu-user's finished runs of this month (the seeded days before today).
+    expect([...rows.keys()].at(-1)).toBe("-");
+    const noTeam =
+      (dayOf(today0 - 3 * DAY) >= `${month.key}-01` ? 4 : 0) +
+      (dayOf(today0 - 2 * DAY) >= `${month.key}-01` ? 6 : 0);
+    expect(rows.get("-")).toEqual(["no team", noTeam.toFixed(2), noTeam.toFixed(2), "0.00", "—", "—", "—"]);
+    expect(r.html).toContain("Every team, and the jobs of no team.");
+    const csv = await b.get(csvHref(r.html));
+    expect(csv.html).toContain("cu-rival,cu-fleet,18000.000,0.000,18000.000,5.000000");
+    // An admin looking at a user's usage still sees every team, and the period link keeps the user.
+    const other = await b.get("/console/usage?user=cu-user");
+    expect([...teamUsageTable(other.html).keys()]).toContain("cu-rival");
+    expect(other.html).toContain('<input type="hidden" name="user" value="cu-user"');
+  });
+
+  it("picks an ISO week or a past month with ?period=, a team without usage at 0", async () => {
+    const b = await signIn(token);
+    const { week } = budgetPeriods(Date.now());
+    const w = await b.get(`/console/usage?period=${week.key}`);
+    expect(w.status).toBe(200);
+    expect(w.html).toContain(`<h2 id="teams-h">Usage by team, ${week.key}</h2>`);
+    expect(teamUsageTable(w.html).get("cu-team")).toEqual([
+      "cu-team",
+      "4.00",
+      "3.00",
+      "1.00",
+      "8 GPU-h / week",
+      "50.0 %",
+      "borrow_free",
+    ]);
+    expect(csvHref(w.html)).toBe(`/console/api/usage/teams?period=${week.key}&format=csv`);
+    const past = await b.get("/console/usage?period=2020-01");
+    expect(past.status).toBe(200);
+    expect(teamUsageTable(past.html).get("cu-team")).toEqual([
+      "cu-team",
+      "0.00",
+      "0.00",
+      "0.00",
+      "10 GPU-h / month",
+      "0.0 %",
+      "borrow_free",
+    ]);
+    expect(past.html).toContain("2020-01-01 to 2020-02-01 (UTC, end excluded)");
+  });
+
+  it("says a bad period is not one (400, escaped), the rest of the page still shown", async () => {
+    const b = await signIn(token);
+    for (const bad of ["2026-13", "2026-W60", "last month", '<script>alert(1)</script>"']) {
+      const r = await b.get(`/console/usage?period=${encodeURIComponent(bad)}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.html).toContain("Not a period (BAD_REQUEST)");
+      expect(r.html).toContain(
+        "is not a period: give a month such as 2026-12 or an ISO week such as 2026-W49.",
+      );
+      expect(r.html).not.toContain('<table class="team-usage">');
+      expect(r.html).not.toContain("Download CSV");
+      expect(r.html).toMatch(/data-usage="active-gpus">2 of 16</);
+    }
+    const r = await b.get(`/console/usage?period=${encodeURIComponent('<script>alert(1)</script>"')}`);
+    expect(r.html).not.toContain("<script>alert(1)");
+    expect(r.html).toContain("&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&quot; is not a period");
+    expect(r.html).toContain('value="&lt;script&gt;alert(1)&lt;/script&gt;&quot;"');
+  });
+
+  it("tells a user in no team so", async () => {
+    const loner = await createUser("cu-loner");
+    const r = await (await signIn(loner)).get("/console/usage");
+    expect(r.status).toBe(200);
+    expect(r.html).toContain("You are in no team");
+    expect(r.html).not.toContain("cu-rival");
+    expect(r.html).not.toContain("Download CSV");
   });
 });

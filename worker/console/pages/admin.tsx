@@ -27,6 +27,7 @@ import {
   Refused,
 } from "./admin-shared.js";
 import { webhookPage, webhooksPage } from "./admin-webhooks.js";
+import { budgetLabel } from "./usage.js";
 
 // users ------------------------------------------------------------------------------------------
 
@@ -282,13 +283,23 @@ async function userPage(
 // fleets -----------------------------------------------------------------------------------------
 
 /**
- * Every team: its members (their primary team marked) and, one row each, its quotas per fleet and GPU
- * series. Read-only: admins change teams with `sf admin team` (the /v1/teams routes).
+ * Every team: its members (their primary team marked), its GPU-hour budget and, one row each, its quotas
+ * per fleet and GPU series. Read-only: admins change teams with `sf admin team` (the /v1/teams routes).
  */
 const TeamsTable: FC<{ teams: TeamView[] }> = ({ teams }) => (
   <DataTable
     class="teams"
-    columns={["Team", "Members", "Fleet", "Series", "Guaranteed", "Borrow limit", "Lend limit", "Weight"]}
+    columns={[
+      "Team",
+      "Members",
+      "Budget",
+      "Fleet",
+      "Series",
+      "Guaranteed",
+      "Borrow limit",
+      "Lend limit",
+      "Weight",
+    ]}
   >
     {teams.map((t) => {
       const span = Math.max(1, t.quotas.length);
@@ -308,6 +319,9 @@ const TeamsTable: FC<{ teams: TeamView[] }> = ({ teams }) => (
                     {m.primary ? <span class="note"> (primary)</span> : null}
                   </span>
                 ))}
+          </td>
+          <td rowspan={span} data-budget="">
+            {budgetLabel(t.budget)}
           </td>
         </>
       );
@@ -424,7 +438,9 @@ async function fleetsPage(
           Per fleet and GPU series, a team's guaranteed GPUs are its own (it reclaims them from borrowers);
           beyond them it may borrow up to its borrow limit (— is no limit) from idle teams, which lend up to
           their lend limit; weight shares what is borrowed. A member's primary team is the one their jobs run
-          for unless they name another. Read-only here: admins change teams with <code>sf admin team</code>.
+          for unless they name another. A budget caps the team's GPU-hours per month and/or ISO week (UTC);
+          its policy says what happens once it is spent (refuse new jobs, pause running ones, or run only
+          within the guarantee). Read-only here: admins change teams with <code>sf admin team</code>.
         </p>
         {teams.length === 0 ? <p class="note">No teams yet.</p> : <TeamsTable teams={teams} />}
       </section>
