@@ -99,6 +99,8 @@ export const FleetView = z.looseObject({
   drain_note: z.string().nullable(),
   network: FleetNetwork,
   hf_unavailable: z.enum(["refuse", "admit"]).default("refuse"),
+  /** Absent from servers older than teams: their fixed 10. */
+  preemptions_per_minute: z.number().int().default(10),
   created_at: z.string(),
 });
 export type FleetView = z.infer<typeof FleetView>;

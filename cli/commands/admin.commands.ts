@@ -53,10 +53,13 @@ const nodes = () => import("../impl/admin/nodes.js");
 const classes = () => import("../impl/admin/priority-classes.js");
 const teams = () => import("../impl/admin/teams.js");
 
-/** A GPU count, or `none` (null): no limit for --borrow-limit, all of the guarantee for --lend-limit. */
+/**
+ * A GPU count, or `none`: no limit for --borrow-limit, all of the guarantee for --lend-limit. `none` stays
+ * the string (the implementation sends null): commander turns a parser's null into "".
+ */
 function countOrNone(name: string) {
-  return (v: string): number | null => {
-    if (v === "none") return null;
+  return (v: string): number | "none" => {
+    if (v === "none") return v;
     if (!/^\d+$/.test(v))
       throw new InvalidArgumentError(`${name} takes a number of GPUs or "none", got "${v}"`);
     return Number(v);
@@ -87,6 +90,43 @@ submitter's primary team. Per fleet and GPU series, a team's quota says:
 Teams count in a fleet only for the series some team has a quota for there.
 Jobs of a class that may not borrow or is never preempted (\`sf admin
 priority-class ls\`) run only inside their team's guarantee.`;
+
+/** A number of GPU-hours (fractions too), or `none`: no budget for that period (kept as the string, as above). */
+function hoursOrNone(name: string) {
+  return (v: string): number | "none" => {
+    if (v === "none") return v;
+    const n = Number(v);
+    if (v.trim() === "" || !Number.isFinite(n) || n < 0 || n > 100_000_000)
+      throw new InvalidArgumentError(
+        `${name} takes a number of GPU-hours (0 to 100000000) or "none", got "${v}"`,
+      );
+    return n;
+  };
+}
+
+/** What a team's work does once its budget is spent (contract/teams.ts BUDGET_POLICIES). */
+const BUDGET_POLICIES = ["refuse", "pause", "borrow_free"];
+
+const BUDGET_HELP = `
+A budget caps the GPU-hours a team's jobs use per calendar month and/or per ISO
+week (Monday to Monday), both in UTC; it renews by itself when the next period
+starts. Every GPU a run holds counts, in the team's guarantee or borrowed. Use
+is metered from the ledger every minute and at once when a budget is set, so a
+budget set below what the team already used binds immediately.
+What happens once it is spent (--policy):
+  refuse       (default) new jobs of the team are refused (BUDGET_EXHAUSTED,
+               exit 5); its queued jobs wait (pending reason BUDGET_EXHAUSTED)
+               and its running jobs go on
+  pause        as refuse, and its running jobs also pause at their next
+               checkpoint (never killed); they resume when the period renews
+  borrow_free  new jobs are still accepted, but only work within the team's
+               guarantee runs: its queued jobs start only on its guaranteed
+               GPUs, never on other teams' idle ones; running ones go on
+Once per period, at 80 % and at 100 %, the team's members' webhooks that
+subscribe to them get team.budget_warning and team.budget_exhausted (\`sf webhook
+add URL --events team.budget_warning,team.budget_exhausted\`; '*' has neither).
+\`sf usage --by team\` shows each team's use against its budget (docs/scheduling.md
+"Budgets").`;
 
 function signedInt(name: string) {
   return (v: string): number => {
@@ -273,6 +313,40 @@ ${examples(["sf admin team ls", "sf admin team ls --json"])}`,
     );
 
   team
+    .command("budget")
+    .argument("<name>", "the team")
+    .description(
+      "show a team's GPU-hour budget and its use, or change the given fields (the others keep their value): GPU-hours per calendar month and/or ISO week (UTC), and what happens once spent",
+    )
+    .option(
+      "--monthly <hours|none>",
+      "GPU-hours the team's jobs may use per calendar month (UTC); none: no monthly budget",
+      hoursOrNone("--monthly"),
+    )
+    .option(
+      "--weekly <hours|none>",
+      "GPU-hours the team's jobs may use per ISO week (UTC, from Monday); none: no weekly budget",
+      hoursOrNone("--weekly"),
+    )
+    .addOption(
+      new Option(
+        "--policy <policy>",
+        "what happens once it is spent: refuse new jobs, pause running ones too, or run only within the guarantee (default for a team: refuse)",
+      ).choices(BUDGET_POLICIES),
+    )
+    .addHelpText(
+      "after",
+      `${BUDGET_HELP}\n${examples([
+        "sf admin team budget ml                              # show it and its use",
+        "sf admin team budget ml --monthly 500                # 500 GPU-hours a month, refuse when spent",
+        "sf admin team budget ml --weekly 150 --policy pause",
+        "sf admin team budget ml --policy borrow_free",
+        "sf admin team budget ml --monthly none --weekly none # no budget any more",
+      ])}`,
+    )
+    .action(async (name: string, o, cmd: Command) => (await teams()).setBudget(cmd, name, o));
+
+  team
     .command("rm")
     .argument("<name>", "the team")
     .description(
@@ -456,6 +530,23 @@ ${examples(["sf admin team ls", "sf admin team ls --json"])}`,
       ]),
     )
     .action(async (name: string, o, cmd: Command) => (await fleets()).fleetNetwork(cmd, name, o));
+
+  fleet
+    .command("preemption")
+    .argument("<name>", "the fleet")
+    .description(
+      "show or set how many preemptions may start in the fleet per minute (anti-thrash; 0: jobs never displace running ones there)",
+    )
+    .option(
+      "--per-minute <n>",
+      "preemptions that may start per minute (default 10; 0: none)",
+      int("--per-minute", 0),
+    )
+    .addHelpText(
+      "after",
+      examples(["sf admin fleet preemption lab", "sf admin fleet preemption lab --per-minute 3"]),
+    )
+    .action(async (name: string, o, cmd: Command) => (await fleets()).fleetPreemption(cmd, name, o));
 
   fleet
     .command("enroll-token")

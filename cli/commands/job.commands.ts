@@ -1,8 +1,8 @@
 /**
- * Following and inspecting jobs: `sf job …` and `sf status`. Each action imports its implementation
- * only when it runs, so `sf --help` loads none of it.
+ * Following and inspecting jobs: `sf job …`, `sf status` and `sf usage`. Each action imports its
+ * implementation only when it runs, so `sf --help` loads none of it.
  */
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 
 const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}`;
 
@@ -178,4 +178,44 @@ With --json, lines are printed as one JSON object per line (with -f, ending with
     .description("my usage against my quota (jobs, GPUs, GPU-hours) and each fleet's GPU totals")
     .addHelpText("after", examples(["sf status", "sf status --json | jq '.fleets[] | {name, free, queued}'"]))
     .action(async (_o: unknown, cmd: Command) => (await import("../impl/job/usage.js")).statusCmd(cmd));
+
+  program
+    .command("usage")
+    .description(
+      "GPU-hours by team in a calendar month or ISO week (UTC): in each team's guarantee, borrowed, and against its budget",
+    )
+    .addOption(
+      new Option("--by <what>", "what to add up by (team: per team; --csv: per team and fleet)")
+        .choices(["team"])
+        .default("team"),
+    )
+    .option(
+      "--period <period>",
+      "a calendar month (2026-12) or an ISO week (2026-W49), UTC (default: this month)",
+    )
+    .option(
+      "--csv",
+      "print the server's CSV (per team and fleet, in GPU-seconds) as it came, e.g. to redirect to a file",
+    )
+    .addHelpText(
+      "after",
+      `
+A team's GPU-hours are those of every GPU its jobs' runs held in the period:
+finished runs as the ledger recorded them, running ones up to now. "in
+guarantee" ran on the team's guaranteed GPUs (or where no team holds any),
+"borrowed" on GPUs other teams left idle. The budget (\`sf admin team budget\`)
+shows for the current month or week, with its policy and how much of it is
+used. Admins see every team (and jobs of no team); others the teams they are
+members of. The CSV has a row per team and fleet, under the header
+  team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours
+(team empty: jobs of no team); its rows add up to the ledger, to the millisecond.
+Your own usage against your quota: \`sf status\`.
+${examples([
+  "sf usage --by team",
+  "sf usage --by team --period 2026-W49",
+  "sf usage --by team --period 2026-11 --csv > usage-2026-11.csv",
+  "sf usage --by team --json | jq '.teams[] | {team, gpu_hours, budget_percent}'",
+])}`,
+    )
+    .action(async (o, cmd: Command) => (await import("../impl/job/usage.js")).usageBy(cmd, o));
 }

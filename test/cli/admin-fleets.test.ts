@@ -190,6 +190,25 @@ describe("sf admin fleet", () => {
     expect(after.network).toEqual(changed.network);
   });
 
+  it("shows and sets a fleet's preemption rate limit", async () => {
+    const shown = await sf(["admin", "fleet", "preemption", LAB], viewer);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stderr + shown.stdout).toContain(`${LAB} starts at most 10 preemptions a minute`);
+    const set = await sf(["admin", "fleet", "preemption", LAB, "--per-minute", "0"], admin);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr + set.stdout).toContain(`${LAB} never preempts`);
+    expect(
+      (await sfJson<{ preemptions_per_minute: number }>(["admin", "fleet", "preemption", LAB], admin))
+        .preemptions_per_minute,
+    ).toBe(0);
+    expect((await sf(["admin", "fleet", "show", LAB], viewer)).stdout).toContain(
+      "preempt: at most 0 a minute",
+    );
+    expect((await sf(["admin", "fleet", "preemption", LAB, "--per-minute", "-1"], admin)).code).toBe(2);
+    expect((await sf(["admin", "fleet", "preemption", LAB, "--per-minute", "3"], viewer)).code).toBe(3);
+    await sf(["admin", "fleet", "preemption", LAB, "--per-minute", "10"], admin);
+  });
+
   it("mints a one-shot enrollment token an agent can enroll with", async () => {
     const r = await sfJson<{ token: string; fleet: string; one_shot: boolean }>(
       ["admin", "fleet", "enroll-token", LAB, "--ttl-minutes", "5"],

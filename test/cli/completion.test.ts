@@ -32,6 +32,7 @@ describe("sf completion", () => {
       "ls",
       "show",
       "network",
+      "preemption",
       "enroll-token",
     ]);
     expect(complete(script, ["sf", "--json", "admin", "ma"])).toEqual(["maintenance"]);

@@ -109,6 +109,20 @@ export async function fleetNetwork(
   });
 }
 
+/** `sf admin fleet preemption NAME [--per-minute N]`: the fleet's preemption rate limit, shown or set. */
+export async function fleetPreemption(cmd: Command, name: string, o: { perMinute?: number }): Promise<void> {
+  const api = authedApi(cmd);
+  const { fleet } =
+    o.perMinute === undefined
+      ? await api.get(`/v1/fleets/${enc(name)}`, FleetLive)
+      : await api.patch(`/v1/fleets/${enc(name)}`, OneFleet, { preemptions_per_minute: o.perMinute });
+  const n = fleet.preemptions_per_minute;
+  emit({ preemptions_per_minute: n }, () => {
+    const what = n === 0 ? "never preempts" : `starts at most ${n} preemption${n === 1 ? "" : "s"} a minute`;
+    info(`${o.perMinute === undefined ? "" : `${c.green("✓")} `}${c.bold(fleet.name)} ${what}`);
+  });
+}
+
 export async function showFleet(cmd: Command, name: string): Promise<void> {
   const live = await authedApi(cmd).get(`/v1/fleets/${enc(name)}`, FleetLive);
   emit(live, () => {
@@ -120,6 +134,7 @@ export async function showFleet(cmd: Command, name: string): Promise<void> {
     print(`GPUs:    ${t.gpus} total, ${t.allocated} allocated, ${t.free} free`);
     print(`jobs:    ${t.running} running, ${t.queued} queued`);
     print(`network: ${describeNetwork(f.network)}`);
+    print(`preempt: at most ${f.preemptions_per_minute} a minute`);
 
     print();
     print(c.bold("Nodes"));

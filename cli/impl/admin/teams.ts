@@ -1,14 +1,21 @@
 /**
- * `sf admin team ls|show|set|rm`, `team member add|rm` and `team quota set|rm` (contract/teams.ts,
+ * `sf admin team ls|show|set|rm|budget`, `team member add|rm` and `team quota set|rm` (contract/teams.ts,
  * docs/scheduling.md "Teams: guarantees, borrowing and reclaim").
  */
 import type { Command } from "commander";
-import { DeletedProfile, OneTeam, type TeamEntry, TeamList } from "../../../contract/responses.schema.js";
-import type { TeamQuota } from "../../../contract/teams.js";
+import {
+  DeletedProfile,
+  OneTeam,
+  type TeamEntry,
+  TeamList,
+  TeamUsage,
+} from "../../../contract/responses.schema.js";
+import { budgetPeriods, type TeamQuota } from "../../../contract/teams.js";
 import { type Api, parse, readJson } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
-import { c, emit, info, print, table } from "../../output.js";
+import { c, emit, info, isJson, print, table } from "../../output.js";
+import { gpuHours } from "../job/format.js";
 
 const enc = encodeURIComponent;
 
@@ -57,6 +64,24 @@ export function describeQuota(q: Pick<Quota, keyof TeamQuota> & { series: string
   ].join(", ");
 }
 
+type Budget = TeamEntry["budget"];
+
+/** What a team's work does once its budget is spent, by policy. */
+export const POLICY_EFFECT: Record<string, string> = {
+  refuse: "new jobs are refused, queued ones wait, running ones go on",
+  pause: "new jobs are refused, running ones pause at their next checkpoint",
+  borrow_free: "only work within the team's guarantee runs, none borrowed",
+};
+
+/** `500 GPU-h/month, 150 GPU-h/week, refuse`, or null: no budget. */
+export function budgetText(b: Budget): string | null {
+  const limits = [
+    ...(b.monthly_gpu_hours !== null ? [`${b.monthly_gpu_hours} GPU-h/month`] : []),
+    ...(b.weekly_gpu_hours !== null ? [`${b.weekly_gpu_hours} GPU-h/week`] : []),
+  ];
+  return limits.length === 0 ? null : [...limits, b.policy].join(", ");
+}
+
 export async function listTeams(cmd: Command): Promise<void> {
   const { teams } = await authedApi(cmd).get("/v1/teams", TeamList);
   emit({ teams }, () => {
@@ -73,6 +98,15 @@ export async function listTeams(cmd: Command): Promise<void> {
       })),
       ["team", "members", "quotas", "description"],
     );
+    const budgeted = teams.filter((t) => budgetText(t.budget) !== null);
+    if (budgeted.length > 0) {
+      print();
+      print(c.bold("Budgets"));
+      table(
+        budgeted.map((t) => ({ team: t.name, budget: budgetText(t.budget) })),
+        ["team", "budget"],
+      );
+    }
     info(
       c.dim(
         "* their primary team · quotas: fleet/series guaranteed+borrow limit/lend limit, weight (∞: no limit; all: the whole guarantee)",
@@ -85,6 +119,12 @@ function printTeam(t: TeamEntry): void {
   print(`${c.bold(t.name)}${t.description ? `  ${t.description}` : ""}`);
   const members = t.members.map((m) => `${m.user}${m.primary ? " (primary team)" : ""}`).join(", ");
   print(`members  ${members || c.dim("none")}`);
+  const budget = budgetText(t.budget);
+  print(
+    budget
+      ? `budget   ${budget} ${c.dim(`(once spent: ${POLICY_EFFECT[t.budget.policy] ?? t.budget.policy})`)}`
+      : `budget   ${c.dim("none: no GPU-hour limit")}`,
+  );
   if (t.quotas.length === 0) {
     print(
       `quotas   ${c.dim("none: its jobs hold no guarantee anywhere (where other teams hold some, they borrow)")}`,
@@ -166,14 +206,17 @@ export async function removeMember(cmd: Command, teamName: string, user: string)
   emit({ team }, () => info(`${c.green("✓")} removed ${user} from team ${c.bold(team.name)}`));
 }
 
+/** A flag's `none` (commander cannot hand a parser's null through) as the null the API takes. */
+const orNull = (v: number | "none"): number | null => (v === "none" ? null : v);
+
 export interface QuotaFlags {
   fleet: string;
   series: string;
   guaranteed?: number;
-  /** null: no limit (`none`). */
-  borrowLimit?: number | null;
-  /** null: all of the guarantee (`none`). */
-  lendLimit?: number | null;
+  /** none: no limit. */
+  borrowLimit?: number | "none";
+  /** none: all of the guarantee. */
+  lendLimit?: number | "none";
   weight?: number;
 }
 
@@ -187,8 +230,8 @@ export function quotaBody(o: QuotaFlags, existing: Quota | undefined, team: stri
     );
   return {
     guaranteed,
-    borrow_limit: o.borrowLimit !== undefined ? o.borrowLimit : (existing?.borrow_limit ?? null),
-    lend_limit: o.lendLimit !== undefined ? o.lendLimit : (existing?.lend_limit ?? null),
+    borrow_limit: o.borrowLimit !== undefined ? orNull(o.borrowLimit) : (existing?.borrow_limit ?? null),
+    lend_limit: o.lendLimit !== undefined ? orNull(o.lendLimit) : (existing?.lend_limit ?? null),
     weight: o.weight ?? existing?.weight ?? 1,
   };
 }
@@ -228,4 +271,75 @@ export async function removeQuota(
       `${c.green("✓")} removed team ${c.bold(team.name)}'s ${o.series} quota in fleet ${o.fleet}: it holds no guarantee there now`,
     ),
   );
+}
+
+export interface BudgetFlags {
+  /** none: no monthly budget. */
+  monthly?: number | "none";
+  /** none: no weekly budget. */
+  weekly?: number | "none";
+  policy?: string;
+}
+
+/** The team's use of each of its budgets in the periods now (a team that used nothing has no row). */
+async function budgetUseLines(api: Api, t: TeamEntry): Promise<string[]> {
+  const { month, week } = budgetPeriods(Date.now());
+  const periods = [
+    { limit: t.budget.monthly_gpu_hours, key: month.key, what: "this month" },
+    { limit: t.budget.weekly_gpu_hours, key: week.key, what: "this week" },
+  ];
+  const lines: string[] = [];
+  for (const p of periods) {
+    if (p.limit === null) continue;
+    const use = await api.get(`/v1/usage/teams?period=${enc(p.key)}`, TeamUsage);
+    const used = use.teams.find((x) => x.team === t.name)?.gpu_hours ?? 0;
+    const spent = used >= p.limit;
+    const pct = p.limit > 0 ? ` (${((used / p.limit) * 100).toFixed(1)} %)` : "";
+    lines.push(
+      `${p.what} (${use.period}): ${gpuHours(used)} of ${p.limit} GPU-h used${pct}` +
+        (spent
+          ? c.yellow(
+              ` — spent until ${use.end.slice(0, 10)} 00:00 UTC: ${POLICY_EFFECT[t.budget.policy] ?? t.budget.policy}`,
+            )
+          : ""),
+    );
+  }
+  return lines;
+}
+
+/** `sf admin team budget NAME [--monthly h|none] [--weekly h|none] [--policy p]`; no flag only shows it. */
+export async function setBudget(cmd: Command, name: string, o: BudgetFlags): Promise<void> {
+  const api = authedApi(cmd);
+  const body = {
+    ...(o.monthly !== undefined ? { monthly_gpu_hours: orNull(o.monthly) } : {}),
+    ...(o.weekly !== undefined ? { weekly_gpu_hours: orNull(o.weekly) } : {}),
+    ...(o.policy !== undefined ? { policy: o.policy } : {}),
+  };
+  const changing = Object.keys(body).length > 0;
+  // The server meters the budget before it answers a PUT: what it binds is decided from then on.
+  const { team } = changing
+    ? await put(api, `/v1/teams/${enc(name)}/budget`, body)
+    : await api.get(`/v1/teams/${enc(name)}`, OneTeam);
+  const text = budgetText(team.budget);
+  const uses = text && !isJson() ? await budgetUseLines(api, team) : [];
+  const effect = POLICY_EFFECT[team.budget.policy] ?? team.budget.policy;
+  emit({ team }, () => {
+    if (changing) {
+      info(
+        text
+          ? `${c.green("✓")} team ${c.bold(team.name)}'s budget: ${text} ${c.dim(`(once spent: ${effect})`)}`
+          : `${c.green("✓")} team ${c.bold(team.name)} has no budget now: its jobs use GPU-hours without limit`,
+      );
+      for (const l of uses) info(`  ${l}`);
+      return;
+    }
+    if (!text) {
+      print(`team ${c.bold(team.name)} has no budget: its jobs use GPU-hours without limit`);
+      info(c.dim(`set one with \`sf admin team budget ${team.name} --monthly HOURS\` (see --help)`));
+      return;
+    }
+    print(`${c.bold(team.name)}  budget ${text}`);
+    print(c.dim(`once spent: ${effect}`));
+    for (const l of uses) print(l);
+  });
 }

@@ -37,6 +37,11 @@ export function formatNumber(v: number): string {
   return v.toPrecision(5).replace(/\.?0+$/, "");
 }
 
+/** GPU-hours with two decimals, but a small non-zero figure keeps three significant digits instead of 0. */
+export function gpuHours(h: number): string {
+  return h > 0 && h < 0.01 ? h.toPrecision(3) : formatNumber(Math.round(h * 100) / 100);
+}
+
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escapes is the point
 const ANSI = /\x1b\[[0-9;]*m/g;
 

@@ -1,9 +1,14 @@
-/** `sf status`: my usage against my quota, and how busy each fleet is. */
+/**
+ * `sf status`: my usage against my quota, and how busy each fleet is. `sf usage --by team`: GPU-hours per
+ * team in a month or ISO week, in guarantee and borrowed, against its budget (GET /v1/usage/teams).
+ */
 import type { Command } from "commander";
-import { FleetInspect, FleetList, Usage } from "../../../contract/responses.schema.js";
+import { FleetInspect, FleetList, TeamUsage, Usage } from "../../../contract/responses.schema.js";
+import { readJson } from "../../api.js";
 import { authedApi } from "../../context.js";
-import { c, emit, print } from "../../output.js";
-import { colorTable, formatNumber } from "./format.js";
+import { CliError, EXIT } from "../../errors.js";
+import { c, emit, info, isJson, print } from "../../output.js";
+import { colorTable, gpuHours as hours } from "./format.js";
 
 export interface FleetTotals {
   name: string;
@@ -16,9 +21,6 @@ export interface FleetTotals {
   queued: number;
   running: number | null;
 }
-
-/** Two decimals, but a small non-zero figure keeps three significant digits instead of showing 0. */
-const hours = (h: number) => (h > 0 && h < 0.01 ? h.toPrecision(3) : formatNumber(Math.round(h * 100) / 100));
 
 export async function statusCmd(cmd: Command): Promise<void> {
   const api = authedApi(cmd);
@@ -77,6 +79,74 @@ export async function statusCmd(cmd: Command): Promise<void> {
       })),
       ["fleet", "kind", "gpus", "allocated", "free", "queued", "running", "state"],
       { state: (s) => (s === "draining" ? c.yellow(s) : s) },
+    );
+  });
+}
+
+export interface UsageFlags {
+  by: string;
+  period?: string;
+  csv?: boolean;
+}
+
+/** `2026-12-01 – 2026-12-31`: a period's first and last UTC day (its end is the next one's start). */
+function days(start: string, end: string): string {
+  const last = new Date(Date.parse(end) - 1).toISOString().slice(0, 10);
+  return `${start.slice(0, 10)} – ${last}`;
+}
+
+/** `42.1 %`; a budget of 0 has no percentage: it is spent. */
+function usedCell(t: TeamUsage["teams"][number]): string | null {
+  if (t.budget_gpu_hours === null) return null;
+  if (t.budget_percent === null) return "spent";
+  return `${t.budget_percent.toFixed(1)} %${t.budget_percent >= 100 ? " spent" : ""}`;
+}
+
+/**
+ * `sf usage --by team [--period P] [--csv]`: per team its GPU-hours in the period (finished runs and
+ * running ones up to now), in its guarantee and borrowed, and its budget's use. --csv writes the server's
+ * CSV (per team and fleet, GPU-seconds) to stdout as it came: its rows add up to the ledger.
+ */
+export async function usageBy(cmd: Command, o: UsageFlags): Promise<void> {
+  if (o.csv && isJson())
+    throw new CliError("--csv and --json are two formats: give one of them", { exit: EXIT.USAGE });
+  const api = authedApi(cmd);
+  const query = o.period ? `?period=${encodeURIComponent(o.period)}` : "";
+  if (o.csv) {
+    const path = `/v1/usage/teams${query ? `${query}&` : "?"}format=csv`;
+    const res = await api.fetch("GET", path, undefined, { timeout: "total" });
+    // An error answer is JSON (a coded error); readJson throws it with its exit code and hint.
+    if (!res.ok) await readJson(res);
+    process.stdout.write(await res.text());
+    return;
+  }
+  const use = await api.get(`/v1/usage/teams${query}`, TeamUsage);
+  emit(use, () => {
+    print(`${c.bold(`GPU-hours by team in ${use.period}`)} ${c.dim(`(${days(use.start, use.end)}, UTC)`)}`);
+    if (use.teams.length === 0) {
+      info(c.dim("no GPU use in this period by the teams you see (admins see every team, others their own)"));
+      return;
+    }
+    const inGuarantee = (team: string | null) =>
+      use.rows.filter((r) => r.team === team).reduce((s, r) => s + r.in_guarantee_gpu_seconds, 0) / 3600;
+    colorTable(
+      use.teams.map((t) => ({
+        team: t.team ?? "(no team)",
+        "gpu-hours": hours(t.gpu_hours),
+        "in guarantee": hours(inGuarantee(t.team)),
+        borrowed: hours(t.borrowed_gpu_hours),
+        budget: t.budget_gpu_hours === null ? null : `${t.budget_gpu_hours} (${t.budget_policy})`,
+        "used %": usedCell(t),
+      })),
+      ["team", "gpu-hours", "in guarantee", "borrowed", "budget", "used %"],
+      { "used %": (v) => (v.endsWith("spent") ? c.yellow(v) : v) },
+    );
+    info(
+      c.dim(
+        "GPU-hours: every GPU the team's runs held, finished and running up to now = in guarantee + borrowed · " +
+          "budget: the team's for this month or week (while it is the current one) and its policy · " +
+          "--csv: per team and fleet in GPU-seconds",
+      ),
     );
   });
 }
