@@ -14,8 +14,12 @@ const GPUS = 8;
 const USERS = 10;
 const pools = [{ name: "default", profile: "h200", series: "h200", nodes: 1, gpus_per_node: 1 }] as const;
 
-/** One full pass of the pure policy over `queue` jobs and `nodes` full 8-GPU nodes; milliseconds. */
-export function policyPass(queue: number, nodes: number): { ms: number; pending: number } {
+/**
+ * One full pass of the pure policy over `queue` jobs and `nodes` full 8-GPU nodes; milliseconds. With
+ * `teams`, the jobs belong to 3 teams that share the fleet's GPUs by guarantees (each a quarter, the rest
+ * borrowable): the ordering and the checks of scheduler/teams.ts in every decision.
+ */
+export function policyPass(queue: number, nodes: number, teams = false): { ms: number; pending: number } {
   const nodeInputs: NodeInput[] = Array.from({ length: nodes }, (_, i) => ({
     id: `nod_${i}`,
     name: `n${String(i).padStart(5, "0")}`,
@@ -30,7 +34,25 @@ export function policyPass(queue: number, nodes: number): { ms: number; pending:
     priority: i % 2,
     queueSeq: i + 1,
     pools: [...pools],
+    ...(teams ? { team: `team_${i % 3}` } : {}),
   }));
+  const quarter = Math.floor((nodes * GPUS) / 4);
+  const teamInput = teams
+    ? {
+        quotas: Object.fromEntries(
+          [0, 1, 2].map((t) => [
+            `team_${t}`,
+            { h200: { guaranteed: quarter, borrow_limit: null, lend_limit: null, weight: t + 1 } },
+          ]),
+        ),
+        // The fleet is full: each team holds its guarantee, the rest is borrowed by team_0.
+        used: {
+          team_0: { h200: nodes * GPUS - 2 * quarter },
+          team_1: { h200: quarter },
+          team_2: { h200: quarter },
+        },
+      }
+    : undefined;
   const users = Object.fromEntries(
     Array.from({ length: USERS }, (_, u) => [
       `usr_${u}`,
@@ -50,6 +72,7 @@ export function policyPass(queue: number, nodes: number): { ms: number; pending:
     nodes: nodeInputs,
     queue: jobs,
     users,
+    ...(teamInput ? { teams: teamInput } : {}),
   });
   return { ms: performance.now() - t0, pending: Object.keys(d.pending).length };
 }

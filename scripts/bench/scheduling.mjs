@@ -30,6 +30,8 @@ export async function benchScheduling({ queues, nodes, repeats }) {
       for (const q of queues) {
         engine.policyPass(q, n); // warm-up
         const pass = median(Array.from({ length: repeats }, () => engine.policyPass(q, n).ms));
+        engine.policyPass(q, n, true); // warm-up
+        const teams = median(Array.from({ length: repeats }, () => engine.policyPass(q, n, true).ms));
         const e = engine.engineSubmit(q, n, 50);
         // One victim per sample, each a whole node: at most one sample per node.
         const pre = engine.enginePreempt(q, n, Math.min(20, n));
@@ -37,13 +39,14 @@ export async function benchScheduling({ queues, nodes, repeats }) {
           queue: q,
           nodes: n,
           policy_full_pass_ms: round(pass, 3),
+          policy_full_pass_teams_ms: round(teams, 3),
           policy_ms_per_job: round(pass / q, 4),
           engine_submit_ms: round(e.submitMs, 3),
           engine_full_pass_ms: round(e.fullPassMs, 2),
           engine_preempt_ms: round(pre.preemptMs, 3),
         });
         log(
-          `scheduling ${q} queued × ${n} nodes: pass ${round(pass, 1)} ms, submit ${round(e.submitMs, 3)} ms, submit that preempts ${round(pre.preemptMs, 3)} ms`,
+          `scheduling ${q} queued × ${n} nodes: pass ${round(pass, 1)} ms (with 3 teams' quotas ${round(teams, 1)} ms), submit ${round(e.submitMs, 3)} ms, submit that preempts ${round(pre.preemptMs, 3)} ms`,
         );
       }
     }
