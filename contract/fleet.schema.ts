@@ -86,6 +86,11 @@ export const RunView = z.looseObject({
   resumed_from: z.looseObject({ run_id: z.string(), step: z.number().nullable() }).nullable(),
   /** It ran beyond its team's guarantee, on GPUs borrowed from idle teams (docs/scheduling.md "Teams"). */
   borrowed: z.boolean().default(false),
+  /**
+   * GET /v1/jobs/:id, a preempted run once released: the steps its training reported past its newest
+   * stored checkpoint (work lost to the preemption); null when it reported no steps.
+   */
+  steps_lost: z.number().nullable().optional(),
 });
 export type RunView = z.infer<typeof RunView>;
 

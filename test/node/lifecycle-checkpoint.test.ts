@@ -357,6 +357,11 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     ]);
     await expectContinued(low, done.runs[1]!.id, stopStep, lastLoss);
     expect((await points(low, done.runs[1]!.id)).at(-1)!.step).toBe(500);
+    // It checkpointed the step it stopped at: the preemption cost it no step.
+    const read = (await call(cp, op, "GET", `/v1/jobs/${low}`)).body.runs as Array<{
+      steps_lost?: number | null;
+    }>;
+    expect(read[0]!.steps_lost).toBe(0);
     // Preempted, never FAILED, no retry: RUNNING → PAUSED → QUEUED by system:preempt, then again to the end.
     const events = (await call(cp, op, "GET", `/v1/jobs/${low}`)).body.events as Array<{
       to: string;
@@ -434,6 +439,10 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
       [2, "SUCCEEDED"],
     ]);
     await expectContinued(borrowed, done.runs[1]!.id, stopStep, lastLoss);
+    const lostSteps = (await call(cp, op, "GET", `/v1/jobs/${borrowed}`)).body.runs as Array<{
+      steps_lost?: number | null;
+    }>;
+    expect(lostSteps[0]!.steps_lost).toBe(0);
     const events = (await call(cp, op, "GET", `/v1/jobs/${borrowed}`)).body.events as Array<{
       to: string;
       actor: string;

@@ -8,6 +8,7 @@ import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { enroll, inventory, publishTestCapsule, ScriptedAgent } from "./agent-support.js";
 import { ADMIN, api, createFleet, createUser, customSpec } from "./helpers.js";
+import { ingest } from "./ingest-helpers.js";
 
 let alice = "";
 let bob = "";
@@ -234,6 +235,13 @@ describe("reclaim", () => {
     expect((await api(bob, "GET", `/v1/jobs/${inGuarantee}`)).body.runs[0].borrowed).toBe(false);
     expect((await api(bob, "GET", `/v1/jobs/${borrower}`)).body.runs[0].borrowed).toBe(true);
 
+    // The borrower trains to step 40 and stores no checkpoint: all of that will be lost work.
+    const m = await ingest(launches[1]!.request.ingest.token, "/metrics", {
+      run_id: launches[1]!.request.run_id,
+      points: [{ key: "train/loss", step: 40, value: 1.5 }],
+    });
+    expect(m.status).toBe(200);
+
     // A dry run names the borrower.
     const plan = await api(alice, "POST", "/v1/jobs?dry_run=1", await specOf("tm-reclaim"));
     expect(plan.body.jobs[0]).toMatchObject({ would: "preempt", preempts: [{ job_id: borrower }] });
@@ -259,6 +267,13 @@ describe("reclaim", () => {
 
     const fin = agent.report(launches[1]!.request, "stopped", { exit_code: 143 });
     await agent.next("ack", (f) => f.ref === fin);
+    // Once its run released its GPUs, the job says what the preemption cost it.
+    const after = await waitFor(
+      async () => (await api(bob, "GET", `/v1/jobs/${borrower}`)).body.runs[0],
+      (r) => r.ended_at !== null,
+      "the victim's run to be released",
+    );
+    expect(after.steps_lost).toBe(40);
     const la = await agent.next("launch", (f) => f.request.job_id === a.id);
     expect(la.request.job_id).toBe(a.id);
     const metrics = await SELF.fetch("http://sf.test/v1/admin/metrics", {

@@ -10,7 +10,7 @@ import { type Ctx, currentUser, type Env, requireRole } from "../auth/middleware
 import { AppError, unwrap } from "../errors.js";
 import { notTooDeep, parseValue } from "../http.js";
 import { fleetByRef, fleetStub } from "../services/fleets.service.js";
-import { jobHistory, jobView } from "../services/jobs.service.js";
+import { jobHistory, jobView, stepsLost } from "../services/jobs.service.js";
 import { userByName } from "../services/users.service.js";
 import { freshJob, readYourWrites } from "../submit/read-your-writes.js";
 import { submitJobs } from "../submit/submit.js";
@@ -145,9 +145,12 @@ export const jobsRoutes = new Hono<Env>()
   .get("/jobs/:id", requireRole("viewer"), async (c) => {
     const d = db(c.env.DB);
     const job = await freshJob(c, c.req.param("id"));
+    const history = await jobHistory(d, job.id);
+    const lost = await stepsLost(c.env, history);
     return c.json({
       job: { ...jobView(job), spec: JSON.parse(job.spec) as unknown },
-      ...(await jobHistory(d, job.id)),
+      ...history,
+      runs: history.runs.map((r) => (lost.has(r.id) ? { ...r, steps_lost: lost.get(r.id) } : r)),
     });
   })
   .post("/jobs/:id/stop", requireRole("operator"), (c) => act(c, "stop"))

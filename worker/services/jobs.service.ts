@@ -3,6 +3,8 @@ import type { JobView } from "../../contract/api.schema.js";
 import type { JobState } from "../../contract/job-states.js";
 import type { PendingReason } from "../../contract/pending-reasons.schema.js";
 import { type Db, schema } from "../../d1/client.js";
+import type { Namespace } from "../../durable-objects/rpc.js";
+import { runStub } from "../../durable-objects/run/stub.js";
 import type { Principal } from "../auth/principal.js";
 import { AppError } from "../errors.js";
 
@@ -92,4 +94,37 @@ export async function jobHistory(d: Db, jobId: string) {
       detail: JSON.parse(e.detail) as unknown,
     })),
   };
+}
+
+/**
+ * A preempted run's lost work, in steps: the last step its training reported minus the step of its newest
+ * stored checkpoint (the one the next run resumes from). 0 for a victim that checkpointed where it
+ * stopped; more for one killed at its deadline before it could. Null while the run still holds its GPUs,
+ * or when its training reports no steps. Asked of each preempted run's Run DO when the job is read.
+ */
+export async function stepsLost(
+  env: { RUN: Namespace },
+  history: Awaited<ReturnType<typeof jobHistory>>,
+): Promise<Map<string, number | null>> {
+  const preempted = new Set(
+    history.events.flatMap((e) => {
+      const d = e.detail as { preempted?: unknown; run_id?: unknown };
+      return e.to === "PAUSED" && d.preempted === true && typeof d.run_id === "string" ? [d.run_id] : [];
+    }),
+  );
+  const out = new Map<string, number | null>();
+  await Promise.all(
+    history.runs
+      .filter((r) => preempted.has(r.id) && r.ended_at !== null)
+      .map(async (r) => {
+        const stub = runStub(env, r.id);
+        const [keys, ckpt] = await Promise.all([stub.metricKeys(), stub.latestCheckpoint()]);
+        const last = keys.reduce<number | null>(
+          (m, k) => (m === null || k.last.step > m ? k.last.step : m),
+          null,
+        );
+        out.set(r.id, last === null ? null : Math.max(0, last - (ckpt?.step ?? 0)));
+      }),
+  );
+  return out;
 }

@@ -72,7 +72,11 @@ export async function show(cmd: Command, id: string, o: { events?: string }): Pr
           run: r.id,
           status: r.status,
           exit: r.exit_code,
-          reason: r.reason,
+          // A preempted run: the steps it trained past its last stored checkpoint (0: it stopped at one).
+          reason:
+            typeof r.steps_lost === "number"
+              ? `${r.reason ?? "preempted"} (${r.steps_lost} step${r.steps_lost === 1 ? "" : "s"} lost)`
+              : r.reason,
           // A run beyond its team's guarantee, on GPUs other teams left idle: they may reclaim them.
           placement: `${placementSummary(r)}${r.borrowed ? " (borrowed)" : ""}`,
           started: r.allocated_at ? `${age(r.allocated_at)} ago` : "-",
