@@ -73,6 +73,7 @@ export function fromServer(status: number, code: string, message: string, detail
         code === "PROFILE_NOT_ALLOWED" ||
         code === "IMAGE_NOT_ALLOWED" ||
         code === "TEAM_NOT_MEMBER" ||
+        code === "PRIORITY_CLASS_NOT_ALLOWED" ||
         code === "BUDGET_EXHAUSTED"
         ? EXIT.REJECTED
         : EXIT.AUTH

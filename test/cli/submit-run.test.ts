@@ -131,7 +131,8 @@ describe("sf submit on a fleet with an agent", () => {
     expect((read.body.job as { priority_class: string }).priority_class).toBe("low");
     await waitForStatus(s.cp, s.token, job.id, done, 150_000);
     const high = await p.sf(["submit", EXP, "--profile", "h200:1", "--priority-class", "high"]);
-    expect(high.code).not.toBe(0);
+    // A refusal of this submit (5), like a quota's or a team's, not a login problem (3).
+    expect(high.code).toBe(5);
     expect(high.stderr).toContain("PRIORITY_CLASS_NOT_ALLOWED");
   });
 
