@@ -286,6 +286,8 @@ export const TeamUsageRow = z.looseObject({
   in_guarantee_gpu_seconds: z.number(),
   borrowed_gpu_seconds: z.number(),
   gpu_seconds: z.number(),
+  /** Of gpu_seconds, what preempted runs trained past their last checkpoint (lost to preemption). */
+  lost_gpu_seconds: z.number(),
 });
 export type TeamUsageRow = z.infer<typeof TeamUsageRow>;
 
@@ -300,6 +302,8 @@ export const TeamUsage = z.looseObject({
       team: z.string().nullable(),
       gpu_hours: z.number(),
       borrowed_gpu_hours: z.number(),
+      /** Of gpu_hours, lost to preemption: what its preempted runs trained past their last checkpoint. */
+      lost_gpu_hours: z.number(),
       /** The team's budget for this kind of period (month or week) while it is the current one, else null. */
       budget_gpu_hours: z.number().nullable(),
       budget_percent: z.number().nullable(),

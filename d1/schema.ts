@@ -277,6 +277,8 @@ export const runUsage = sqliteTable(
     /** The run's job's team (null: none), and whether the run borrowed beyond its guarantee. */
     team: text("team"),
     borrowed: integer("borrowed", { mode: "boolean" }).notNull().default(false),
+    /** Of gpuSeconds, what a preempted run trained past its last checkpoint: lost to the preemption. */
+    lostGpuSeconds: real("lost_gpu_seconds").notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.runId, t.day] }),

@@ -203,11 +203,13 @@ With --json, lines are printed as one JSON object per line (with -f, ending with
 A team's GPU-hours are those of every GPU its jobs' runs held in the period:
 finished runs as the ledger recorded them, running ones up to now. "in
 guarantee" ran on the team's guaranteed GPUs (or where no team holds any),
-"borrowed" on GPUs other teams left idle. The budget (\`sf admin team budget\`)
+"borrowed" on GPUs other teams left idle; "lost to preemption" is the part
+its preempted runs trained past their last checkpoint. The budget (\`sf admin team budget\`)
 shows for the current month or week, with its policy and how much of it is
 used. Admins see every team (and jobs of no team); others the teams they are
 members of. The CSV has a row per team and fleet, under the header
-  team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours
+  team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours,
+  lost_gpu_seconds
 (team empty: jobs of no team); its rows add up to the ledger, to the millisecond.
 Your own usage against your quota: \`sf status\`.
 ${examples([

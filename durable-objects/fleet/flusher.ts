@@ -6,6 +6,7 @@
  */
 import { backoffDelay } from "../../contract/backoff.js";
 import { type DoEnv, doSettings } from "../env.js";
+import { runStub } from "../run/stub.js";
 import { userStub } from "../user/stub.js";
 import { pokeDueWebhooks } from "../webhooks/stub.js";
 import { drainOutbox, userNotes } from "./outbox.js";
@@ -54,6 +55,20 @@ export class OutboxFlusher {
   }
 
   /**
+   * A released victim's `job.preempted` webhook says how many steps it trained past the checkpoint it
+   * resumes from: its Run DO knows the last step its training reported (its runner drained its metrics
+   * before the run ended). A retried flush asks again; the webhook's delivery is made once.
+   */
+  private async withStepsLost(entries: OutboxEntry[]): Promise<void> {
+    await Promise.all(
+      entries.map(async (e) => {
+        if (e.kind !== "preempted" || e.job.run_id === null) return;
+        e.steps_lost = await runStub(this.env, e.job.run_id).stepsLost(e.resume_step);
+      }),
+    );
+  }
+
+  /**
    * Read-your-writes: flushes what is waiting for D1 now. True once D1 holds every change made before
    * this call (but those of admissions not confirmed yet, which no reader has been told of: a reader's
    * own are confirmed before it asks); false when D1 refused (the caller answers 503, not a stale read).
@@ -82,8 +97,11 @@ export class OutboxFlusher {
     if (this.flushing) return this.flushing;
     this.flushing = (async () => {
       try {
-        const { deliveries } = await drainOutbox(this.store, this.env.DB, (entries) =>
-          this.notifyUsers(entries),
+        const { deliveries } = await drainOutbox(
+          this.store,
+          this.env.DB,
+          (entries) => this.notifyUsers(entries),
+          (entries) => this.withStepsLost(entries),
         );
         this.retryAt = 0;
         this.failures = 0;

@@ -22,6 +22,16 @@ export function noticeKey(runId: string): string {
   return `${NOTICE_PREFIX}${runId}`;
 }
 
+const PREEMPT_EVENT_PREFIX = "preempt_event:";
+
+/**
+ * The PAUSED event of a run's preemption (a JobEventRecord), from the preemption to the run's release,
+ * when its `job.preempted` webhook goes out with what the run lost.
+ */
+export function preemptEventKey(runId: string): string {
+  return `${PREEMPT_EVENT_PREFIX}${runId}`;
+}
+
 export function movedKey(jobId: string): string {
   return `${MOVED_PREFIX}${jobId}`;
 }

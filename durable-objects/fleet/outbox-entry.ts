@@ -84,6 +84,21 @@ export type OutboxEntry =
       /** Absent in entries written before teams. */
       team?: string | null;
       borrowed?: number;
+      /** GPU-seconds of it a preempted run trained past its last checkpoint (absent before: 0). */
+      lost_gpu_seconds?: number;
+    }
+  /**
+   * A preempted run released its GPUs: its PAUSED event goes out as the `job.preempted` webhook, with what
+   * it lost. `steps_lost` is filled by the flush from the run's Run DO (outbox.ts).
+   */
+  | {
+      kind: "preempted";
+      event: JobEventRecord;
+      job: EventJob;
+      released_at: string;
+      lost_gpu_seconds: number;
+      resume_step: number | null;
+      steps_lost?: number | null;
     }
   /** A job admitted here: its admission row in D1 (key and request hash; its state follows the job). */
   | {
@@ -102,6 +117,7 @@ export function outboxJobId(e: OutboxEntry): string | null {
     case "job":
       return e.job.id;
     case "event":
+    case "preempted":
       return e.event.job_id;
     case "admission":
     case "blob_refs":

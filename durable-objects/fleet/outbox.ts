@@ -105,6 +105,8 @@ export async function drainOutbox(
   store: FleetStore,
   d1: D1Database,
   notify: (entries: readonly OutboxEntry[]) => Promise<void>,
+  /** Fills what the entries need from elsewhere before they reach D1 (a victim's steps lost). */
+  complete: (entries: OutboxEntry[]) => Promise<void> = async () => undefined,
 ): Promise<Drained> {
   const out: Drained = { flushed: 0, held: 0, deliveries: false };
   let after = 0;
@@ -126,6 +128,7 @@ export async function drainOutbox(
     out.held += kept.length;
     if (ready.length === 0) continue;
     const entries = withSpecs(store, latestSnapshots(ready));
+    await complete(entries);
     const stmts = projectionStatements(d1, entries);
     if (stmts.length > 0) {
       const results = await d1.batch(stmts);

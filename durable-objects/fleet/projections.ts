@@ -8,7 +8,7 @@ import { getTableColumns, getTableName } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { nowIso } from "../../contract/ids.js";
 import { ACTIVE_STATES } from "../../contract/job-states.js";
-import { jobEventId, transitionEventType } from "../../contract/webhooks.schema.js";
+import { jobEventId, PREEMPTED_EVENT_TYPE, transitionEventType } from "../../contract/webhooks.schema.js";
 import { schema } from "../../d1/client.js";
 import { jobEventPayload } from "../webhooks/payload.js";
 import type { OutboxEntry } from "./outbox-entry.js";
@@ -124,7 +124,16 @@ const SQL_TEXT = (() => {
   ]);
   const ev = names(jobEvents, EVENT_PROPS);
   const refs = names(blobRefs, ["digest", "jobId"]);
-  const usage = names(runUsage, ["runId", "day", "userId", "fleetId", "gpuSeconds", "team", "borrowed"]);
+  const usage = names(runUsage, [
+    "runId",
+    "day",
+    "userId",
+    "fleetId",
+    "gpuSeconds",
+    "team",
+    "borrowed",
+    "lostGpuSeconds",
+  ]);
   const wh = names(webhooks, ["id", "userId", "fleetId", "createdAt", "events"]);
   const wd = names(webhookDeliveries, [
     "webhookId",
@@ -139,7 +148,7 @@ const SQL_TEXT = (() => {
   ]);
   const [admJob, admState, admVersion] = adm.columns;
   const [whId, whUser, whFleet, whCreated, whEvents] = wh.columns;
-  const [, usageDay, , , usageSeconds] = usage.columns;
+  const [, usageDay, , , usageSeconds, , , usageLost] = usage.columns;
   return {
     jobs: versionedSql(jobs, JOB_PROPS, "id", "version"),
     runs: versionedSql(runs, RUN_PROPS, "id", "version"),
@@ -157,8 +166,9 @@ const SQL_TEXT = (() => {
     blobRefs: `INSERT INTO ${refs.table} (${refs.columns.join(", ")})
       SELECT ${fromRows(2)} FROM json_each(?1) WHERE true ON CONFLICT DO NOTHING`,
     usage: `INSERT INTO ${usage.table} (${usage.columns.join(", ")})
-      SELECT ${fromRows(7)} FROM json_each(?1) WHERE true
-      ON CONFLICT (${usage.columns[0]}, ${usageDay}) DO UPDATE SET ${usageSeconds} = excluded.${usageSeconds}`,
+      SELECT ${fromRows(8)} FROM json_each(?1) WHERE true
+      ON CONFLICT (${usage.columns[0]}, ${usageDay})
+      DO UPDATE SET ${usageSeconds} = excluded.${usageSeconds}, ${usageLost} = excluded.${usageLost}`,
     // A pending delivery for every endpoint of the job's owner that subscribes to the event (its fleet or
     // all, created before the event). (webhook, event) is unique and the insert ignores conflicts, so a
     // flush that is retried or replayed never creates a delivery twice.
@@ -291,8 +301,9 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
       case "event": {
         const v = e.event;
         rows.events.push([v.job_id, v.seq, v.ts, v.from_status, v.to_status, v.edge, v.actor, v.detail]);
-        // In the same D1 transaction as the event: each subscribed endpoint gets exactly one delivery.
-        if (e.job) {
+        // In the same D1 transaction as the event: each subscribed endpoint gets exactly one delivery. A
+        // preemption's goes out when its run has released its GPUs ("preempted" below).
+        if (e.job && transitionEventType(v) !== PREEMPTED_EVENT_TYPE) {
           rows.fanout.push([
             jobEventId(v.job_id, v.seq),
             e.job.user_id,
@@ -303,6 +314,27 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
             v.ts,
           ]);
         }
+        break;
+      }
+      case "preempted": {
+        const v = e.event;
+        const detail = {
+          ...(JSON.parse(v.detail) as Record<string, unknown>),
+          released_at: e.released_at,
+          resume_step: e.resume_step,
+          steps_lost: e.steps_lost ?? null,
+          lost_gpu_seconds: e.lost_gpu_seconds,
+        };
+        const payload = jobEventPayload({ ...v, detail: JSON.stringify(detail) }, e.job);
+        rows.fanout.push([
+          jobEventId(v.job_id, v.seq),
+          e.job.user_id,
+          e.job.fleet_id,
+          v.job_id,
+          PREEMPTED_EVENT_TYPE,
+          payload,
+          v.ts,
+        ]);
         break;
       }
       case "blob_refs":
@@ -317,6 +349,7 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
           e.gpu_seconds,
           e.team ?? null,
           e.borrowed ?? 0,
+          e.lost_gpu_seconds ?? 0,
         ]);
         break;
       case "admission":

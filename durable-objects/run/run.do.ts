@@ -461,6 +461,20 @@ export class RunDO extends DurableObject<DoEnv> {
   }
 
   /** The checkpoint a later run of this job would continue from (see `resumeCheckpoint`). */
+  /**
+   * Steps this run trained past the checkpoint its job resumes from: the last step its training reported
+   * minus its newest stored checkpoint's step (else `resumedFrom`, the step it started at; else 0). Null
+   * when its training reported no steps.
+   */
+  async stepsLost(resumedFrom: number | null): Promise<number | null> {
+    const last = this.store
+      .metricKeys()
+      .reduce<number | null>((m, k) => (m === null || k.step > m ? k.step : m), null);
+    if (last === null) return null;
+    const ckpt = resumeCheckpoint(this.store.artifacts());
+    return Math.max(0, last - (ckpt?.step ?? resumedFrom ?? 0));
+  }
+
   async latestCheckpoint(): Promise<Omit<ResumeFrom, "run_id"> | null> {
     return resumeCheckpoint(this.store.artifacts());
   }

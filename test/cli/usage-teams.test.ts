@@ -43,6 +43,7 @@ interface TeamUsage {
     team: string | null;
     gpu_hours: number;
     borrowed_gpu_hours: number;
+    lost_gpu_hours: number;
     budget_gpu_hours: number | null;
     budget_percent: number | null;
     budget_policy: string | null;
@@ -54,6 +55,7 @@ interface TeamUsage {
     in_guarantee_gpu_seconds: number;
     borrowed_gpu_seconds: number;
     gpu_seconds: number;
+    lost_gpu_seconds: number;
   }>;
   total_gpu_seconds: number;
 }
@@ -197,6 +199,7 @@ describe("sf usage --by team", () => {
       expect.objectContaining({
         team: TEAM,
         borrowed_gpu_hours: 0,
+        lost_gpu_hours: 0,
         budget_gpu_hours: 500,
         budget_policy: "refuse",
       }),
@@ -210,6 +213,7 @@ describe("sf usage --by team", () => {
         fleet,
         borrowed_gpu_seconds: 0,
         gpu_seconds: used.total_gpu_seconds,
+        lost_gpu_seconds: 0,
       }),
     ]);
 
@@ -218,10 +222,13 @@ describe("sf usage --by team", () => {
     expect(table.stdout).toMatch(
       new RegExp(`^GPU-hours by team in ${thisMonth()} \\(${thisMonth()}-01 – `, "m"),
     );
-    expect(table.stdout).toMatch(/^TEAM\s+GPU-HOURS\s+IN GUARANTEE\s+BORROWED\s+BUDGET\s+USED %$/m);
-    const row = new RegExp(`^${TEAM}\\s+(\\S+)\\s+(\\S+)\\s+0\\s+500 \\(refuse\\)\\s+0\\.0 %$`, "m").exec(
-      table.stdout,
+    expect(table.stdout).toMatch(
+      /^TEAM\s+GPU-HOURS\s+IN GUARANTEE\s+BORROWED\s+LOST TO PREEMPTION\s+BUDGET\s+USED %$/m,
     );
+    const row = new RegExp(
+      `^${TEAM}\\s+(\\S+)\\s+(\\S+)\\s+0\\s+0\\s+500 \\(refuse\\)\\s+0\\.0 %$`,
+      "m",
+    ).exec(table.stdout);
     expect(row, table.stdout).not.toBeNull();
     expect(Number(row![1])).toBeGreaterThan(0);
     expect(row![2]).toBe(row![1]);
@@ -235,7 +242,9 @@ describe("sf usage --by team", () => {
     const csv = await p.sf(["usage", "--by", "team", "--csv"]);
     expect(csv.code, csv.stderr).toBe(0);
     const lines = csv.stdout.trimEnd().split("\n");
-    expect(lines[0]).toBe("team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours");
+    expect(lines[0]).toBe(
+      "team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours,lost_gpu_seconds",
+    );
     expect(lines.slice(1).map((l) => l.split(",").slice(0, 2))).toEqual([[TEAM, fleet]]);
     const sum = lines.slice(1).reduce((acc, l) => acc + Number(l.split(",")[4]), 0);
     expect(Math.abs(sum - used.total_gpu_seconds)).toBeLessThan(0.01);

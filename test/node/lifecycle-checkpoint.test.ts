@@ -16,6 +16,7 @@ import { type ControlPlane, call, startControlPlane } from "../support/control-p
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, jobState, recipeDigest, waitForStatus } from "../support/jobs.js";
 import { submitCustom, tickingWorkspace } from "../support/lifecycle.js";
+import { startReceiver } from "../support/webhook-receiver.js";
 import { uploadWorkspace } from "../support/workspace.js";
 
 let cp: ControlPlane;
@@ -315,6 +316,10 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
   it("preemption: a low job filling the fleet yields to a high one, which runs within grace + 15 s; the low job resumes from its checkpoint (0 steps repeated), succeeds, and used no retry", async () => {
     await ck.allowPreemption(cp, "ck-op");
     await fleetWithAgent("ck-preempt", 2);
+    // The victim's owner follows preemptions by a signed webhook to a receiver on loopback.
+    const rx = await startReceiver(() => 204);
+    const hook = await call(cp, op, "POST", "/v1/webhooks", { url: rx.url, events: ["job.preempted"] });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
     const low = await ck.submitCharlm(cp, op, {
       fleet: "ck-preempt",
       name: "ck-low",
@@ -346,6 +351,18 @@ describe("checkpoints across pause, drain and windows (process runtime, real cha
     // Its runner learnt why and by when (GET /v1/ingest/notice) and left it for the training to read.
     expect(lowLog).toMatch(new RegExp(`stop notice: preempted by ${high}, SIGKILL after \\d{4}-`));
     const lastLoss = (await points(low, first)).at(-1)!.value;
+    // Once it was gone, its job.preempted webhook came: by whom, why, where it resumes, what it lost.
+    const [delivery] = await rx.waitFor(1, 30_000);
+    expect(JSON.parse(delivery!.body.toString("utf8"))).toMatchObject({
+      type: "job.preempted",
+      data: {
+        job: { id: low, status: "PAUSED" },
+        run_id: first,
+        detail: { cause: "priority", preempted_by: high, resume_step: stopStep, steps_lost: 0 },
+      },
+    });
+    await call(cp, op, "DELETE", `/v1/webhooks/${(hook.body.webhook as { id: string }).id}`);
+    await rx.close();
 
     expect((await waitForStatus(cp, op, high, ["SUCCEEDED", "FAILED"], 90_000)).job.status).toBe("SUCCEEDED");
     const done = await waitForStatus(cp, op, low, ["SUCCEEDED", "FAILED"], 120_000);

@@ -113,7 +113,18 @@ describe("preemption", () => {
     // A job submitted meanwhile does not take the GPUs as they free (no backfill on a hold); of its
     // class, it waits behind the victim, which kept its place.
     const later = f.submit({ gpus: 2, priorityClass: "low" });
+    // Its job.preempted webhook waits for the run to be gone, when what it lost is known.
+    const preempted = () => f.s.outbox.filter((e) => e.kind === "preempted" && e.event.job_id === low);
+    expect(preempted()).toEqual([]);
     f.report(low, "stopped", { exitCode: 143 });
+    expect(preempted()).toEqual([
+      expect.objectContaining({
+        event: paused?.kind === "event" ? paused.event : null,
+        job: expect.objectContaining({ run_id: lowRun.id }),
+        resume_step: null,
+        lost_gpu_seconds: expect.any(Number),
+      }),
+    ]);
     expect(f.job(high).status).toBe("SUBMITTED");
     expect(JSON.parse(f.currentRun(high).placement)).toEqual([
       { rank: 0, pool: "default", node_id: node, gpu_indices: [0, 1] },

@@ -144,7 +144,9 @@ describe("team GPU-hour budgets", () => {
     expect(res.headers.get("content-type")).toMatch(/text\/csv/);
     const at = Date.now();
     const lines = (await res.text()).trim().split("\n");
-    expect(lines[0]).toBe("team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours");
+    expect(lines[0]).toBe(
+      "team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours,lost_gpu_seconds",
+    );
     const cells = lines.slice(1).map((l) => l.split(","));
     for (const c of cells) expect(Number(c[2]) + Number(c[3])).toBeCloseTo(Number(c[4]), 2);
     const sum = cells.reduce((s, c) => s + Number(c[4]), 0);

@@ -88,17 +88,19 @@ beforeAll(async () => {
   });
   expect(budget.status, JSON.stringify(budget.body)).toBe(200);
   // The team's finished runs today (cu-mate's, so cu-user's own usage above stays as it is), as the
-  // ledger holds them: 3 GPU-hours within its guarantee and 1 borrowed; cu-rival used 5 GPU-hours.
+  // ledger holds them: 3 GPU-hours within its guarantee and 1 borrowed, of which a preemption lost half
+  // an hour (trained past its last checkpoint); cu-rival used 5 GPU-hours.
   const teamUsage = [
-    ["run_cu_team_in", "cu-team", 0, 3 * 3600],
-    ["run_cu_team_out", "cu-team", 1, 3600],
-    ["run_cu_rival", "cu-rival", 0, 5 * 3600],
+    ["run_cu_team_in", "cu-team", 0, 3 * 3600, 0],
+    ["run_cu_team_out", "cu-team", 1, 3600, 1800],
+    ["run_cu_rival", "cu-rival", 0, 5 * 3600, 0],
   ] as const;
   await testEnv.DB.batch(
-    teamUsage.map(([run, team, borrowed, s]) =>
+    teamUsage.map(([run, team, borrowed, s, lost]) =>
       testEnv.DB.prepare(
-        "INSERT INTO run_usage (run_id, day, user_id, fleet_id, gpu_seconds, team, borrowed) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      ).bind(run, dayOf(today0), mateId, fleet.id, s, team, borrowed),
+        `INSERT INTO run_usage (run_id, day, user_id, fleet_id, gpu_seconds, team, borrowed, lost_gpu_seconds)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).bind(run, dayOf(today0), mateId, fleet.id, s, team, borrowed, lost),
     ),
   );
 });
@@ -212,10 +214,10 @@ describe("console usage page", () => {
 describe("console usage page: usage by team", () => {
   const columns =
     '<th scope="col">Team</th><th scope="col">GPU-hours</th><th scope="col">Within guarantee</th>' +
-    '<th scope="col">Borrowed</th><th scope="col">Budget</th><th scope="col">% used</th>' +
+    '<th scope="col">Borrowed</th><th scope="col">Lost to preemption</th><th scope="col">Budget</th><th scope="col">% used</th>' +
     '<th scope="col">Policy</th>';
 
-  it("shows a member their teams this month: hours within guarantee and borrowed, budget, % used, policy", async () => {
+  it("shows a member their teams this month: hours within guarantee, borrowed, lost to preemption, budget, % used, policy", async () => {
     const b = await signIn(token);
     const { month } = budgetPeriods(Date.now());
     const r = await b.get("/console/usage");
@@ -231,6 +233,7 @@ describe("console usage page: usage by team", () => {
       "4.00",
       "3.00",
       "1.00",
+      "0.50",
       "10 GPU-h / month",
       "40.0 %",
       "borrow_free",
@@ -245,8 +248,8 @@ describe("console usage page: usage by team", () => {
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
     expect(csv.headers.get("content-disposition")).toBe(`attachment; filename="usage-${month.key}.csv"`);
     expect(csv.html.trim().split("\n")).toEqual([
-      "team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours",
-      "cu-team,cu-fleet,10800.000,3600.000,14400.000,4.000000",
+      "team,fleet,in_guarantee_gpu_seconds,borrowed_gpu_seconds,gpu_seconds,gpu_hours,lost_gpu_seconds",
+      "cu-team,cu-fleet,10800.000,3600.000,14400.000,4.000000,1800.000",
     ]);
   });
 
@@ -262,21 +265,31 @@ describe("console usage page: usage by team", () => {
       "4.00",
       "3.00",
       "1.00",
+      "0.50",
       "10 GPU-h / month",
       "40.0 %",
       "borrow_free",
     ]);
     // No budget: "—" for budget, % used and policy.
-    expect(rows.get("cu-rival")).toEqual(["cu-rival", "5.00", "5.00", "0.00", "—", "—", "—"]);
+    expect(rows.get("cu-rival")).toEqual(["cu-rival", "5.00", "5.00", "0.00", "0.00", "—", "—", "—"]);
     // The jobs of no team, last: cu-user's finished runs of this month (the seeded days before today).
     expect([...rows.keys()].at(-1)).toBe("-");
     const noTeam =
       (dayOf(today0 - 3 * DAY) >= `${month.key}-01` ? 4 : 0) +
       (dayOf(today0 - 2 * DAY) >= `${month.key}-01` ? 6 : 0);
-    expect(rows.get("-")).toEqual(["no team", noTeam.toFixed(2), noTeam.toFixed(2), "0.00", "—", "—", "—"]);
+    expect(rows.get("-")).toEqual([
+      "no team",
+      noTeam.toFixed(2),
+      noTeam.toFixed(2),
+      "0.00",
+      "0.00",
+      "—",
+      "—",
+      "—",
+    ]);
     expect(r.html).toContain("Every team, and the jobs of no team.");
     const csv = await b.get(csvHref(r.html));
-    expect(csv.html).toContain("cu-rival,cu-fleet,18000.000,0.000,18000.000,5.000000");
+    expect(csv.html).toContain("cu-rival,cu-fleet,18000.000,0.000,18000.000,5.000000,0.000");
     // An admin looking at a user's usage still sees every team, and the period link keeps the user.
     const other = await b.get("/console/usage?user=cu-user");
     expect([...teamUsageTable(other.html).keys()]).toContain("cu-rival");
@@ -294,6 +307,7 @@ describe("console usage page: usage by team", () => {
       "4.00",
       "3.00",
       "1.00",
+      "0.50",
       "8 GPU-h / week",
       "50.0 %",
       "borrow_free",
@@ -303,6 +317,7 @@ describe("console usage page: usage by team", () => {
     expect(past.status).toBe(200);
     expect(teamUsageTable(past.html).get("cu-team")).toEqual([
       "cu-team",
+      "0.00",
       "0.00",
       "0.00",
       "0.00",

@@ -173,28 +173,13 @@ describe("preemption through the Fleet DO", () => {
       { from: "PAUSED", to: "QUEUED", actor: "system:preempt" },
     ]);
 
-    let delivered: Array<{ id: string; type: string }> = [];
-    for (let i = 0; i < 50 && delivered.length === 0; i++) {
-      delivered = (await api(op, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries`)).body.deliveries;
-      if (delivered.length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(delivered.map((d) => d.type)).toEqual(["job.preempted"]);
-    const one = await api(op, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries/${delivered[0]!.id}`);
-    expect(one.body.delivery.payload).toMatchObject({
-      type: "job.preempted",
-      data: {
-        job: { id: bulk, status: "PAUSED" },
-        transition: { from: "RUNNING", to: "PAUSED", actor: "system:preempt" },
-        detail: {
-          preempted: true,
-          cause: "priority",
-          preempted_by: high.body.job.id,
-          class: "pc-bulk",
-          grace_seconds: 45,
-        },
-      },
-    });
-    await api(op, "DELETE", `/v1/webhooks/${hook.body.webhook.id}`);
+    // Its webhook waits until the victim is gone (then it can say what the preemption cost).
+    const deliveries = async () =>
+      (await api(op, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries`)).body.deliveries as Array<{
+        id: string;
+        type: string;
+      }>;
+    expect(await deliveries()).toEqual([]);
     // And the fleet counts it for Prometheus.
     const metrics = await SELF.fetch("http://sf.test/v1/admin/metrics", {
       headers: { authorization: `Bearer ${ADMIN}` },
@@ -218,6 +203,32 @@ describe("preemption through the Fleet DO", () => {
     await agent.next("ack", (f) => f.ref === fin);
     // Released: the notice is gone with the run.
     expect((await notice()).notice).toBeNull();
+    let delivered: Array<{ id: string; type: string }> = [];
+    for (let i = 0; i < 50 && delivered.length === 0; i++) {
+      delivered = await deliveries();
+      if (delivered.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(delivered.map((d) => d.type)).toEqual(["job.preempted"]);
+    const one = await api(op, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries/${delivered[0]!.id}`);
+    expect(one.body.delivery.payload).toMatchObject({
+      type: "job.preempted",
+      data: {
+        job: { id: bulk, status: "PAUSED" },
+        run_id: l1.request.run_id,
+        transition: { from: "RUNNING", to: "PAUSED", actor: "system:preempt" },
+        detail: {
+          preempted: true,
+          cause: "priority",
+          preempted_by: high.body.job.id,
+          class: "pc-bulk",
+          grace_seconds: 45,
+          // It stored no checkpoint and reported no step: it starts over, and its steps lost are unknown.
+          resume_step: null,
+          steps_lost: null,
+        },
+      },
+    });
+    await api(op, "DELETE", `/v1/webhooks/${hook.body.webhook.id}`);
     const l2 = await agent.next("launch", (f) => f.request.job_id === high.body.job.id);
     agent.send({ v: 1, type: "ack", id: agent.id(), ref: l2.id });
     const r2 = agent.report(l2.request, "launched");

@@ -216,6 +216,16 @@ describe("reclaim", () => {
     }
     await api(ADMIN, "PUT", "/v1/teams/tm-rec-a/quotas/tm-reclaim/h200", { guaranteed: 1 });
     await api(ADMIN, "PUT", "/v1/teams/tm-rec-b/quotas/tm-reclaim/h200", { guaranteed: 1 });
+    const hook = await api(bob, "POST", "/v1/webhooks", {
+      url: "http://127.0.0.1:9/hook",
+      events: ["job.preempted"],
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    const deliveries = async () =>
+      (await api(bob, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries`)).body.deliveries as Array<{
+        id: string;
+        type: string;
+      }>;
 
     // B uses its own GPU and borrows A's idle one.
     const launches: Array<Awaited<ReturnType<typeof agent.next<"launch">>>> = [];
@@ -265,6 +275,9 @@ describe("reclaim", () => {
     // B's run within its guarantee was not touched.
     expect((await api(bob, "GET", `/v1/jobs/${inGuarantee}`)).body.job.status).toBe("RUNNING");
 
+    // Its webhook waits for the run to be gone: only then is what it lost known.
+    expect(await deliveries()).toEqual([]);
+
     const fin = agent.report(launches[1]!.request, "stopped", { exit_code: 143 });
     await agent.next("ack", (f) => f.ref === fin);
     // Once its run released its GPUs, the job says what the preemption cost it.
@@ -274,6 +287,22 @@ describe("reclaim", () => {
       "the victim's run to be released",
     );
     expect(after.steps_lost).toBe(40);
+    // The job.preempted webhook says it all: by whom and why, the step it resumes from, what it lost.
+    const [sent] = await waitFor(deliveries, (d) => d.length > 0, "the job.preempted delivery");
+    expect(sent!.type).toBe("job.preempted");
+    const payload = (await api(bob, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries/${sent!.id}`))
+      .body.delivery.payload;
+    expect(payload).toMatchObject({
+      id: `evt_${borrower}_${paused.seq}`,
+      type: "job.preempted",
+      data: {
+        job: { id: borrower, status: "PAUSED" },
+        run_id: launches[1]!.request.run_id,
+        transition: { from: "RUNNING", to: "PAUSED", actor: "system:preempt" },
+        detail: { cause: "reclaim", preempted_by: a.id, resume_step: null, steps_lost: 40 },
+      },
+    });
+    expect(payload.data.detail.lost_gpu_seconds).toBeGreaterThan(0);
     const la = await agent.next("launch", (f) => f.request.job_id === a.id);
     expect(la.request.job_id).toBe(a.id);
     const metrics = await SELF.fetch("http://sf.test/v1/admin/metrics", {
@@ -287,6 +316,18 @@ describe("reclaim", () => {
     );
     expect(lost).toBeGreaterThan(0);
     expect(lost).toBeLessThan(60);
+    expect(payload.data.detail.lost_gpu_seconds).toBeCloseTo(lost, 6);
+    // Usage by team shows it as lost work of team B (part of its GPU-seconds), none of team A's.
+    const usage = (await api(ADMIN, "GET", "/v1/usage/teams")).body;
+    const row = (team: string) =>
+      usage.rows.find((r: { team: string; fleet: string }) => r.team === team && r.fleet === "tm-reclaim");
+    expect(row("tm-rec-b").lost_gpu_seconds).toBeCloseTo(lost, 6);
+    expect(row("tm-rec-b").lost_gpu_seconds).toBeLessThanOrEqual(row("tm-rec-b").gpu_seconds);
+    expect(row("tm-rec-a").lost_gpu_seconds).toBe(0);
+    expect(usage.teams.find((t: { team: string }) => t.team === "tm-rec-b").lost_gpu_hours).toBeCloseTo(
+      lost / 3600,
+      9,
+    );
     // The borrower waits again in its place: team B is at its guarantee and A's GPU is A's.
     const waiting = (await api(bob, "GET", `/v1/jobs/${borrower}`)).body.job;
     expect(waiting.status).toBe("QUEUED");

@@ -36,6 +36,7 @@ export const KNOWN_MIGRATIONS = [
   "0012_drop_admission_counts.sql",
   "0013_priority_classes.sql",
   "0014_teams.sql",
+  "0015_lost_work.sql",
 ] as const;
 
 export const EXPECTED_MIGRATION = KNOWN_MIGRATIONS.at(-1)!;

@@ -99,6 +99,7 @@ export const usageRoutes = new Hono<Env>()
         team,
         gpu_hours: seconds / 3600,
         borrowed_gpu_hours: own.reduce((s, r) => s + r.borrowed_gpu_seconds, 0) / 3600,
+        lost_gpu_hours: own.reduce((s, r) => s + r.lost_gpu_seconds, 0) / 3600,
         budget_gpu_hours: use?.limit_gpu_hours ?? null,
         budget_percent:
           use && use.limit_gpu_hours > 0 ? (use.used_gpu_hours / use.limit_gpu_hours) * 100 : null,

@@ -117,13 +117,7 @@ export async function stepsLost(
     history.runs
       .filter((r) => preempted.has(r.id) && r.ended_at !== null)
       .map(async (r) => {
-        const stub = runStub(env, r.id);
-        const [keys, ckpt] = await Promise.all([stub.metricKeys(), stub.latestCheckpoint()]);
-        const last = keys.reduce<number | null>(
-          (m, k) => (m === null || k.last.step > m ? k.last.step : m),
-          null,
-        );
-        out.set(r.id, last === null ? null : Math.max(0, last - (ckpt?.step ?? 0)));
+        out.set(r.id, await runStub(env, r.id).stepsLost(r.resumed_from?.step ?? null));
       }),
   );
   return out;

@@ -135,15 +135,17 @@ export async function usageBy(cmd: Command, o: UsageFlags): Promise<void> {
         "gpu-hours": hours(t.gpu_hours),
         "in guarantee": hours(inGuarantee(t.team)),
         borrowed: hours(t.borrowed_gpu_hours),
+        "lost to preemption": hours(t.lost_gpu_hours),
         budget: t.budget_gpu_hours === null ? null : `${t.budget_gpu_hours} (${t.budget_policy})`,
         "used %": usedCell(t),
       })),
-      ["team", "gpu-hours", "in guarantee", "borrowed", "budget", "used %"],
+      ["team", "gpu-hours", "in guarantee", "borrowed", "lost to preemption", "budget", "used %"],
       { "used %": (v) => (v.endsWith("spent") ? c.yellow(v) : v) },
     );
     info(
       c.dim(
         "GPU-hours: every GPU the team's runs held, finished and running up to now = in guarantee + borrowed · " +
+          "lost to preemption: of those, what preempted runs trained past their last checkpoint · " +
           "budget: the team's for this month or week (while it is the current one) and its policy · " +
           "--csv: per team and fleet in GPU-seconds",
       ),

@@ -8,8 +8,15 @@ import type { FleetConfig } from "../../../contract/fleet.schema.js";
 import { nowIso } from "../../../contract/ids.js";
 import { type JobState, transition } from "../../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../../contract/launch-request.schema.js";
-import { checkpointKey, noticeKey, PREEMPTION_LOST_KEY } from "../keys.js";
-import type { JobEventRecord, JobSnapshot, NodeSnapshot, OutboxEntry, RunSnapshot } from "../outbox-entry.js";
+import { checkpointKey, noticeKey, PREEMPTION_LOST_KEY, preemptEventKey } from "../keys.js";
+import type {
+  EventJob,
+  JobEventRecord,
+  JobSnapshot,
+  NodeSnapshot,
+  OutboxEntry,
+  RunSnapshot,
+} from "../outbox-entry.js";
 import type { AllocRow, JobRow, NodeRow, RunRow } from "../rows.js";
 import { splitByUtcDay } from "../scheduler/usage.js";
 import type { FleetState } from "../state.js";
@@ -62,15 +69,16 @@ export function setStatus(
   to: JobState,
   actor: string,
   detail: Record<string, unknown>,
-): void {
+): JobEventRecord {
   const from = job.status as JobState;
   const edge = transition(from, to);
   job.status = to;
   job.version += 1;
   job.updated_at = t.now;
   if (to !== "QUEUED") job.pending_reasons = "[]";
-  recordEvent(t, job, from, to, edge.name, actor, detail);
+  const event = recordEvent(t, job, from, to, edge.name, actor, detail);
   emitJob(t, job);
+  return event;
 }
 
 /** Appends to the job's event log (and writes the job, whose event_seq moved). */
@@ -82,7 +90,7 @@ export function recordEvent(
   edge: string,
   actor: string,
   detail: Record<string, unknown>,
-): void {
+): JobEventRecord {
   job.event_seq += 1;
   putJob(t, job);
   const event: JobEventRecord = {
@@ -96,8 +104,13 @@ export function recordEvent(
     detail: JSON.stringify(detail),
   };
   // The job's owner and fleet ride along for webhook deliveries (webhook-fanout.ts).
-  const owner = { user_id: job.user_id, fleet_id: fleetId(t.s), name: job.name, run_id: job.current_run_id };
-  emit(t, { kind: "event", event, job: owner });
+  emit(t, { kind: "event", event, job: eventJob(t.s, job) });
+  return event;
+}
+
+/** A job's owner and fleet as they ride along with its events, for webhook deliveries. */
+function eventJob(s: FleetState, job: JobRow): EventJob {
+  return { user_id: job.user_id, fleet_id: fleetId(s), name: job.name, run_id: job.current_run_id };
 }
 
 /** Records how a run ended (its status, reason, exit). GPUs stay held until `releaseRun`. */
@@ -118,19 +131,42 @@ export function closeRun(
 
 /**
  * A preempted run releases its GPUs: what it trained since its last stored checkpoint (of this run, or
- * since it started) is lost work, counted in GPU-seconds for the fleet's metrics. A victim that
- * checkpointed on its notice loses only the moments between that checkpoint and its exit.
+ * since it started) is lost work, counted in GPU-seconds for the fleet's metrics and, per UTC day, in its
+ * usage. A victim that checkpointed on its notice loses only the moments between that checkpoint and its
+ * exit. Null: the run was not stopped by a preemption it was told of.
  */
-function countLostWork(t: Tx, run: RunRow): void {
+function lostWorkSince(t: Tx, run: RunRow): number | null {
   const raw = t.s.meta(noticeKey(run.id));
-  if (!raw || (JSON.parse(raw) as { cause?: string }).cause !== "preempted") return;
+  if (!raw || (JSON.parse(raw) as { cause?: string }).cause !== "preempted") return null;
   const ckpt = JSON.parse(t.s.meta(checkpointKey(run.job_id)) ?? "null") as {
     run: string;
     at: number;
   } | null;
-  const since = ckpt?.run === run.id ? ckpt.at : (run.started_at ?? run.allocated_at);
-  const lost = (Math.max(0, t.now - since) / 1000) * run.gpus;
+  const since = Math.min(t.now, ckpt?.run === run.id ? ckpt.at : (run.started_at ?? run.allocated_at));
+  const lost = ((t.now - since) / 1000) * run.gpus;
   t.setMeta(PREEMPTION_LOST_KEY, String(Number(t.s.meta(PREEMPTION_LOST_KEY) ?? 0) + lost));
+  return since;
+}
+
+/**
+ * The `job.preempted` webhook of a released victim: its PAUSED event, with the GPU-seconds it lost and
+ * the step it resumes from (the flush adds the steps it trained past that, from its Run DO).
+ */
+function emitPreempted(t: Tx, run: RunRow, lostGpuSeconds: number): void {
+  const raw = t.s.meta(preemptEventKey(run.id));
+  if (raw === null) return;
+  t.deleteMeta(preemptEventKey(run.id));
+  const job = t.s.job(run.job_id);
+  if (!job) return;
+  const ckpt = JSON.parse(t.s.meta(checkpointKey(run.job_id)) ?? "null") as { step: number | null } | null;
+  emit(t, {
+    kind: "preempted",
+    event: JSON.parse(raw) as JobEventRecord,
+    job: { ...eventJob(t.s, job), run_id: run.id },
+    released_at: nowIso(t.now),
+    lost_gpu_seconds: lostGpuSeconds,
+    resume_step: ckpt?.step ?? null,
+  });
 }
 
 /** Frees a run's GPUs, settles its open launches and records its usage per UTC day. */
@@ -138,7 +174,7 @@ export function releaseRun(t: Tx, run: RunRow): void {
   if (run.ended_at !== null) return;
   const nodeIds = new Set((JSON.parse(run.placement) as Placement[]).map((p) => p.node_id));
   t.put({ kind: "free", run_id: run.id });
-  countLostWork(t, run);
+  const lostSince = lostWorkSince(t, run);
   t.deleteMeta(noticeKey(run.id));
   t.put({ kind: "settle", run_id: run.id, rank: null, command: "launch", at: t.now });
   run.ended_at = t.now;
@@ -146,6 +182,14 @@ export function releaseRun(t: Tx, run: RunRow): void {
   putRun(t, run);
   emitRun(t, run);
   const fleet = fleetId(t.s);
+  const lost = new Map(
+    lostSince === null ? [] : splitByUtcDay(lostSince, t.now, run.gpus).map((u) => [u.day, u.gpuSeconds]),
+  );
+  emitPreempted(
+    t,
+    run,
+    [...lost.values()].reduce((a, b) => a + b, 0),
+  );
   for (const u of splitByUtcDay(run.allocated_at, t.now, run.gpus)) {
     emit(t, {
       kind: "usage",
@@ -156,6 +200,7 @@ export function releaseRun(t: Tx, run: RunRow): void {
       gpu_seconds: u.gpuSeconds,
       team: t.s.job(run.job_id)?.team ?? null,
       borrowed: run.borrowed,
+      lost_gpu_seconds: lost.get(u.day) ?? 0,
     });
   }
   for (const id of nodeIds) {

@@ -20,7 +20,13 @@ import { nowIso } from "../../../contract/ids.js";
 import type { Placement } from "../../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../../contract/pending-reasons.schema.js";
 import type { PriorityClass } from "../../../contract/priority-classes.js";
-import { checkpointKey, PREEMPTED_TOTAL_KEY, PREEMPTION_KEY, preemptedKey } from "../keys.js";
+import {
+  checkpointKey,
+  PREEMPTED_TOTAL_KEY,
+  PREEMPTION_KEY,
+  preemptEventKey,
+  preemptedKey,
+} from "../keys.js";
 import type { JobRow } from "../rows.js";
 import { GONE_RANK_STATES } from "../rows.js";
 import { type Decision, preemptingReason, type ReservationInput } from "../scheduler/policy.js";
@@ -290,7 +296,7 @@ function stopVictim(
       ? `preempted by ${preemptor.id}: team ${preemptor.team} takes back its guaranteed GPUs, which this job borrowed`
       : `preempted by ${preemptor.id} (priority class ${pcls.name}, value ${pcls.value}, above ${vcls.name}, ${vcls.value})`;
   const ckpt = checkpointOf(t.s, job.id);
-  setStatus(t, job, "PAUSED", "system:preempt", {
+  const paused = setStatus(t, job, "PAUSED", "system:preempt", {
     reason,
     preempted: true,
     // Its newest stored checkpoint when the notice came (it writes another on SIGTERM, if it can).
@@ -304,6 +310,8 @@ function stopVictim(
     deadline,
     run_id: run.id,
   });
+  // Its webhook goes out when the run has released its GPUs, with what it lost (ledger.ts).
+  t.setMeta(preemptEventKey(run.id), JSON.stringify(paused));
   stopRun(t, run, "PAUSED", reason, vcls.grace_seconds, preemptor.id);
   const now = t.s.job(job.id);
   if (now?.status === "PAUSED") {

@@ -72,6 +72,8 @@ interface TeamLine {
   gpuHours: number;
   inGuaranteeHours: number;
   borrowedHours: number;
+  /** Of gpuHours, what preempted runs trained past their last checkpoint. */
+  lostHours: number;
   /** The team's budget for this kind of period (monthly or weekly), null: none. */
   budget: number | null;
   percent: number | null;
@@ -112,6 +114,7 @@ export function teamLines(
       gpuHours,
       inGuaranteeHours: sum((r) => r.in_guarantee_gpu_seconds),
       borrowedHours: sum((r) => r.borrowed_gpu_seconds),
+      lostHours: sum((r) => r.lost_gpu_seconds),
       budget,
       percent: metered ?? (budget !== null && budget > 0 ? (gpuHours / budget) * 100 : null),
       policy: budget !== null && b ? b.policy : null,
@@ -186,12 +189,22 @@ const TeamUsageSection: FC<{
         <p class="note">
           {`${answer.start.slice(0, 10)} to ${answer.end.slice(0, 10)} (UTC, end excluded); running jobs count up to now. `}
           {session.principal.role === "admin" ? "Every team, and the jobs of no team. " : "Your teams only. "}
-          {"Borrowed: GPU-hours beyond the team's guarantee. Budgets are as set now."}
+          {"Borrowed: GPU-hours beyond the team's guarantee. Lost to preemption: of the GPU-hours, what "}
+          {"preempted runs trained past their last checkpoint. Budgets are as set now."}
         </p>
         <DataTable
           class="team-usage"
           caption={`GPU-hours by team, ${period.key}`}
-          columns={["Team", "GPU-hours", "Within guarantee", "Borrowed", "Budget", "% used", "Policy"]}
+          columns={[
+            "Team",
+            "GPU-hours",
+            "Within guarantee",
+            "Borrowed",
+            "Lost to preemption",
+            "Budget",
+            "% used",
+            "Policy",
+          ]}
         >
           {answer.lines.map((l) => (
             <tr data-team-usage={l.team ?? "-"}>
@@ -199,6 +212,7 @@ const TeamUsageSection: FC<{
               <td>{hours(l.gpuHours)}</td>
               <td>{hours(l.inGuaranteeHours)}</td>
               <td>{hours(l.borrowedHours)}</td>
+              <td>{hours(l.lostHours)}</td>
               <td>{l.budget === null ? "—" : `${num(l.budget)} GPU-h / ${period.kind}`}</td>
               <td>{l.percent === null ? "—" : `${l.percent.toFixed(1)} %`}</td>
               <td>{l.policy ?? "—"}</td>
