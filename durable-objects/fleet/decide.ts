@@ -140,7 +140,8 @@ export function decide<E extends FleetEvent>(
   ledger.steady = false;
   const t = new Tx(ledger, ctx, (tx, job) => (job ? scheduleSubmitted(tx, job) : schedule(tx)), steady);
   const result = apply(t, event) as FleetResults[E["type"]];
-  ledger.steady = t.passed || (steady && KEEPS_STEADY.has(event.type));
+  // A decision that changed nothing (no effect: every write is one) leaves the fleet as steady as it was.
+  ledger.steady = t.passed || (steady && (KEEPS_STEADY.has(event.type) || t.effects.length === 0));
   return { result, effects: t.effects };
 }
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BUILTIN_PRIORITY_CLASSES } from "../../contract/priority-classes.js";
-import type { FleetTeams, TeamQuota } from "../../contract/teams.js";
+import type { FleetBudgets, FleetTeams, TeamQuota } from "../../contract/teams.js";
 import { Fleet, type SubmitOptions, T0 } from "./fleet-harness.js";
 
 const codes = (f: Fleet, id: string) =>
@@ -216,6 +216,33 @@ describe("teams", () => {
     expect(f.job(running1).status).toBe("SUBMITTED");
     expect(f.transitions(running1).slice(-2)).toEqual(["PAUSED→QUEUED", "QUEUED→SUBMITTED"]);
     f.checkInvariants();
+  });
+
+  it("budgets: the Worker's push each minute changes nothing while the same teams are spent (their hours moving) or none is", () => {
+    const f = fleet({ speech: q(2) });
+    f.agent("gpu-a", 2);
+    running(f, { user: "usr_sam" });
+    // A submit to a fleet that is not steady runs a full pass, which leaves it steady.
+    f.submit({ user: "usr_vic" });
+    expect(f.s.steady).toBe(true);
+    const push = (budgets: FleetBudgets) => f.decide({ type: "set_budgets", budgets });
+    expect(push({}).effects).toEqual([]);
+    expect(f.s.steady).toBe(true);
+    const spent = {
+      policy: "refuse" as const,
+      period: "2026-12",
+      used_gpu_hours: 10.2,
+      limit_gpu_hours: 10,
+      resets_at: T0 + 3_600_000,
+    };
+    expect(push({ speech: spent }).effects).not.toEqual([]);
+    f.submit({ user: "usr_vic" });
+    expect(f.s.steady).toBe(true);
+    // A minute later the team has used more: nothing to decide again, and the fleet stays steady.
+    expect(push({ speech: { ...spent, used_gpu_hours: 10.4 } }).effects).toEqual([]);
+    expect(f.s.steady).toBe(true);
+    // The budget raised above its use: the team is no longer spent, and that is decided.
+    expect(push({}).effects).not.toEqual([]);
   });
 
   it("budgets: under borrow_free a team whose budget is spent runs only within its guarantee", () => {

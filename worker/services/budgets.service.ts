@@ -6,7 +6,7 @@
  * members' endpoints that subscribe); the teams whose budget is spent are pushed to every Fleet DO, which
  * applies the team's policy in its own decisions (no D1 on any submit's path).
  */
-import { and, gte, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { nowIso } from "../../contract/ids.js";
 import {
   type BudgetPeriod,
@@ -31,10 +31,22 @@ export interface BudgetUse {
   resets_at: number;
 }
 
-/** GPU-seconds per team in [start, now): finished allocations by UTC day, and open runs up to now. */
-async function teamSeconds(d: Db, p: BudgetPeriod, now: number): Promise<Map<string, number>> {
+/**
+ * GPU-seconds per team in each period's [start, now): finished allocations by UTC day, and open runs up
+ * to now. One read of the open runs serves every period.
+ */
+async function teamSeconds(
+  d: Db,
+  periods: readonly BudgetPeriod[],
+  now: number,
+): Promise<Array<Map<string, number>>> {
   const { runUsage, runs, jobs } = schema;
-  const [done, open] = await d.batch([
+  const open = d
+    .select({ team: jobs.team, gpus: runs.gpus, at: runs.allocatedAt })
+    .from(runs)
+    .innerJoin(jobs, sql`${jobs.id} = ${runs.jobId}`)
+    .where(and(isNull(runs.endedAt), isNotNull(jobs.team)));
+  const done = periods.map((p) =>
     d
       .select({ team: runUsage.team, s: sql<number>`sum(${runUsage.gpuSeconds})` })
       .from(runUsage)
@@ -42,20 +54,18 @@ async function teamSeconds(d: Db, p: BudgetPeriod, now: number): Promise<Map<str
         and(isNotNull(runUsage.team), gte(runUsage.day, utcDay(p.start)), lt(runUsage.day, utcDay(p.end))),
       )
       .groupBy(runUsage.team),
-    d
-      .select({ team: jobs.team, gpus: runs.gpus, at: runs.allocatedAt })
-      .from(runs)
-      .innerJoin(jobs, sql`${jobs.id} = ${runs.jobId}`)
-      .where(and(isNull(runs.endedAt), isNotNull(jobs.team))),
-  ]);
-  const out = new Map<string, number>();
-  for (const r of done) if (r.team) out.set(r.team, (out.get(r.team) ?? 0) + r.s);
-  for (const r of open) {
-    if (!r.team) continue;
-    const from = Math.max(Date.parse(r.at), p.start);
-    out.set(r.team, (out.get(r.team) ?? 0) + (Math.max(0, now - from) / 1000) * r.gpus);
-  }
-  return out;
+  );
+  const [openRows, ...doneRows] = await d.batch([open, ...done] as [typeof open, ...(typeof done)[number][]]);
+  return periods.map((p, i) => {
+    const out = new Map<string, number>();
+    for (const r of doneRows[i]!) if (r.team) out.set(r.team, (out.get(r.team) ?? 0) + r.s);
+    for (const r of openRows) {
+      if (!r.team) continue;
+      const from = Math.max(Date.parse(r.at), p.start);
+      out.set(r.team, (out.get(r.team) ?? 0) + (Math.max(0, now - from) / 1000) * r.gpus);
+    }
+    return out;
+  });
 }
 
 /** Every team with a budget, and its use of each budgeted period now. */
@@ -63,12 +73,14 @@ export async function budgetUse(
   d: Db,
   now: number,
 ): Promise<Array<{ team: string; policy: BudgetPolicy; uses: BudgetUse[] }>> {
-  const teams = (await d.select().from(schema.teams).all()).filter(
-    (t) => t.monthlyGpuHours !== null || t.weeklyGpuHours !== null,
-  );
+  const teams = await d
+    .select()
+    .from(schema.teams)
+    .where(or(isNotNull(schema.teams.monthlyGpuHours), isNotNull(schema.teams.weeklyGpuHours)))
+    .all();
   if (teams.length === 0) return [];
   const { month, week } = budgetPeriods(now);
-  const [m, w] = [await teamSeconds(d, month, now), await teamSeconds(d, week, now)];
+  const [m, w] = await teamSeconds(d, [month, week], now);
   return teams.map((t) => {
     const uses: BudgetUse[] = [];
     const add = (p: BudgetPeriod, limit: number | null, secs: Map<string, number>) => {
@@ -81,8 +93,8 @@ export async function budgetUse(
         resets_at: p.end,
       });
     };
-    add(month, t.monthlyGpuHours, m);
-    add(week, t.weeklyGpuHours, w);
+    add(month, t.monthlyGpuHours, m!);
+    add(week, t.weeklyGpuHours, w!);
     return { team: t.name, policy: t.budgetPolicy, uses };
   });
 }
@@ -110,7 +122,9 @@ export function spentBudgets(
 
 /**
  * Meters every budget, sends the 80 % and 100 % webhooks not sent yet for this period, and tells every
- * fleet which teams' budgets are spent. Idempotent: run it as often as you like.
+ * fleet which teams' budgets are spent. Idempotent: run it as often as you like. Every fleet hears it
+ * every time (a fleet created since, or one that missed a push, catches up within a minute); a fleet
+ * decides again only when which teams are spent, or how, changed (rules/budgets.ts).
  */
 export async function evaluateBudgets(env: AppEnv, now = Date.now()): Promise<FleetBudgets> {
   const d = db(env.DB);
@@ -166,15 +180,18 @@ async function alertOnce(
       resets_at: nowIso(u.resets_at),
     },
   });
-  const members = await d
-    .select({ userId: teamMembers.userId })
-    .from(teamMembers)
-    .where(sql`${teamMembers.team} = ${team}`)
+  // The endpoints of the team's members that name the event (budget events are subscribed to by name).
+  const hooks = await d
+    .select({ id: webhooks.id, userId: webhooks.userId })
+    .from(webhooks)
+    .innerJoin(teamMembers, eq(teamMembers.userId, webhooks.userId))
+    .where(
+      and(
+        eq(teamMembers.team, team),
+        sql`EXISTS (SELECT 1 FROM json_each(${webhooks.events}) WHERE json_each.value = ${type})`,
+      ),
+    )
     .all();
-  const ids = new Set(members.map((m) => m.userId));
-  const hooks = (await d.select().from(webhooks).all()).filter(
-    (w) => ids.has(w.userId) && (JSON.parse(w.events) as string[]).includes(type),
-  );
   if (hooks.length === 0) return [];
   await d
     .insert(webhookDeliveries)

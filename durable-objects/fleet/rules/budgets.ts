@@ -47,14 +47,27 @@ export function budgetReason(team: string, b: BudgetState): PendingReason {
 }
 
 /**
+ * What a pushed budget document decides by: each spent team's policy, period, limit and renewal. The hours
+ * used move every time the Worker meters (each minute) and decide nothing once a budget is spent.
+ */
+function decidingPart(doc: FleetBudgets): string {
+  return JSON.stringify(
+    Object.entries(doc)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([team, b]) => [team, b.policy, b.period, b.limit_gpu_hours, b.resets_at]),
+  );
+}
+
+/**
  * The Worker metered the budgets: the teams whose budget is spent now. What changed is decided again now
- * (jobs held back, jobs paused by a budget that renewed); the next renewal wakes the fleet.
+ * (jobs held back, jobs paused by a budget that renewed); the next renewal wakes the fleet. A push that
+ * changes nothing that decides (the same teams spent, only their hours moved) writes and schedules
+ * nothing: the Worker pushes every minute to every fleet.
  */
 export function setBudgets(t: Tx, doc: FleetBudgets): void {
-  const raw = JSON.stringify(doc);
-  if (t.s.meta(BUDGETS_KEY) === raw) return;
+  if (decidingPart(budgetsOf(t.s)) === decidingPart(doc)) return;
   if (Object.keys(doc).length === 0) t.deleteMeta(BUDGETS_KEY);
-  else t.setMeta(BUDGETS_KEY, raw);
+  else t.setMeta(BUDGETS_KEY, JSON.stringify(doc));
   const renewals = Object.values(doc)
     .map((b) => b.resets_at)
     .filter((at) => at > t.now);
