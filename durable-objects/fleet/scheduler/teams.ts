@@ -51,6 +51,9 @@ export class TeamBook {
   private readonly used = new Map<string, Map<string, number>>();
   /** Per governed series: the fleet's schedulable GPUs of it, and the sum of the guarantees. */
   private readonly series = new Map<string, { capacity: number; guaranteed: number }>();
+  /** The queue order asks for each group's head at every pick: what a job needs, and each team's share. */
+  private readonly needsOf = new WeakMap<TeamJob, Map<string, number>>();
+  private readonly shares = new Map<string, number>();
 
   constructor(
     private readonly input: TeamsInput,
@@ -89,9 +92,12 @@ export class TeamBook {
 
   /** GPUs of governed series the job asks for, by series. */
   private needs(job: TeamJob): Map<string, number> {
-    const out = new Map<string, number>();
+    let out = this.needsOf.get(job);
+    if (out) return out;
+    out = new Map<string, number>();
     for (const p of job.pools)
       if (this.series.has(p.series)) out.set(p.series, (out.get(p.series) ?? 0) + p.nodes * p.gpus_per_node);
+    this.needsOf.set(job, out);
     return out;
   }
 
@@ -121,8 +127,11 @@ export class TeamBook {
   /** A team's borrowed GPUs per weight, summed over the governed series: less goes first. */
   share(team: string | null | undefined): number {
     const t = team ?? NONE;
-    let share = 0;
+    let share = this.shares.get(t);
+    if (share !== undefined) return share;
+    share = 0;
     for (const s of this.series.keys()) share += this.over(t, s) / (this.quota(t, s)?.weight ?? 1);
+    this.shares.set(t, share);
     return share;
   }
 
@@ -186,6 +195,7 @@ export class TeamBook {
       this.used.set(team, m);
     }
     for (const [s, n] of this.needs(job)) m.set(s, (m.get(s) ?? 0) + n);
+    this.shares.delete(team);
     return borrowed;
   }
 }
