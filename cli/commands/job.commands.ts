@@ -3,8 +3,7 @@
  * implementation only when it runs, so `sf --help` loads none of it.
  */
 import { type Command, InvalidArgumentError, Option } from "commander";
-
-const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}`;
+import { examples } from "./options.js";
 
 type Action = "stop" | "pause" | "resume";
 const ACTIONS: Array<[Action, string, string]> = [

@@ -1,7 +1,6 @@
 /** The project and its experiments: init, ls, new, methods, validate, recipe status|upgrade. */
 import type { Command } from "commander";
-
-const collect = (v: string, prev: string[] = []) => [...prev, v];
+import { collect } from "./options.js";
 
 export function register(program: Command): void {
   program

@@ -3,8 +3,7 @@
  * (docs/security.md "Secrets"). Implementations load only when a command runs.
  */
 import type { Command } from "commander";
-
-const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}`;
+import { examples } from "./options.js";
 
 const secrets = () => import("../impl/secret/secrets.js");
 

@@ -1,9 +1,9 @@
 /** Submitting work: one job (`sf submit`) or a bounded grid of them (`sf sweep`). */
 import type { Command } from "commander";
 import type { SubmitFlags, SweepFlags } from "../impl/submit/flags.js";
+import { collect } from "./options.js";
 
 // No default value: commander would print "(default: [])" in --help. Absent means none.
-const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 function submitOptions(cmd: Command): Command {
   return cmd

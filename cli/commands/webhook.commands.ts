@@ -3,8 +3,7 @@
  * Implementations load only when a command runs.
  */
 import type { Command } from "commander";
-
-const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}`;
+import { examples } from "./options.js";
 
 const endpoints = () => import("../impl/webhook/endpoints.js");
 const deliveries = () => import("../impl/webhook/deliveries.js");

@@ -6,21 +6,19 @@
  * its guarantee back, and `sf job show` says so: the team, the borrowed run, "reclaimed by team …".
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ControlPlane } from "../support/control-plane.js";
-import type { ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
 import { newSfHome, type SfEnv, sf, sfJson } from "../support/sf.js";
-import { fleetWithAgent, newFleet, sharedControlPlane, unique } from "../support/shared-control-plane.js";
-import { makeProject, type Project, type Server, serverUser } from "./submit-fixture.js";
+import { unique } from "../support/shared-control-plane.js";
+import { type TeamScene, teamScene } from "./team-fixture.js";
 
-let cp: ControlPlane;
-let admin: SfEnv;
-let s: Server;
-let p: Project;
 /** This file's fleet with one agent (2 simulated H200s), and one without nodes (what goes there waits). */
+let cp: TeamScene["cp"];
+let admin: TeamScene["admin"];
+let s: TeamScene["s"];
+let p: TeamScene["p"];
 let fleet = "";
 let empty = "";
-let agent: ForgeletProc | undefined;
+let agent: TeamScene["agent"] | undefined;
 /** Teams and users are deployment-wide: this file's have names no other file uses. */
 const ML = unique("ml");
 const VIS = unique("vis");
@@ -47,12 +45,12 @@ const LONG = ["--set", "max_steps=100000", "--set", "batch_size=1000", "--set", 
 const JOB_ID = /job_[0-9a-z]{26}/;
 
 beforeAll(async () => {
-  cp = sharedControlPlane();
-  admin = { home: newSfHome(), server: cp.url, env: { SF_TOKEN: cp.adminToken } };
-  ({ fleet, agent } = await fleetWithAgent(cp, "teams", { gpus: 2 }));
-  empty = await newFleet(cp, "teams-empty");
-  s = await serverUser(cp, ADA);
-  p = await makeProject(s, { fleet, project: unique("teams"), exp: EXP });
+  ({ cp, admin, fleet, empty, agent, s, p } = await teamScene({
+    name: "teams",
+    gpus: 2,
+    user: ADA,
+    exp: EXP,
+  }));
 });
 
 afterAll(async () => {

@@ -8,21 +8,19 @@
  * the team waits with that pending reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ControlPlane } from "../support/control-plane.js";
-import type { ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
 import { newSfHome, type SfEnv, sf, sfJson } from "../support/sf.js";
-import { fleetWithAgent, newFleet, sharedControlPlane, unique } from "../support/shared-control-plane.js";
-import { makeProject, type Project, type Server, serverUser } from "./submit-fixture.js";
+import { unique } from "../support/shared-control-plane.js";
+import { type TeamScene, teamScene } from "./team-fixture.js";
 
-let cp: ControlPlane;
-let admin: SfEnv;
-let s: Server;
-let p: Project;
 /** This file's fleet with one agent (1 simulated H200, the team's guarantee), and one without nodes. */
+let cp: TeamScene["cp"];
+let admin: TeamScene["admin"];
+let s: TeamScene["s"];
+let p: TeamScene["p"];
 let fleet = "";
 let empty = "";
-let agent: ForgeletProc | undefined;
+let agent: TeamScene["agent"] | undefined;
 /** Teams and users are deployment-wide: this file's have names no other file uses. */
 const TEAM = unique("bud");
 const BEA = unique("bea");
@@ -64,12 +62,12 @@ interface TeamUsage {
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 
 beforeAll(async () => {
-  cp = sharedControlPlane();
-  admin = { home: newSfHome(), server: cp.url, env: { SF_TOKEN: cp.adminToken } };
-  ({ fleet, agent } = await fleetWithAgent(cp, "budget", { gpus: 1 }));
-  empty = await newFleet(cp, "budget-empty");
-  s = await serverUser(cp, BEA);
-  p = await makeProject(s, { fleet, project: unique("budget"), exp: EXP });
+  ({ cp, admin, fleet, empty, agent, s, p } = await teamScene({
+    name: "budget",
+    gpus: 1,
+    user: BEA,
+    exp: EXP,
+  }));
   for (const args of [
     ["set", TEAM, "--description", "budgeted"],
     ["member", "add", TEAM, BEA],

@@ -148,6 +148,24 @@ export const TEST_QUOTA = {
 export const pick = <T>(xs: T[], i: number): T | undefined =>
   xs.length === 0 ? undefined : xs[i % xs.length];
 
+/** What an agent does in a random workload: start a launched run, confirm a stop, or end a run. */
+export type AgentMove = "start" | "stopped" | "exit";
+
+const MOVES: Record<AgentMove, { from: string[]; event: "started" | "stopped" | "exited" }> = {
+  start: { from: ["SUBMITTED", "PENDING"], event: "started" },
+  // An agent confirms the stop of a run it was told to stop (a victim, within its grace).
+  stopped: { from: ["PAUSED", "STOPPED"], event: "stopped" },
+  exit: { from: ["RUNNING"], event: "exited" },
+};
+
+/** The `i`-th open run in the state the move needs (if any) reports it; a stop exits 143. */
+export function agentMove(f: Fleet, move: AgentMove, i: number, exitCode = 0): void {
+  const m = MOVES[move];
+  const runs = [...f.s.runRows.values()].filter((r) => r.ended_at === null && m.from.includes(r.status));
+  const run = pick(runs, i);
+  if (run) reportRun(f, run.id, m.event, move === "stopped" ? 143 : move === "exit" ? exitCode : null);
+}
+
 /** Every rank of a run reports the same event, as its agents would. */
 export function reportRun(
   f: Fleet,

@@ -12,7 +12,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_PRIORITY_CLASSES } from "../../contract/priority-classes.js";
-import { Fleet, pick, reportRun as report } from "./fleet-harness.js";
+import { agentMove, Fleet, pick } from "./fleet-harness.js";
 
 type Op =
   | { op: "submit"; cls: string; gpus: number; nodes: number; python: boolean }
@@ -60,31 +60,11 @@ function play(f: Fleet, o: Op): void {
     case "submit":
       f.submit({ gpus: o.gpus, nodes: o.nodes, python: o.python, priorityClass: o.cls });
       return;
-    case "start": {
-      const run = pick(
-        open.filter((r) => r.status === "SUBMITTED" || r.status === "PENDING"),
-        o.run,
-      );
-      if (run) report(f, run.id, "started", null);
+    case "start":
+    case "stopped":
+    case "exit":
+      agentMove(f, o.op, o.run, o.op === "exit" ? o.code : 0);
       return;
-    }
-    case "stopped": {
-      // An agent confirms the stop of a run it was told to stop (a victim, within its grace).
-      const run = pick(
-        open.filter((r) => r.status === "PAUSED" || r.status === "STOPPED"),
-        o.run,
-      );
-      if (run) report(f, run.id, "stopped", 143);
-      return;
-    }
-    case "exit": {
-      const run = pick(
-        open.filter((r) => r.status === "RUNNING"),
-        o.run,
-      );
-      if (run) report(f, run.id, "exited", o.code);
-      return;
-    }
     case "advance":
       f.advance(o.ms);
       return;

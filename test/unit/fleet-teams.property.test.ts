@@ -25,7 +25,7 @@ import { BUILTIN_PRIORITY_CLASSES } from "../../contract/priority-classes.js";
 import type { FleetTeams, TeamQuota } from "../../contract/teams.js";
 import { decide, type NodeInput, type QueuedJobInput } from "../../durable-objects/fleet/scheduler/policy.js";
 import type { VictimInput } from "../../durable-objects/fleet/scheduler/preempt.js";
-import { Fleet, pick, reportRun as report } from "./fleet-harness.js";
+import { agentMove, Fleet } from "./fleet-harness.js";
 import { NOW, placeGangs, pool, user } from "./policy-fixtures.js";
 
 const TEAMS = ["a", "b", "c"] as const;
@@ -347,7 +347,6 @@ function play(fleets: Fleet[], quotas: Record<string, Record<string, TeamQuota>>
     return;
   }
   const f = fleets[o.fleet]!;
-  const open = [...f.s.runRows.values()].filter((r) => r.ended_at === null);
   switch (o.op) {
     case "submit": {
       // A user names a team they are not in: refused (TEAM_NOT_MEMBER), nothing queued.
@@ -364,30 +363,11 @@ function play(fleets: Fleet[], quotas: Record<string, Record<string, TeamQuota>>
       expect(r.ok, `submit by ${o.user} for team ${o.team}`).toBe(o.team === null || member);
       return;
     }
-    case "start": {
-      const run = pick(
-        open.filter((r) => r.status === "SUBMITTED" || r.status === "PENDING"),
-        o.run,
-      );
-      if (run) report(f, run.id, "started", null);
+    case "start":
+    case "stopped":
+    case "exit":
+      agentMove(f, o.op, o.run);
       return;
-    }
-    case "stopped": {
-      const run = pick(
-        open.filter((r) => r.status === "PAUSED" || r.status === "STOPPED"),
-        o.run,
-      );
-      if (run) report(f, run.id, "stopped", 143);
-      return;
-    }
-    case "exit": {
-      const run = pick(
-        open.filter((r) => r.status === "RUNNING"),
-        o.run,
-      );
-      if (run) report(f, run.id, "exited", 0);
-      return;
-    }
     case "quotas":
       quotas[o.fleet] = quotasOf(o.quotas);
       f.decide({ type: "set_teams", teams: doc(quotas[o.fleet]!) });
