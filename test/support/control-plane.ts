@@ -7,7 +7,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { closedUnanswered } from "../../forgelet/net-errors.js";
 
 export interface ControlPlane {
   url: string;
@@ -150,17 +149,8 @@ export const DEV_SERVER_RESTARTED = "Your worker restarted mid-request";
  * local control plane is a bug of the stack under test, so the test sees it (test/unit/dev-fetch.test.ts).
  */
 export async function devFetch(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
-  // A read whose kept-alive connection the local workerd closed as it was sent never reached it: it is
-  // sent again once, as the agent does (forgelet/net-errors.ts; docs/operations.md). A write is not.
-  const idempotent = (init.method ?? "GET") === "GET";
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const res = await fetch(url, init);
-      return { status: res.status, text: await res.text() };
-    } catch (err) {
-      if (!idempotent || attempt >= 2 || !closedUnanswered(err)) throw err;
-    }
-  }
+  const res = await fetch(url, init);
+  return { status: res.status, text: await res.text() };
 }
 
 /** A minimal JSON client for tier-3 tests. */
