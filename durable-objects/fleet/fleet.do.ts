@@ -3,18 +3,11 @@
  * agent's WebSocket. This class is an adapter: an RPC call, a socket frame or a timer becomes one
  * `FleetEvent`, decided by the pure rules (fleet/decide.ts) inside one `transactionSync` in which the
  * store applies their effects; afterwards it flushes the outbox to D1 and sends agents their pending
- * commands. Order: constructor → RPC → fetch → webSocket* → alarm → helpers.
+ * commands. Its agent sockets (frames, liveness, credential renewal) are fleet/agent-sockets.ts. Order:
+ * constructor → RPC → fetch → webSocket* → alarm → helpers.
  */
 import { DurableObject } from "cloudflare:workers";
-import { mintAgentCredential, renewDueAt } from "../../contract/agent-credential.js";
-import {
-  AGENT_PROTOCOL_VERSION,
-  AgentFrame,
-  HEARTBEAT_PING,
-  HEARTBEAT_PONG,
-  MAX_FRAME_MESSAGE,
-  parseFrame,
-} from "../../contract/agent-frames.schema.js";
+import { HEARTBEAT_PING, HEARTBEAT_PONG } from "../../contract/agent-frames.schema.js";
 import type { Quota, RegisterNodeBody } from "../../contract/api.schema.js";
 import type { Result } from "../../contract/errors.js";
 import type {
@@ -38,30 +31,26 @@ import type { FleetBudgets, FleetTeams } from "../../contract/teams.js";
 import { type DoEnv, doSettings } from "../env.js";
 import { fromWire, type Settled, serveWire, type Wire } from "../group-commit.js";
 import type { ConfirmInput, FleetAdmissions, JobVersions } from "../user/types.js";
-import { CommandSender, sendFrame } from "./commands.js";
+import { AgentSockets } from "./agent-sockets.js";
+import { CommandSender } from "./commands.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
 import { DRY_RUN, dryRunAnswer } from "./dry-run.js";
 import { OutboxFlusher } from "./flusher.js";
 import { noticeKey } from "./keys.js";
 import { agentAdmitted } from "./node-admin.js";
-import { fleetId } from "./rules/ledger.js";
 import type { NodeAction, NodeAdminReport } from "./rules/nodes.js";
-import { attachment, type SocketAttachment } from "./socket-attachment.js";
 import { type FleetStats, fleetStats } from "./stats-store.js";
 import { FleetStore } from "./store.js";
-import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, renewTimer, timerTarget } from "./timers.js";
+import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, timerTarget } from "./timers.js";
 import { UnconfirmedAdmissions } from "./unconfirmed.js";
 import { inspect, jobDetail, runView } from "./views.js";
 
-/** Stop frames sent for a report about a run that is over give its workload this long. */
-const OVER_STOP_GRACE_SECONDS = 10;
-/** How long a rank that already reported success may take to exit by itself before it is stopped. */
-const FINISH_SECONDS = 30;
 export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   private readonly store: FleetStore;
   private readonly outbox: OutboxFlusher;
   private readonly commands: CommandSender;
   private readonly unconfirmed: UnconfirmedAdmissions;
+  private readonly sockets: AgentSockets;
   /** The alarm as this instance last set it (undefined: not known; the runtime clears it when it fires). */
   private alarmAt: number | null | undefined = undefined;
 
@@ -76,6 +65,13 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       (event) => this.decide(event),
       () => this.afterChange(),
     );
+    this.sockets = new AgentSockets(
+      this.store,
+      env,
+      ctx,
+      (event) => this.decide(event),
+      () => this.afterChange(),
+    );
     // Heartbeats are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     void ctx.blockConcurrencyWhile(async () => {
@@ -84,7 +80,8 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       const now = Date.now();
       if (!this.store.outboxEmpty()) this.store.setTimer(OUTBOX_TIMER, now);
       if (this.store.hasOpenCommands()) this.store.setTimer(COMMANDS_TIMER, now);
-      if (ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
+      if (ctx.getWebSockets().length > 0)
+        this.store.setTimer(LIVENESS_TIMER, now + this.sockets.livenessMs());
       if (this.store.unconfirmedJobs().size > 0) this.unconfirmed.armSettle(now);
       await this.armAlarm();
     });
@@ -262,10 +259,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   ): Promise<Result<NodeAdminReport>> {
     const r = this.decide({ type: "node_admin", node, action, actor, note });
     if (r.ok) {
-      for (const id of r.value.disconnect) {
-        this.store.deleteTimer(renewTimer(id));
-        for (const ws of this.ctx.getWebSockets(`agent:${id}`)) ws.close(4003, `node ${action}d by an admin`);
-      }
+      for (const id of r.value.disconnect) this.sockets.disconnect(id, `node ${action}d by an admin`);
     }
     await this.afterAction();
     return r;
@@ -331,9 +325,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
 
   /** Read-only figures for GET /v1/admin/metrics: jobs by status, agents, GPUs, the outbox's lag. */
   async stats(): Promise<FleetStats> {
-    const open = this.ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN);
-    const connected = new Set(open.map((ws) => attachment(ws)?.nodeId).filter((id) => id !== undefined));
-    return fleetStats(this.store.sql, connected.size, Date.now());
+    return fleetStats(this.store.sql, this.sockets.connected(), Date.now());
   }
 
   // fetch: only the agent socket upgrade, forwarded by the Worker after it checked the credential ---------
@@ -350,21 +342,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       };
       return Response.json({ error }, { status: 401 });
     }
-    const exp = Number(request.headers.get("x-sf-credential-expires-at"));
-    const credentialExpiresAt = Number.isFinite(exp) && exp > 0 ? exp : null;
-    // One connection per node: a reconnecting agent replaces its old socket.
-    for (const old of this.ctx.getWebSockets(`agent:${nodeId}`))
-      old.close(4000, "replaced by a newer connection");
-    const pair = new WebSocketPair();
-    const [client, server] = [pair[0], pair[1]];
-    this.ctx.acceptWebSocket(server, [`agent:${nodeId}`]);
-    server.serializeAttachment({
-      nodeId,
-      lastSeen: Date.now(),
-      credentialExpiresAt,
-    } satisfies SocketAttachment);
-    this.store.setTimer(LIVENESS_TIMER, Date.now() + this.livenessMs());
-    this.armRenewal(nodeId, credentialExpiresAt);
+    const client = this.sockets.accept(nodeId, request.headers.get("x-sf-credential-expires-at"));
     await this.armAlarm();
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -372,97 +350,11 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   // agent sockets ---------------------------------------------------------------
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    const att = attachment(ws);
-    if (!att) return ws.close(4002, "unknown connection");
-    ws.serializeAttachment({ ...att, lastSeen: Date.now() } satisfies SocketAttachment);
-    if (typeof message !== "string")
-      return this.sendError(ws, null, "MALFORMED_FRAME", "frames are JSON text");
-    if (message === HEARTBEAT_PING) return ws.send(HEARTBEAT_PONG);
-    const parsed = parseFrame(AgentFrame, message);
-    if (!parsed.ok) return this.sendError(ws, parsed.ref, parsed.code, parsed.message);
-    const frame = parsed.frame;
-    switch (frame.type) {
-      case "hello": {
-        const welcome = this.decide({
-          type: "hello",
-          nodeId: att.nodeId,
-          inventory: frame.inventory,
-          journal: frame.journal,
-          orphans: frame.orphans,
-        });
-        sendFrame(ws, {
-          v: AGENT_PROTOCOL_VERSION,
-          type: "welcome",
-          id: newId("frm"),
-          node_id: att.nodeId,
-          fleet_id: this.store.meta("fleet_id") ?? "",
-          expected: welcome.expected,
-          stop: welcome.stop,
-          heartbeat_seconds: doSettings(this.env).heartbeatMs / 1000,
-        });
-        break;
-      }
-      case "inventory":
-        this.decide({ type: "inventory", nodeId: att.nodeId, inventory: frame.inventory });
-        sendFrame(ws, { v: AGENT_PROTOCOL_VERSION, type: "ack", id: newId("frm"), ref: frame.id });
-        break;
-      case "ack":
-        this.decide({ type: "ack", nodeId: att.nodeId, commandId: frame.ref });
-        break;
-      case "report": {
-        const outcome = this.decide({
-          type: "run_event",
-          input: {
-            runId: frame.run_id,
-            epoch: frame.epoch,
-            rank: frame.rank,
-            event: frame.event,
-            exitCode: frame.exit_code,
-            reason: frame.reason,
-            infra: frame.infra,
-            source: "agent",
-            agentId: att.nodeId,
-          },
-        });
-        if (outcome.kind === "stale_epoch" || outcome.kind === "unknown_run") {
-          const code = outcome.kind === "stale_epoch" ? "STALE_EPOCH" : "UNKNOWN_RUN";
-          this.sendError(ws, frame.id, code, `${code} for ${frame.run_id} epoch ${frame.epoch}`);
-        } else {
-          sendFrame(ws, { v: AGENT_PROTOCOL_VERSION, type: "ack", id: newId("frm"), ref: frame.id });
-        }
-        if (outcome.stopWorkload && frame.event !== "exited" && frame.event !== "stopped") {
-          sendFrame(ws, {
-            v: AGENT_PROTOCOL_VERSION,
-            type: "stop",
-            id: newId("frm"),
-            run_id: frame.run_id,
-            epoch: frame.epoch,
-            rank: frame.rank,
-            grace_seconds: OVER_STOP_GRACE_SECONDS,
-            ...("finishing" in outcome && outcome.finishing ? { finish_seconds: FINISH_SECONDS } : {}),
-            reason: "this run is over on the control plane",
-          });
-        }
-        break;
-      }
-      case "error":
-        console.warn(`agent ${att.nodeId} refused ${frame.ref ?? "a frame"}: ${frame.code} ${frame.message}`);
-        if (frame.ref) {
-          this.decide({
-            type: "refused",
-            nodeId: att.nodeId,
-            commandId: frame.ref,
-            code: frame.code,
-            message: frame.message,
-          });
-        }
-        break;
-    }
-    await this.afterChange();
+    await this.sockets.message(ws, message);
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    this.socketGone(ws);
+    this.sockets.gone(ws);
     try {
       ws.close(code === 1005 ? 1000 : code, reason);
     } catch {
@@ -471,7 +363,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.socketGone(ws);
+    this.sockets.gone(ws);
   }
 
   // alarm -----------------------------------------------------------------------
@@ -483,8 +375,8 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       for (const t of this.store.dueTimers(now)) {
         this.store.deleteTimer(t.id);
         const target = timerTarget(t.id);
-        if (target.kind === "liveness") this.checkLiveness(now);
-        else if (target.kind === "renew") await this.renewCredential(target.nodeId);
+        if (target.kind === "liveness") this.sockets.checkLiveness(now);
+        else if (target.kind === "renew") await this.sockets.renewCredential(target.nodeId);
         else if (target.kind === "outbox") await this.outbox.flush(t.attempts);
         else if (target.kind === "unconfirmed") await this.unconfirmed.settle(now);
         else if (target.kind !== "commands" && target.kind !== "unknown")
@@ -533,75 +425,6 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   private async afterAction(): Promise<void> {
     await this.afterChange();
     await this.outbox.projected();
-  }
-
-  /**
-   * How often silent sockets are looked for: every three heartbeats, so the object (which the runtime's
-   * ping auto-response does not wake) wakes for liveness a third as often as agents ping.
-   */
-  private livenessMs(): number {
-    return 3 * doSettings(this.env).heartbeatMs;
-  }
-
-  private sendError(ws: WebSocket, ref: string | null, code: string, message: string): void {
-    // Messages quote the frame (its run id has no length limit): cut to what an error frame may carry.
-    const text = message.slice(0, MAX_FRAME_MESSAGE);
-    sendFrame(ws, { v: AGENT_PROTOCOL_VERSION, type: "error", id: newId("frm"), ref, code, message: text });
-  }
-
-  private socketGone(ws: WebSocket): void {
-    const att = attachment(ws);
-    if (!att) return;
-    const others = this.ctx
-      .getWebSockets(`agent:${att.nodeId}`)
-      .filter((w) => w !== ws && w.readyState === WebSocket.OPEN);
-    if (others.length === 0) this.decide({ type: "node_lost", nodeId: att.nodeId });
-    void this.afterChange();
-  }
-
-  /** The renewal of an agent's credential: due once a third of its lifetime is left (now, if it has none). */
-  private armRenewal(nodeId: string, expiresAt: number | null): void {
-    const due = renewDueAt(expiresAt, doSettings(this.env).credentialMs);
-    this.store.deleteTimer(renewTimer(nodeId));
-    this.store.setTimer(renewTimer(nodeId), Math.max(Date.now(), due));
-  }
-
-  /**
-   * Sends a connected agent a new credential over its socket (it stores it and dials with it from then
-   * on); the socket stays up. An agent not connected now is renewed when it next connects, if its
-   * credential has not expired by then.
-   */
-  private async renewCredential(nodeId: string): Promise<void> {
-    const ws = this.ctx.getWebSockets(`agent:${nodeId}`).find((s) => s.readyState === WebSocket.OPEN);
-    const att = ws ? attachment(ws) : null;
-    const fleet = fleetId(this.store);
-    const settings = doSettings(this.env);
-    if (!ws || !att || !fleet || !settings.jwtSecret || !agentAdmitted(this.store, nodeId)) return;
-    const ttl = Math.round(settings.credentialMs / 1000);
-    const { credential, expiresAt } = await mintAgentCredential(settings.jwtSecret, nodeId, fleet, ttl);
-    sendFrame(ws, {
-      v: AGENT_PROTOCOL_VERSION,
-      type: "credential",
-      id: newId("frm"),
-      credential,
-      expires_at: new Date(expiresAt).toISOString(),
-    });
-    ws.serializeAttachment({ ...att, credentialExpiresAt: expiresAt } satisfies SocketAttachment);
-    this.armRenewal(nodeId, expiresAt);
-  }
-
-  /** Closes sockets silent for three heartbeats (no ping answered by the runtime, no frame). */
-  private checkLiveness(now: number): void {
-    for (const ws of this.ctx.getWebSockets()) {
-      const att = attachment(ws);
-      if (!att) continue;
-      const pinged = this.ctx.getWebSocketAutoResponseTimestamp(ws)?.getTime() ?? 0;
-      if (now - Math.max(pinged, att.lastSeen) > this.livenessMs()) {
-        ws.close(4001, "heartbeat timeout");
-        this.decide({ type: "node_lost", nodeId: att.nodeId });
-      }
-    }
-    if (this.ctx.getWebSockets().length > 0) this.store.setTimer(LIVENESS_TIMER, now + this.livenessMs());
   }
 
   /** Points the alarm at the earliest timer; a call that would not move it does not touch it. */

@@ -2,17 +2,17 @@
  * Run Durable Object: one per run (`idFromName(run_id)`), the single writer of that run's logs, metrics,
  * lifecycle events, hyperparameters, hardware samples and artifact records, and the fan-out point of its
  * live log tails. Ingest scales with the number of runs because each run has its own object and SQLite.
- * The ordering rules are pure functions (run-policy.ts); this class translates RPC calls, the tail
- * `fetch` and the alarm into synchronous SQL blocks. Order: constructor → RPC → fetch → alarm → helpers.
+ * The ordering rules are pure functions (policy.ts); this class translates RPC calls, the tail
+ * `fetch` and the alarm into synchronous SQL blocks; its arguments become rows in ingest-rows.ts, a log
+ * batch is stored by log-ingest.ts, live tails are live-tails.ts and the rows' API shapes views.ts.
+ * Order: constructor → RPC → fetch → alarm → helpers.
  */
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { nowIso } from "../../contract/ids.js";
 import {
   type EnvironmentNode,
   type HardwarePoint,
   MAX_ENV_NODES,
-  MAX_LOG_LINE,
   type MetricPoint,
   type RendezvousAnswer,
   type ValidationChunk,
@@ -30,17 +30,24 @@ import type {
   ValidationStepsView,
 } from "../../contract/readback.schema.js";
 import { db, schema } from "../../d1/client.js";
-import { secretKeyring } from "../../d1/secret-box.js";
-import { openSecrets, type SecretRow } from "../../d1/secrets.js";
+import type { SecretRow } from "../../d1/secrets.js";
 import type { DoEnv } from "../env.js";
 import { doSettings } from "../settings.js";
-import { maskNeedles, maskText } from "./mask.js";
-import { consoleLines, LOG_HOLD_LIMITS, normalizeTs } from "./policy.js";
-import { rendezvousView } from "./rendezvous.js";
-import { NO_GPU, NO_ID, RunReportsStore } from "./reports-store.js";
+import {
+  artifactRow,
+  eventRow,
+  hardwareRow,
+  metricRow,
+  sampleRow,
+  validationChunkRow,
+} from "./ingest-rows.js";
+import { LiveTails } from "./live-tails.js";
+import { SecretMasks, storeLogBatch } from "./log-ingest.js";
+import { LOG_HOLD_LIMITS } from "./policy.js";
+import { RendezvousWaiters, rendezvousView } from "./rendezvous.js";
+import { RunReportsStore } from "./reports-store.js";
 import { SSE_HEADERS } from "./sse-frames.js";
-import { type ArtifactRow, RunStore } from "./store.js";
-import { LogTail } from "./tail.js";
+import { RunStore } from "./store.js";
 import type {
   ArtifactRecord,
   ArtifactView,
@@ -61,6 +68,9 @@ import {
   hparamsView,
   lifecycleView,
   lineView,
+  logsPage,
+  metricKeyView,
+  metricSeries,
   resumeCheckpoint,
   validationPage,
   validationStepView,
@@ -72,27 +82,25 @@ export const MAX_ENV_PROBES = 1000;
 /** While a run goes on, its tokens' checks ask the ledger whether it ended at most this often. */
 const LEDGER_RECHECK_MS = 60_000;
 
-/** Live tails get a comment this often, and an idle tail re-checks whether its run is over. */
-export const KEEPALIVE_MS = 15_000;
-
 export class RunDO extends DurableObject<DoEnv> {
   private readonly store: RunStore;
   private readonly reports: RunReportsStore;
-  private readonly tails = new Set<LogTail>();
+  private readonly tails: LiveTails;
+  private readonly masks: SecretMasks;
+  private readonly rendezvousWaiters = new RendezvousWaiters();
   private ended = false;
-  /** When live tails next get a keep-alive (null while none is open). In memory: tails are too. */
-  private keepAliveDue: number | null = null;
   /** When the ledger was last asked whether this run ended (tokenAdmitted), in memory. */
   private ledgerCheckedAt = 0;
-  /** The run's secret values to mask in its logs (opened on first use; null = not loaded yet). */
-  private masks: string[] | null = null;
-  /** Ranks waiting at the rendezvous (in memory: a long poll lives only as long as its request). */
-  private readonly rendezvousWaiters = new Set<() => void>();
 
   constructor(ctx: DurableObjectState, env: DoEnv) {
     super(ctx, env);
     this.store = new RunStore(ctx.storage.sql);
     this.reports = new RunReportsStore(ctx.storage.sql);
+    this.tails = new LiveTails({
+      page: (cursor, limit) => this.store.linesFrom(cursor, limit).map(lineView),
+      ended: () => this.ended,
+    });
+    this.masks = new SecretMasks(this.store, env);
     void ctx.blockConcurrencyWhile(async () => {
       this.store.migrate();
       this.ended = this.store.getMeta("ended_at") !== null;
@@ -131,41 +139,13 @@ export class RunDO extends DurableObject<DoEnv> {
    * seq numbers of a sequenced stream.
    */
   async ingestLogs(runId: string, batch: LogsIngest): Promise<LogsAccepted> {
-    const masks = await this.secretMasks();
+    const masks = await this.masks.get();
     const now = Date.now();
     const result = this.tx(() => {
       this.bind(runId);
-      const s = this.store.stream(batch.rank, batch.stream);
-      const first = batch.seq ?? s.high_seq;
-      const lines =
-        batch.seq === null
-          ? batch.chunks
-              .flatMap((c) => consoleLines(c.text, MAX_LOG_LINE))
-              .map((text, i) => ({ seq: first + i, text }))
-          : batch.chunks.map((c) => ({ seq: first + c.index, text: c.text }));
-      let accepted = 0;
-      for (const { seq, text } of lines) {
-        if (!this.store.insertLine(s, seq, now, masks.length ? maskText(text, masks) : text)) continue;
-        accepted += 1;
-        // A line below next_seq arrived after its hole was given up on: shown now rather than lost.
-        if (seq < s.next_seq) this.store.release(s, seq, this.store.takeCursor());
-        else s.held += 1;
-      }
-      // One past the batch's last line (rejected chunks of a sequenced batch keep their seq numbers).
-      const end = first + (batch.seq === null ? lines.length : batch.count);
-      s.high_seq = Math.max(s.high_seq, end);
-      if (batch.eof) s.eof_seq = end;
-      this.store.releaseStream(s, now, this.ended);
-      this.store.saveStream(s);
-      return {
-        accepted,
-        duplicates: lines.length - accepted,
-        first_seq: first,
-        released_to: s.next_seq,
-        held: s.held,
-      };
+      return storeLogBatch(this.store, batch, masks, now, this.ended);
     });
-    this.notifyTails();
+    this.tails.notify();
     await this.armAlarm();
     return result;
   }
@@ -177,32 +157,16 @@ export class RunDO extends DurableObject<DoEnv> {
   async maskSecrets(runId: string, sealed: SecretRow[]): Promise<void> {
     this.tx(() => {
       this.bind(runId);
-      this.store.setMeta("secret_masks", JSON.stringify(sealed));
+      this.masks.seal(sealed);
     });
-    this.masks = null;
-  }
-
-  /** What to mask, opened once per object lifetime; a run without secrets has nothing to open. */
-  private async secretMasks(): Promise<string[]> {
-    if (this.masks) return this.masks;
-    const stored = this.store.getMeta("secret_masks");
-    if (!stored) return [];
-    const s = doSettings(this.env);
-    const ring = secretKeyring(s.secretsKey, s.secretsOldKeys);
-    // Without the key that sealed them the values cannot be masked: refuse the lines (the writer retries)
-    // rather than store a secret in clear.
-    if (!ring) throw new Error("this run's logs hold secrets to mask, and SF_SECRETS_KEY is not set");
-    this.masks = maskNeedles(Object.values(await openSecrets(await ring, JSON.parse(stored) as SecretRow[])));
-    return this.masks;
+    this.masks.forget();
   }
 
   async ingestMetrics(runId: string, points: MetricPoint[]): Promise<{ accepted: number }> {
     const now = Date.now();
     this.tx(() => {
       this.bind(runId);
-      this.store.upsertMetrics(
-        points.map((p) => ({ key: p.key, step: p.step, value: p.value, ts: normalizeTs(p.ts, now) })),
-      );
+      this.store.upsertMetrics(points.map((p) => metricRow(p, now)));
     });
     return { accepted: points.length };
   }
@@ -211,17 +175,7 @@ export class RunDO extends DurableObject<DoEnv> {
     const now = Date.now();
     this.tx(() => {
       this.bind(runId);
-      for (const p of points) {
-        this.reports.upsertHardware({
-          key: p.key,
-          node_id: p.node_id ?? NO_ID,
-          worker_id: p.worker_id ?? NO_ID,
-          gpu_idx: p.gpu_idx ?? NO_GPU,
-          ts: normalizeTs(p.ts, now),
-          value: p.value,
-          gpu_uuid: p.gpu_uuid ?? null,
-        });
-      }
+      for (const p of points) this.reports.upsertHardware(hardwareRow(p, now));
     });
     return { accepted: points.length };
   }
@@ -268,18 +222,8 @@ export class RunDO extends DurableObject<DoEnv> {
     const now = Date.now();
     this.tx(() => {
       this.bind(runId);
-      this.reports.upsertValidationChunk({
-        step: chunk.step,
-        chunk_index: chunk.chunk_index,
-        total_chunks: chunk.total_chunks,
-        total_samples: chunk.total_samples,
-        avg_reward: chunk.avg_reward ?? null,
-        dist: chunk.dist === undefined || chunk.dist === null ? null : JSON.stringify(chunk.dist),
-        now,
-      });
-      for (const { idx, reward, ...rest } of samples) {
-        this.reports.upsertSample(chunk.step, { idx, reward: reward ?? null, body: JSON.stringify(rest) });
-      }
+      this.reports.upsertValidationChunk(validationChunkRow(chunk, now));
+      for (const s of samples) this.reports.upsertSample(chunk.step, sampleRow(s));
     });
     return { accepted: samples.length };
   }
@@ -306,18 +250,11 @@ export class RunDO extends DurableObject<DoEnv> {
     const now = Date.now();
     const recorded = this.tx(() => {
       this.bind(runId);
-      const fresh = this.store.insertEvent({
-        rank: e.rank,
-        event: e.event,
-        ts: normalizeTs(e.ts, now),
-        exit_code: e.exitCode,
-        reason: e.reason,
-        received_at: now,
-      });
+      const fresh = this.store.insertEvent(eventRow(e, now));
       if (runOver) this.end(now);
       return fresh;
     });
-    this.notifyTails();
+    this.tails.notify();
     await this.armAlarm();
     return { recorded, ended: this.ended };
   }
@@ -328,22 +265,12 @@ export class RunDO extends DurableObject<DoEnv> {
       this.bind(runId);
       this.end(Date.now());
     });
-    this.notifyTails();
+    this.tails.notify();
     await this.armAlarm();
   }
 
   async registerArtifact(runId: string, a: ArtifactRecord): Promise<ArtifactView> {
-    const row: ArtifactRow = {
-      path: a.path,
-      kind: a.kind,
-      step: a.step ?? null,
-      size: a.size_bytes ?? null,
-      digest: a.digest ?? null,
-      verified: a.verified ? 1 : 0,
-      r2_key: a.r2Key,
-      metrics: a.metrics ? JSON.stringify(a.metrics) : null,
-      registered_at: Date.now(),
-    };
+    const row = artifactRow(a, Date.now());
     this.tx(() => {
       this.bind(runId);
       this.store.upsertArtifact(row);
@@ -367,24 +294,11 @@ export class RunDO extends DurableObject<DoEnv> {
       this.bind(runId);
       this.store.joinRendezvous({ epoch, ...me, joined_at: Date.now() });
     });
-    for (const wake of this.rendezvousWaiters) wake();
-    const view = () => rendezvousView(this.store.rendezvousRows(epoch), nnodes);
-    const now = view();
-    if (now.state === "complete" || waitMs <= 0) return now;
-    await new Promise<void>((resolve) => {
-      const check = () => {
-        if (view().state !== "complete") return;
-        done();
-      };
-      const done = () => {
-        clearTimeout(timer);
-        this.rendezvousWaiters.delete(check);
-        resolve();
-      };
-      const timer = setTimeout(done, waitMs);
-      this.rendezvousWaiters.add(check);
-    });
-    return view();
+    this.rendezvousWaiters.wake();
+    return this.rendezvousWaiters.wait(
+      () => rendezvousView(this.store.rendezvousRows(epoch), nnodes),
+      waitMs,
+    );
   }
 
   // RPC: readback ------------------------------------------------------------------------
@@ -392,38 +306,15 @@ export class RunDO extends DurableObject<DoEnv> {
   async readLogs(q: LogsQuery): Promise<LogsPage> {
     this.releaseDue();
     const rows = this.store.linesFrom(q.offset, q.limit, { rank: q.rank, stream: q.stream });
-    const last = rows[rows.length - 1];
-    return {
-      lines: rows.map(lineView),
-      // Filtered reads skip other streams' cursors; the next page still starts after the last one seen.
-      next_offset: last ? last.cursor + 1 : Math.max(q.offset, 0),
-      ended: this.ended,
-      streams: this.store.streams().map((s) => ({
-        rank: s.rank,
-        stream: s.stream,
-        released_to: s.next_seq,
-        held: s.held,
-        eof_seq: s.eof_seq,
-      })),
-    };
+    return logsPage(rows, q.offset, this.ended, this.store.streams());
   }
 
   async readMetric(key: string, after: number, limit: number): Promise<MetricSeries> {
-    const rows = this.store.metricPoints(key, after, limit + 1);
-    const page = rows.slice(0, limit);
-    return {
-      key,
-      points: page.map((m) => ({ step: m.step, value: m.value, ts: nowIso(m.ts) })),
-      next_after: rows.length > limit ? page[page.length - 1]!.step : null,
-    };
+    return metricSeries(key, this.store.metricPoints(key, after, limit + 1), limit);
   }
 
   async metricKeys(): Promise<MetricKeyView[]> {
-    return this.store.metricKeys().map((m) => ({
-      key: m.key,
-      count: m.count,
-      last: { step: m.step, value: m.value, ts: nowIso(m.ts) },
-    }));
+    return this.store.metricKeys().map(metricKeyView);
   }
 
   async readHparams(): Promise<{ params: Record<string, Json>; updated_at: string | null }> {
@@ -460,7 +351,6 @@ export class RunDO extends DurableObject<DoEnv> {
     return this.store.artifacts().map(artifactView);
   }
 
-  /** The checkpoint a later run of this job would continue from (see `resumeCheckpoint`). */
   /**
    * Steps this run trained past the checkpoint its job resumes from: the last step its training reported
    * minus its newest stored checkpoint's step (else `resumedFrom`, the step it started at; else 0). Null
@@ -475,6 +365,7 @@ export class RunDO extends DurableObject<DoEnv> {
     return Math.max(0, last - (ckpt?.step ?? resumedFrom ?? 0));
   }
 
+  /** The checkpoint a later run of this job would continue from (see `resumeCheckpoint`). */
   async latestCheckpoint(): Promise<Omit<ResumeFrom, "run_id"> | null> {
     return resumeCheckpoint(this.store.artifacts());
   }
@@ -500,22 +391,7 @@ export class RunDO extends DurableObject<DoEnv> {
       if (url.searchParams.get("over") === "1") this.end(now);
       this.store.releaseAll(now, false);
     });
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-    const tail = new LogTail(
-      writable.getWriter(),
-      from,
-      {
-        page: (cursor, limit) => this.store.linesFrom(cursor, limit).map(lineView),
-        ended: () => this.ended,
-      },
-      (t) => {
-        this.tails.delete(t);
-        if (this.tails.size === 0) this.keepAliveDue = null;
-      },
-    );
-    this.tails.add(tail);
-    this.keepAliveDue ??= now + KEEPALIVE_MS;
-    void tail.run();
+    const readable = this.tails.open(from, now);
     await this.armAlarm();
     return new Response(readable, { headers: SSE_HEADERS });
   }
@@ -528,10 +404,9 @@ export class RunDO extends DurableObject<DoEnv> {
       // Any alarm with tails open doubles as their keep-alive (an extra comment early is harmless).
       if (this.tails.size > 0) {
         if (!this.ended) await this.checkLedger();
-        for (const t of this.tails) t.keepAlive();
-        this.keepAliveDue = Date.now() + KEEPALIVE_MS;
+        this.tails.keepAlive();
       }
-      this.notifyTails();
+      this.tails.notify();
     } finally {
       await this.armAlarm();
     }
@@ -588,16 +463,13 @@ export class RunDO extends DurableObject<DoEnv> {
     }
   }
 
-  private notifyTails(): void {
-    for (const t of this.tails) t.notify();
-  }
-
   /** The alarm is a cursor over what is due next: the oldest hole's deadline, the next keep-alive. */
   private async armAlarm(): Promise<void> {
     const due: number[] = [];
     const oldest = this.store.oldestHeld();
     if (oldest !== null) due.push(oldest + LOG_HOLD_LIMITS.maxWaitMs);
-    if (this.tails.size > 0 && this.keepAliveDue !== null) due.push(this.keepAliveDue);
+    const keepAlive = this.tails.due();
+    if (keepAlive !== null) due.push(keepAlive);
     if (due.length === 0) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.min(...due));
   }

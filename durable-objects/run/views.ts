@@ -20,8 +20,8 @@ import {
   type ValidationSampleRow,
   type ValidationStepRow,
 } from "./reports-store.js";
-import type { ArtifactRow, EventRow, LineRow, LogStreamName } from "./store.js";
-import type { ArtifactView, LogLineView } from "./types.js";
+import type { ArtifactRow, EventRow, LineRow, LogStreamName, MetricRow, StreamRow } from "./store.js";
+import type { ArtifactView, LogLineView, LogsPage, MetricKeyView, MetricSeries } from "./types.js";
 
 export function lineView(l: LineRow): LogLineView {
   return {
@@ -32,6 +32,38 @@ export function lineView(l: LineRow): LogLineView {
     ts: nowIso(l.ts),
     line: l.line,
   };
+}
+
+/** A page of released lines read from `offset`, with where every stream stands. */
+export function logsPage(rows: LineRow[], offset: number, ended: boolean, streams: StreamRow[]): LogsPage {
+  const last = rows[rows.length - 1];
+  return {
+    lines: rows.map(lineView),
+    // Filtered reads skip other streams' cursors; the next page still starts after the last one seen.
+    next_offset: last ? last.cursor + 1 : Math.max(offset, 0),
+    ended,
+    streams: streams.map((s) => ({
+      rank: s.rank,
+      stream: s.stream,
+      released_to: s.next_seq,
+      held: s.held,
+      eof_seq: s.eof_seq,
+    })),
+  };
+}
+
+/** One page of a metric: `rows` were read with one more than `limit`, to know if more follow. */
+export function metricSeries(key: string, rows: MetricRow[], limit: number): MetricSeries {
+  const page = rows.slice(0, limit);
+  return {
+    key,
+    points: page.map((m) => ({ step: m.step, value: m.value, ts: nowIso(m.ts) })),
+    next_after: rows.length > limit ? page[page.length - 1]!.step : null,
+  };
+}
+
+export function metricKeyView(m: MetricRow & { count: number }): MetricKeyView {
+  return { key: m.key, count: m.count, last: { step: m.step, value: m.value, ts: nowIso(m.ts) } };
 }
 
 export function artifactView(a: ArtifactRow): ArtifactView {

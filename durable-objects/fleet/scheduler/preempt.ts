@@ -46,7 +46,7 @@ export interface Preemption {
   placement: Placement[];
 }
 
-/** What the planner needs of a placement (scheduler/policy.ts Placer). */
+/** What the planner needs of a placement (scheduler/placer.ts Placer). */
 export interface TrialPlacer {
   fork(): TrialPlacer;
   give(placement: readonly Placement[]): void;
