@@ -147,9 +147,14 @@ export const DEV_SERVER_RESTARTED = "Your worker restarted mid-request";
 /**
  * fetch, with the answer read whole. Nothing is ever sent again: a dropped connection or a 5xx from the
  * local control plane is a bug of the stack under test, so the test sees it (test/unit/dev-fetch.test.ts).
+ * Each request has a connection of its own (`connection: close`): a kept-alive connection the server
+ * closes as idle while the next request is sent on it fails that request unread ("other side closed"),
+ * which says nothing about the stack under test (decision 95).
  */
 export async function devFetch(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, init);
+  const headers = new Headers(init.headers);
+  headers.set("connection", "close");
+  const res = await fetch(url, { ...init, headers });
   return { status: res.status, text: await res.text() };
 }
 

@@ -37,6 +37,19 @@ describe("devFetch", () => {
     expect(s.seen()).toBe(1);
   });
 
+  it("opens a connection of its own for every request, so no request meets a kept-alive one the server closed", async () => {
+    const ports = new Set<number>();
+    server = createServer((req, res) => {
+      ports.add(req.socket.remotePort!);
+      res.end(req.headers.connection ?? "");
+    });
+    await new Promise<void>((ok) => server!.listen(0, "127.0.0.1", ok));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/x`;
+    for (let i = 0; i < 3; i++)
+      expect(await devFetch(url, { method: "GET" })).toEqual({ status: 200, text: "close" });
+    expect(ports.size).toBe(3);
+  });
+
   it("never sends a read again: a dropped GET fails the caller", async () => {
     const s = await flaky(1);
     await expect(devFetch(s.url, { method: "GET" })).rejects.toThrow();
