@@ -4,6 +4,7 @@ import { RECIPE_NAME_RE } from "./catalog.schema.js";
 import { Digest } from "./digest.js";
 import { JOB_STATES, JobState } from "./job-states.js";
 import { PendingReason } from "./pending-reasons.schema.js";
+import { FLEET_KINDS, FleetLabels } from "./placement.js";
 
 export const ROLES = ["viewer", "operator", "admin"] as const;
 export const Role = z.enum(ROLES);
@@ -46,7 +47,7 @@ export type Quota = z.infer<typeof QuotaBody>;
 /** The quota of a user no admin has set one for. */
 export const DEFAULT_QUOTA: Quota = QuotaBody.parse({ max_gpus: 16, max_jobs: 20, daily_gpu_hours: 384 });
 
-export const FLEET_KINDS = ["process", "docker", "kuberay", "slurm"] as const;
+export { FLEET_KINDS };
 
 export const TimeWindow = z.object({
   /** GPU series the window governs; omitted = every series of the fleet. */
@@ -111,6 +112,8 @@ export const CreateFleetBody = z.object({
   hf_unavailable: HfUnavailable.default("refuse"),
   /** At most this many preemptions start in the fleet per minute (0: none at all). */
   preemptions_per_minute: z.number().int().min(0).max(10_000).default(10),
+  /** What a job's fleet selector matches (`site`, `region`, …): docs/scheduling.md "Placement". */
+  labels: FleetLabels.default({}),
 });
 export type CreateFleetBody = z.infer<typeof CreateFleetBody>;
 /** PATCH: only the fields given change (no defaults here, so an omitted field is left alone). */
@@ -121,6 +124,8 @@ export const UpdateFleetBody = z.object({
   network: FleetNetwork.optional(),
   hf_unavailable: HfUnavailable.optional(),
   preemptions_per_minute: z.number().int().min(0).max(10_000).optional(),
+  /** Replaces the fleet's labels (`{}` removes them all). */
+  labels: FleetLabels.optional(),
 });
 
 export const DrainBody = z.object({ note: z.string().min(1).max(500) });

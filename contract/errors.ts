@@ -54,6 +54,11 @@ export const ERROR_CODES = {
   HF_ACCESS_DENIED: 422,
   HF_UNAVAILABLE: 503,
   FLEET_DRAINING: 409,
+  /**
+   * A job that names several fleets (or a selector) that none of them could take: `details.candidates`
+   * says why for each (docs/scheduling.md "Placement").
+   */
+  NO_ELIGIBLE_FLEET: 422,
   /** The JobSpec names a priority class no admin defined (`details.classes` lists them). */
   PRIORITY_CLASS_UNKNOWN: 422,
   /** The priority class is above what the submitter's quota allows (`max_priority_class`). */

@@ -52,6 +52,17 @@ export interface SubmitInput {
    * the submitting isolate cached it, admits unchecked); the Fleet DO refuses it if the fleet refuses now.
    */
   hfUnchecked?: string;
+  /**
+   * A job placed over several fleets (worker/submit/placement.ts): every candidate and why it was or was
+   * not chosen, recorded on its `admitted` event.
+   */
+  placement?: Array<{
+    fleet: string;
+    eligible: boolean;
+    reason: string;
+    estimated_start: number | null;
+    chosen: boolean;
+  }>;
   /** The request's Idempotency-Key and body hash, recorded with the admission D1 projects. */
   idemKey?: string | null;
   requestHash?: string | null;

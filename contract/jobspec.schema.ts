@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { RecipeName, Version } from "./catalog.schema.js";
 import { Digest } from "./digest.js";
+import { FleetSelector } from "./placement.js";
 import { Pool } from "./profile-grammar.js";
 
 export const JOB_API_VERSION = "starforge.dev/v1";
@@ -70,6 +71,13 @@ export const JobSpec = z
     data: z.object({ hf_dataset: HfRepo.optional(), revision: z.string().max(200).optional() }).default({}),
     resources: z.object({
       fleet: z.string().max(64).optional(),
+      /**
+       * Instead of one fleet: the fleets it may run on (the control plane places it on the one that starts
+       * it soonest), or a selector of them by labels and kind (`{}`: every fleet whose hardware fits). At
+       * most one of fleet, fleets and fleet_selector.
+       */
+      fleets: z.array(z.string().min(1).max(64)).min(1).max(16).optional(),
+      fleet_selector: FleetSelector.optional(),
       /** The team it runs for (contract/teams.ts); omitted: its submitter's primary team. */
       team: z.string().min(1).max(32).optional(),
       pools: z.array(Pool).min(1).max(8),
@@ -113,6 +121,15 @@ export const JobSpec = z
         ctx.addIssue({ code: "custom", path: ["resources", "pools"], message: `pool "${p.name}" twice` });
       names.add(p.name);
     }
+    const { fleet, fleets, fleet_selector } = spec.resources;
+    if ([fleet, fleets, fleet_selector].filter((x) => x !== undefined).length > 1)
+      ctx.addIssue({
+        code: "custom",
+        path: ["resources"],
+        message: "give one of fleet, fleets and fleet_selector",
+      });
+    if (fleets && new Set(fleets).size !== fleets.length)
+      ctx.addIssue({ code: "custom", path: ["resources", "fleets"], message: "a fleet is named twice" });
     if (new Set(spec.secrets).size !== spec.secrets.length)
       ctx.addIssue({ code: "custom", path: ["secrets"], message: "a secret is named twice" });
     for (const [role, pool] of Object.entries(spec.resources.roles)) {

@@ -101,6 +101,8 @@ export const FleetView = z.looseObject({
   hf_unavailable: z.enum(["refuse", "admit"]).default("refuse"),
   /** Absent from servers older than teams: their fixed 10. */
   preemptions_per_minute: z.number().int().default(10),
+  /** Absent from servers older than placement: none. */
+  labels: z.record(z.string(), z.string()).default({}),
   created_at: z.string(),
 });
 export type FleetView = z.infer<typeof FleetView>;

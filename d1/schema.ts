@@ -85,6 +85,10 @@ export const fleets = sqliteTable("fleets", {
     .default("refuse"),
   /** Preemptions that may start in the fleet per minute (anti-thrash; 0: never preempt). */
   preemptionsPerMinute: integer("preemptions_per_minute").notNull().default(10),
+  /** JSON FleetLabels (`site`, `region`, …) a job's fleet selector matches. */
+  labels: text("labels").notNull().default("{}"),
+  /** JSON FleetCapacity, as the Fleet DO last published it (placement reads it; null: not yet). */
+  capacity: text("capacity"),
 });
 
 export const enrollmentTokens = sqliteTable("enrollment_tokens", {

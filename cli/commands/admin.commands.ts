@@ -212,6 +212,26 @@ export function register(program: Command): void {
     .action(async (name: string, o, cmd: Command) => (await fleets()).fleetPreemption(cmd, name, o));
 
   fleet
+    .command("labels")
+    .argument("<name>", "the fleet")
+    .argument("[labels...]", "labels to set, KEY=VALUE (others are kept)")
+    .description(
+      "show or set the fleet's labels, which `sf submit --fleet-selector` matches (site, region, …)",
+    )
+    .option("--rm <key>", "remove this label (repeatable)", collect)
+    .addHelpText(
+      "after",
+      examples([
+        "sf admin fleet labels lab",
+        "sf admin fleet labels lab site=eu region=fra",
+        "sf admin fleet labels lab --rm region",
+      ]),
+    )
+    .action(async (name: string, labels: string[], o, cmd: Command) =>
+      (await fleets()).fleetLabels(cmd, name, labels, o),
+    );
+
+  fleet
     .command("enroll-token")
     .argument("<name>", "the fleet")
     .description("mint a one-shot token an agent enrolls with (`forgelet enroll --token …`)")

@@ -25,8 +25,12 @@ function submitOptions(cmd: Command): Command {
       collect,
     )
     .option(
-      "--fleet <fleet>",
-      "fleet to run on (default: config.yaml's, then starforge.yaml's, then the server's)",
+      "--fleet <fleet[,fleet…]>",
+      "fleet to run on, or several separated by commas: the job goes to the one that can start it soonest (default: config.yaml's, then starforge.yaml's, then the server's)",
+    )
+    .option(
+      "--fleet-selector <key=value[,…]|any>",
+      "run on whichever fleet with these labels (sf admin fleet ls shows them) can start it soonest; `any`: every fleet whose GPUs fit",
     )
     .option(
       "--priority-class <name>",

@@ -4,11 +4,14 @@
  * failure keeps the entries and backs off through the outbox timer; `projected` is the read barrier.
  * The object owns this one instance and calls `afterChange` / `projected` / `flush` (its alarm).
  */
+import { eq } from "drizzle-orm";
 import { backoffDelay } from "../../contract/backoff.js";
+import { db, schema } from "../../d1/client.js";
 import { type DoEnv, doSettings } from "../env.js";
 import { runStub } from "../run/stub.js";
 import { userStub } from "../user/stub.js";
 import { pokeDueWebhooks } from "../webhooks/stub.js";
+import { capacitySummary } from "./capacity.js";
 import { drainOutbox, userNotes } from "./outbox.js";
 import type { OutboxEntry } from "./outbox-entry.js";
 import { fleetId } from "./rules/ledger.js";
@@ -29,6 +32,8 @@ export class OutboxFlusher {
   private retryAt = 0;
   /** Flushes that failed in a row (the backoff's attempt count). */
   private failures = 0;
+  /** The capacity summary (its series) last written to D1 by this instance. */
+  private publishedCapacity = "";
 
   constructor(
     private readonly store: FleetStore,
@@ -52,6 +57,22 @@ export class OutboxFlusher {
       this.armed = false;
       void this.flush().then(() => this.armAlarm());
     }, FLUSH_WINDOW_MS);
+  }
+
+  /**
+   * Placement over several fleets reads each fleet's capacity summary from D1 (contract/placement.ts): it is
+   * written after a flush that changed it, one row, so a submit placed elsewhere never asks this object.
+   */
+  private async publishCapacity(): Promise<void> {
+    const summary = capacitySummary(this.store, Date.now());
+    const key = JSON.stringify(summary.series);
+    if (key === this.publishedCapacity) return;
+    await db(this.env.DB)
+      .update(schema.fleets)
+      .set({ capacity: JSON.stringify(summary) })
+      .where(eq(schema.fleets.id, fleetId(this.store)))
+      .run();
+    this.publishedCapacity = key;
   }
 
   /**
@@ -105,6 +126,7 @@ export class OutboxFlusher {
         );
         this.retryAt = 0;
         this.failures = 0;
+        await this.publishCapacity();
         // The outbox timer stays: it fires within a second and finds nothing to do. Deleting it after every
         // flush and setting it again at the next change moved the alarm ~100 times a second under load.
         // Webhook deliveries the flush created are sent by their owners' dispatchers, never on this path.

@@ -76,7 +76,10 @@ describe("sf admin fleet", () => {
     });
     const table = await sf(["admin", "fleet", "ls"], admin);
     expect(table.stdout).toMatch(
-      new RegExp(`^${LAB}\\s+docker\\s+open\\s+ghcr.io/acme/\\*, nvcr.io/nvidia/\\*\\s+the lab boxes$`, "m"),
+      new RegExp(
+        `^${LAB}\\s+docker\\s+open\\s+-\\s+ghcr.io/acme/\\*, nvcr.io/nvidia/\\*\\s+the lab boxes$`,
+        "m",
+      ),
     );
 
     const again = await sf(["admin", "fleet", "create", LAB, "--kind", "docker"], admin);
@@ -207,6 +210,34 @@ describe("sf admin fleet", () => {
     expect((await sf(["admin", "fleet", "preemption", LAB, "--per-minute", "-1"], admin)).code).toBe(2);
     expect((await sf(["admin", "fleet", "preemption", LAB, "--per-minute", "3"], viewer)).code).toBe(3);
     await sf(["admin", "fleet", "preemption", LAB, "--per-minute", "10"], admin);
+  });
+
+  it("shows, sets and removes a fleet's labels, and lists them", async () => {
+    const none = await sf(["admin", "fleet", "labels", LAB], viewer);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toContain(`${LAB}: (no labels)`);
+    const set = await sf(["admin", "fleet", "labels", LAB, "site=eu", "region=fra"], admin);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr).toContain(`${LAB} labels: site=eu,region=fra`);
+    const rm = await sfJson<{ labels: Record<string, string> }>(
+      ["admin", "fleet", "labels", LAB, "--rm", "region", "tier=gold"],
+      admin,
+    );
+    expect(rm.labels).toEqual({ site: "eu", tier: "gold" });
+    expect((await sf(["admin", "fleet", "show", LAB], viewer)).stdout).toContain(
+      "labels:  site=eu,tier=gold",
+    );
+    expect((await sf(["admin", "fleet", "ls"], viewer)).stdout).toMatch(
+      new RegExp(`^${LAB}\\s+\\S+\\s+\\S+\\s+site=eu,tier=gold`, "m"),
+    );
+    const bad = await sf(["admin", "fleet", "labels", LAB, "site"], admin);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"site" is not KEY=VALUE');
+    const badKey = await sf(["admin", "fleet", "labels", LAB, "Site=eu"], admin);
+    expect(badKey.code, badKey.stderr).toBe(2);
+    expect(badKey.stderr).toContain('"Site" is not a label key');
+    expect((await sf(["admin", "fleet", "labels", LAB, "x=y"], viewer)).code).toBe(3);
+    await sf(["admin", "fleet", "labels", LAB, "--rm", "site", "--rm", "tier"], admin);
   });
 
   it("mints a one-shot enrollment token an agent can enroll with", async () => {

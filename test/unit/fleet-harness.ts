@@ -42,6 +42,8 @@ export interface SpecOptions {
   priorityClass?: string;
   /** `resources.team` (default: none, i.e. the submitter's primary team). */
   team?: string;
+  /** `lifecycle.max_runtime_seconds` (default: none). */
+  maxRuntimeSeconds?: number;
 }
 
 export function spec(o: SpecOptions = {}): JobSpec {
@@ -71,6 +73,7 @@ export function spec(o: SpecOptions = {}): JobSpec {
       retry_on_user_failure: o.retryOnUserFailure ?? false,
       ...(o.resumable === undefined ? {} : { resumable: o.resumable }),
       ...(o.priorityClass === undefined ? {} : { priority_class: o.priorityClass }),
+      ...(o.maxRuntimeSeconds === undefined ? {} : { max_runtime_seconds: o.maxRuntimeSeconds }),
     },
     provenance: { git_commit: null, git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
   };

@@ -58,10 +58,11 @@ export const fleetsRoutes = new Hono<Env>()
       network: JSON.stringify(body.network),
       hfUnavailable: body.hf_unavailable,
       preemptionsPerMinute: body.preemptions_per_minute,
+      labels: JSON.stringify(body.labels),
     };
     // Configure the DO first: a fleet row in D1 must always have a configured DO behind it. A DO
     // configured for a row that then failed to insert is never addressed (its id is fresh).
-    const stored = { ...row, draining: false, drainNote: null, createdAt: nowIso() };
+    const stored = { ...row, draining: false, drainNote: null, createdAt: nowIso(), capacity: null };
     await fleetStub(c.env, row.id).configure(fleetConfig(stored));
     await pushPriorityClasses(c.env, await readPriorityClasses(d), row.id);
     await pushTeams(c.env, d, row.id);
@@ -98,6 +99,7 @@ export const fleetsRoutes = new Hono<Env>()
       ...(body.preemptions_per_minute !== undefined
         ? { preemptionsPerMinute: body.preemptions_per_minute }
         : {}),
+      ...(body.labels ? { labels: JSON.stringify(body.labels) } : {}),
     };
     if (Object.keys(changes).length === 0) return c.json({ fleet: fleetView(f) });
     await d.update(schema.fleets).set(changes).where(eq(schema.fleets.id, f.id)).run();

@@ -37,6 +37,7 @@ export const KNOWN_MIGRATIONS = [
   "0013_priority_classes.sql",
   "0014_teams.sql",
   "0015_lost_work.sql",
+  "0016_placement.sql",
 ] as const;
 
 export const EXPECTED_MIGRATION = KNOWN_MIGRATIONS.at(-1)!;

@@ -2,7 +2,7 @@
  * The isolate's ConfigCache (worker/services/generation-cache.ts) and the ledger's configuration
  * generation it is validated against.
  */
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import { db, schema } from "../../d1/client.js";
 import { ConfigCache } from "./generation-cache.js";
 
@@ -61,4 +61,22 @@ export function noteConfigWrite(method: string, path: string, status: number): v
   if (method === "GET" || method === "HEAD" || status >= 400 || !CONFIG_PATHS.test(path)) return;
   configCache.forget();
   lastSync = 0;
+  placement = null;
+}
+
+/**
+ * How old the fleets (with the capacity summaries their Fleet DOs publish) this isolate holds for placing a
+ * job over several fleets may be before a placement reads them again (worker/submit/placement.ts).
+ */
+export const CAPACITY_REFRESH_MS = 1_000;
+let placement: { at: number; rows: Array<typeof schema.fleets.$inferSelect> } | null = null;
+
+export async function placementFleets(
+  d: ReturnType<typeof db>,
+  now = Date.now(),
+): Promise<Array<typeof schema.fleets.$inferSelect>> {
+  if (placement && now - placement.at < CAPACITY_REFRESH_MS) return placement.rows;
+  const rows = await d.select().from(schema.fleets).orderBy(asc(schema.fleets.name)).all();
+  placement = { at: now, rows };
+  return rows;
 }

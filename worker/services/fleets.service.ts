@@ -54,6 +54,7 @@ export function fleetView(f: FleetRow) {
     network: FleetNetwork.parse(JSON.parse(f.network)),
     hf_unavailable: f.hfUnavailable,
     preemptions_per_minute: f.preemptionsPerMinute,
+    labels: JSON.parse(f.labels) as Record<string, string>,
     created_at: f.createdAt,
   };
 }

@@ -22,6 +22,7 @@ import { configCache } from "../services/config-cache.js";
 import { type FleetRow, fleetByRef } from "../services/fleets.service.js";
 import type { HubClient, HubVerdict } from "../services/hf-hub.js";
 import { readProfiles } from "../services/profiles.service.js";
+import { type CandidateView, placeJob, placesItself } from "./placement.js";
 
 const CONTAINER_FLEETS = new Set(["docker", "kuberay"]);
 const MAX_MANIFEST_BYTES = 8 * 1024 * 1024;
@@ -36,6 +37,8 @@ export interface Checked {
   launch: SubmitInput["launch"];
   /** The image is the catalog framework's own default: no allowlist applies to it. */
   imageFromCatalog: boolean;
+  /** A job placed over several fleets: every candidate, why it was or was not chosen. */
+  candidates?: CandidateView[];
   /** Set when the HuggingFace preflight could not check the repos and the fleet admitted them unchecked. */
   hfUnchecked?: string;
 }
@@ -48,7 +51,7 @@ export interface Checked {
  */
 export async function checkSpec(env: AppEnv, d: Db, raw: unknown): Promise<Checked> {
   const spec = parseValue(JobSpec, raw, "INVALID_SPEC");
-  const fleet = await targetFleet(env, d, spec);
+  const named = placesItself(spec) ? null : await targetFleet(env, d, spec);
   const recipe = await catalogHandshake(d, spec);
   const hp = validateHyperparams(recipe.params, spec.hyperparams);
   if (!hp.ok) {
@@ -57,11 +60,17 @@ export async function checkSpec(env: AppEnv, d: Db, raw: unknown): Promise<Check
     });
   }
   await checkProfiles(d, spec);
-  checkImage(spec, recipe, fleet);
-  checkRuntimeShape(spec, fleet);
+  const fits = (f: FleetRow) => {
+    checkImage(spec, recipe, f);
+    checkRuntimeShape(spec, f);
+  };
+  const placed = named ? null : await placeJob(d, spec, fits);
+  const fleet = named ?? placed!.fleet;
+  if (named) fits(named);
   const blobDigests = await checkBlobs(env, d, spec);
   return {
     fleet,
+    ...(placed ? { candidates: placed.candidates } : {}),
     spec: { ...spec, hyperparams: hp.values },
     blobDigests,
     capsule: await configCache.get("capsule", () => currentCapsule(env.DB)),

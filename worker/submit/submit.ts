@@ -147,6 +147,7 @@ function inputsFor(
     launch: ch.launch,
     imageFromCatalog: ch.imageFromCatalog,
     ...(ch.hfUnchecked ? { hfUnchecked: ch.hfUnchecked } : {}),
+    ...(ch.candidates ? { placement: ch.candidates } : {}),
     // A job array's key names the array: D1's admission rows (unique per key) hold it on its first job.
     idemKey: i === 0 ? key.idemKey : null,
     requestHash: i === 0 ? key.requestHash : null,

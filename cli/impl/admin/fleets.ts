@@ -1,6 +1,7 @@
 /** `sf admin fleet create|ls|show|enroll-token` and `sf admin maintenance status|drain|resume`. */
 import type { Command } from "commander";
 import { FleetNetwork } from "../../../contract/api.schema.js";
+import { FleetLabels, parseSelectorText } from "../../../contract/placement.js";
 import {
   DrainChange,
   EnrollmentTokenView,
@@ -10,6 +11,7 @@ import {
   OneFleet,
 } from "../../../contract/responses.schema.js";
 import { authedApi } from "../../context.js";
+import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print, table } from "../../output.js";
 
 const enc = encodeURIComponent;
@@ -81,10 +83,11 @@ export async function listFleets(cmd: Command): Promise<void> {
         name: f.name,
         kind: f.kind,
         state: f.draining ? "draining" : "open",
+        labels: labelText(f.labels),
         images: f.image_allowlist.length ? f.image_allowlist.join(", ") : null,
         description: f.description || null,
       })),
-      ["name", "kind", "state", "images", "description"],
+      ["name", "kind", "state", "labels", "images", "description"],
     ),
   );
 }
@@ -123,6 +126,49 @@ export async function fleetPreemption(cmd: Command, name: string, o: { perMinute
   });
 }
 
+function labelText(labels: Record<string, string>): string | null {
+  const text = Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  return text || null;
+}
+
+/**
+ * `sf admin fleet labels NAME [KEY=VALUE…] [--rm KEY…]`: the fleet's labels, which a job's
+ * `--fleet-selector` matches; shown, or changed (the others kept).
+ */
+export async function fleetLabels(
+  cmd: Command,
+  name: string,
+  set: string[],
+  o: { rm?: string[] },
+): Promise<void> {
+  const api = authedApi(cmd);
+  let { fleet } = await api.get(`/v1/fleets/${enc(name)}`, FleetLive);
+  if (set.length > 0 || (o.rm ?? []).length > 0) {
+    let added: Record<string, string>;
+    try {
+      added = parseSelectorText(set.join(","));
+    } catch (err) {
+      throw new CliError(`${(err as Error).message}: give labels as KEY=VALUE (e.g. site=eu)`, {
+        exit: EXIT.USAGE,
+      });
+    }
+    const labels = { ...fleet.labels, ...added };
+    for (const k of o.rm ?? []) delete labels[k];
+    const valid = FleetLabels.safeParse(labels);
+    if (!valid.success)
+      throw new CliError(valid.error.issues.map((i) => i.message).join("; "), { exit: EXIT.USAGE });
+    ({ fleet } = await api.patch(`/v1/fleets/${enc(name)}`, OneFleet, { labels }));
+    info(`${c.green("✓")} ${c.bold(fleet.name)} labels: ${labelText(fleet.labels) ?? "(none)"}`);
+    emit({ labels: fleet.labels }, () => undefined);
+    return;
+  }
+  emit({ labels: fleet.labels }, () =>
+    print(`${c.bold(fleet.name)}: ${labelText(fleet.labels) ?? "(no labels)"}`),
+  );
+}
+
 export async function showFleet(cmd: Command, name: string): Promise<void> {
   const live = await authedApi(cmd).get(`/v1/fleets/${enc(name)}`, FleetLive);
   emit(live, () => {
@@ -131,6 +177,7 @@ export async function showFleet(cmd: Command, name: string): Promise<void> {
     print(`${c.bold(f.name)} (${f.kind}, ${f.id})${f.description ? ` — ${f.description}` : ""}`);
     print(`state:   ${live.draining ? c.yellow(`draining: ${live.drain_note ?? ""}`) : "open"}`);
     print(`images:  ${f.image_allowlist.length ? f.image_allowlist.join(", ") : "(catalog defaults only)"}`);
+    print(`labels:  ${labelText(f.labels) ?? "(none)"}`);
     print(`GPUs:    ${t.gpus} total, ${t.allocated} allocated, ${t.free} free`);
     print(`jobs:    ${t.running} running, ${t.queued} queued`);
     print(`network: ${describeNetwork(f.network)}`);

@@ -5,6 +5,7 @@ export interface SubmitFlags {
   allowDirty?: boolean;
   image?: string;
   fleet?: string;
+  fleetSelector?: string;
   /** Names of secrets the job gets as environment variables (repeatable). */
   secret?: string[];
   /** `lifecycle.priority_class`, over config.yaml's. */

@@ -2,6 +2,7 @@
 
 import type { ParamValue } from "../../../contract/hyperparams.js";
 import { JOB_API_VERSION, JobSpec, type JobSpecInput } from "../../../contract/jobspec.schema.js";
+import { parseSelectorText } from "../../../contract/placement.js";
 import type { Pool } from "../../../contract/profile-grammar.js";
 import type { RecipeLock } from "../../../contract/recipe-lock.schema.js";
 import { CliError, EXIT } from "../../errors.js";
@@ -26,7 +27,10 @@ export interface SpecParts {
   lock: RecipeLock;
   name: string;
   image: string | undefined;
+  /** One fleet, or several separated by commas (placed on the one that starts it soonest). */
   fleet: string | undefined;
+  /** --fleet-selector: `KEY=VALUE,…` of fleet labels, or `any` (every fleet whose hardware fits). */
+  fleetSelector?: string;
   pools: Pool[];
   roles: Record<string, string>;
   hyperparams: Record<string, ParamValue>;
@@ -39,6 +43,35 @@ export interface SpecParts {
   workspace: string;
   provenance: { git_commit: string | null; git_dirty: boolean; config_sha: string };
   sweep?: { id: string; index: number; params: Record<string, ParamValue> };
+}
+
+/**
+ * Where the job may run: `--fleet a` names one fleet, `--fleet a,b` several (the control plane places it
+ * on the one that starts it soonest), `--fleet-selector site=eu` the fleets with those labels, `any` every
+ * fleet. A selector and a fleet together are refused.
+ */
+export function placementOf(
+  fleet: string | undefined,
+  selector: string | undefined,
+): Pick<JobSpecInput["resources"], "fleet" | "fleets" | "fleet_selector"> {
+  if (selector !== undefined) {
+    if (fleet) throw new CliError("give --fleet or --fleet-selector, not both", { exit: EXIT.USAGE });
+    let labels: Record<string, string>;
+    try {
+      labels = selector.trim() === "any" ? {} : parseSelectorText(selector);
+    } catch (err) {
+      throw new CliError(`--fleet-selector: ${(err as Error).message} (e.g. site=eu,region=fra, or any)`, {
+        exit: EXIT.USAGE,
+      });
+    }
+    return { fleet_selector: { labels } };
+  }
+  if (!fleet) return {};
+  const names = fleet
+    .split(",")
+    .map((f) => f.trim())
+    .filter(Boolean);
+  return names.length > 1 ? { fleets: names } : { fleet: names[0] ?? fleet };
 }
 
 export function buildSpec(p: SpecParts): JobSpec {
@@ -62,7 +95,7 @@ export function buildSpec(p: SpecParts): JobSpec {
     model: { ...exp.config.model },
     data: { ...exp.config.data },
     resources: {
-      ...(p.fleet ? { fleet: p.fleet } : {}),
+      ...placementOf(p.fleet, p.fleetSelector),
       ...(p.team ? { team: p.team } : {}),
       pools: p.pools,
       roles: p.roles,

@@ -22,7 +22,10 @@ export async function submit(cmd: Command, expName: string, o: SubmitFlags): Pro
     lock: local.lock,
     name: jobName(o.name ?? local.exp.name),
     image: o.image,
-    fleet: o.fleet ?? local.exp.config.fleet ?? local.projectFleet,
+    // A selector stands in for the configured default fleet, not for one given on the command line.
+    fleet:
+      o.fleetSelector === undefined ? (o.fleet ?? local.exp.config.fleet ?? local.projectFleet) : o.fleet,
+    fleetSelector: o.fleetSelector,
     pools: remote.pools,
     roles: remote.roles,
     hyperparams,

@@ -177,7 +177,15 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
     request_hash: input.requestHash ?? null,
     created_at: nowIso(t.now),
   });
-  recordEvent(t, row, null, "QUEUED", "admitted", `user:${input.userName}`, {});
+  recordEvent(
+    t,
+    row,
+    null,
+    "QUEUED",
+    "admitted",
+    `user:${input.userName}`,
+    input.placement ? { placement: input.placement } : {},
+  );
   // Its snapshot goes to the outbox once scheduling decided about it (submit).
   return { row, quotaChanged };
 }

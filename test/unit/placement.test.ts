@@ -1,0 +1,120 @@
+/**
+ * Tier 1: placement's pure parts (contract/placement.ts): which fleets a selector names, why a fleet could
+ * never run a job, when a fleet could start it, and which candidate is chosen; and the capacity summary a
+ * Fleet DO publishes (fleet/capacity.ts), read from the engine's state.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  chooseFleet,
+  estimateStart,
+  type FleetCapacity,
+  FleetSelector,
+  neverFits,
+  parseSelectorText,
+  type SeriesCapacity,
+  selects,
+} from "../../contract/placement.js";
+import { capacitySummary } from "../../durable-objects/fleet/capacity.js";
+import { Fleet, T0 } from "./fleet-harness.js";
+
+const series = (o: Partial<SeriesCapacity>): SeriesCapacity => ({
+  nodes: 2,
+  max_node_gpus: 8,
+  total: 16,
+  free: 0,
+  free_max_node: 0,
+  queued_gpus: 0,
+  next_free_at: null,
+  ...o,
+});
+const cap = (h200: Partial<SeriesCapacity>): FleetCapacity => ({ at: T0, series: { h200: series(h200) } });
+const ONE_NODE_8 = [{ series: "h200", nodes: 1, per_node: 8 }];
+
+describe("fleet selectors", () => {
+  it("match every label given and one of the kinds; {} matches every fleet", () => {
+    const eu = { kind: "docker", labels: { site: "eu", region: "fra" } };
+    expect(selects(FleetSelector.parse({}), eu)).toBe(true);
+    expect(selects(FleetSelector.parse({ labels: { site: "eu" } }), eu)).toBe(true);
+    expect(selects(FleetSelector.parse({ labels: { site: "eu", region: "ams" } }), eu)).toBe(false);
+    expect(selects(FleetSelector.parse({ kinds: ["slurm", "docker"] }), eu)).toBe(true);
+    expect(selects(FleetSelector.parse({ kinds: ["slurm"] }), eu)).toBe(false);
+  });
+
+  it("parse from the CLI's KEY=VALUE list, and refuse what is not one", () => {
+    expect(parseSelectorText("site=eu, region=fra")).toEqual({ site: "eu", region: "fra" });
+    expect(() => parseSelectorText("site")).toThrow('"site" is not KEY=VALUE');
+    expect(FleetSelector.safeParse({ labels: { "Bad Key": "x" } }).success).toBe(false);
+    expect(FleetSelector.safeParse({ labels: {}, extra: 1 }).success).toBe(false);
+  });
+});
+
+describe("estimates and the choice", () => {
+  it("says why a fleet could never run a job, from its nodes", () => {
+    expect(neverFits(cap({}), [{ series: "a100", nodes: 1, per_node: 1 }])).toBe("it has no a100 nodes");
+    expect(neverFits(cap({ max_node_gpus: 4 }), ONE_NODE_8)).toBe(
+      "its biggest h200 node has 4 GPUs; this job needs 8 per node",
+    );
+    expect(neverFits(cap({ nodes: 1 }), [{ series: "h200", nodes: 2, per_node: 8 }])).toBe(
+      "it has 1 h200 node; this job needs 2",
+    );
+    expect(neverFits(cap({}), ONE_NODE_8)).toBeNull();
+  });
+
+  it("starts now where the GPUs are free on one node, else when the first run ends by its limit, else unknown", () => {
+    expect(estimateStart(cap({ free: 8, free_max_node: 8 }), ONE_NODE_8).at).toBe(0);
+    // 8 free, but spread over two nodes: a one-node job does not fit now.
+    expect(estimateStart(cap({ free: 8, free_max_node: 4 }), ONE_NODE_8).at).toBeNull();
+    const later = estimateStart(cap({ next_free_at: T0 + 60_000, queued_gpus: 8 }), ONE_NODE_8);
+    expect(later).toEqual({
+      at: T0 + 60_000,
+      basis: `full until ${new Date(T0 + 60_000).toISOString()} (h200: 0/16 free, 8 queued)`,
+    });
+    expect(estimateStart(null, ONE_NODE_8)).toEqual({
+      at: null,
+      basis: "the fleet has published no capacity yet",
+    });
+    expect(estimateStart(cap({ total: 0 }), ONE_NODE_8).basis).toBe("no connected h200 GPUs");
+  });
+
+  it("chooses a fleet that starts it now (the most free first), else the earliest start, else the least queued", () => {
+    const c = (name: string, capacity: FleetCapacity) => ({
+      name,
+      capacity,
+      estimate: estimateStart(capacity, ONE_NODE_8),
+    });
+    const now8 = c("now8", cap({ free: 8, free_max_node: 8 }));
+    const now16 = c("now16", cap({ free: 16, free_max_node: 8 }));
+    const soon = c("soon", cap({ next_free_at: T0 + 1_000 }));
+    const later = c("later", cap({ next_free_at: T0 + 9_000 }));
+    const busy = c("busy", cap({ queued_gpus: 64 }));
+    const idle = c("idle", cap({ queued_gpus: 8 }));
+    expect(chooseFleet([now8, soon, now16], ONE_NODE_8)?.name).toBe("now16");
+    expect(chooseFleet([later, busy, soon], ONE_NODE_8)?.name).toBe("soon");
+    expect(chooseFleet([busy, idle], ONE_NODE_8)?.name).toBe("idle");
+    // Ties keep the candidates' order.
+    expect(chooseFleet([idle, { ...idle, name: "idle2" }], ONE_NODE_8)?.name).toBe("idle");
+    expect(chooseFleet([], ONE_NODE_8)).toBeUndefined();
+  });
+});
+
+describe("the capacity a Fleet DO publishes", () => {
+  it("counts nodes, free GPUs, the largest free on a node, queued GPUs and the first time limit", () => {
+    const f = new Fleet();
+    f.agent("gpu-a", 8);
+    f.agent("gpu-b", 4);
+    expect(capacitySummary(f.s, f.now).series.h200).toEqual({
+      nodes: 2,
+      max_node_gpus: 8,
+      total: 12,
+      free: 12,
+      free_max_node: 8,
+      queued_gpus: 0,
+      next_free_at: null,
+    });
+    f.submit({ gpus: 8, maxRuntimeSeconds: 600 });
+    f.submit({ gpus: 8 });
+    const after = capacitySummary(f.s, f.now).series.h200!;
+    expect(after).toMatchObject({ total: 12, free: 4, free_max_node: 4, queued_gpus: 8 });
+    expect(after.next_free_at).toBe(f.now + 600_000);
+  });
+});

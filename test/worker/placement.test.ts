@@ -1,0 +1,136 @@
+/**
+ * Tier 2: a job that names several fleets, or a selector of them, is placed by the real Worker on the one
+ * that starts it soonest, from the capacity summaries the Fleet DOs publish to D1; the candidates and the
+ * choice are recorded on its `admitted` event; a spec no candidate could run is refused with
+ * NO_ELIGIBLE_FLEET naming each candidate's reason, and leaves nothing behind.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN,
+  api,
+  converged,
+  countRows,
+  createFleet,
+  createUser,
+  customSpec,
+  registerNode,
+} from "./helpers.js";
+
+let user = "";
+
+beforeAll(async () => {
+  user = await createUser("pl-user");
+  await createFleet("pl-eu-1", { labels: { site: "eu", region: "fra" } });
+  await createFleet("pl-eu-2", { labels: { site: "eu", region: "ams" } });
+  await createFleet("pl-us-1", { labels: { site: "us" }, kind: "process" });
+  for (const f of ["pl-eu-1", "pl-eu-2", "pl-us-1"]) await registerNode(f, `${f}-n1`, 8);
+});
+
+async function placedSpec(resources: Record<string, unknown>, gpus = 8, series = "h200", nodes = 1) {
+  const spec = await customSpec({
+    fleet: "x",
+    gpus,
+    pools: [{ name: "default", profile: series, series, nodes, gpus_per_node: gpus }],
+  });
+  const { fleet: _named, ...rest } = spec.resources;
+  spec.resources = { ...rest, ...resources } as typeof spec.resources;
+  return spec;
+}
+
+async function submitted(spec: unknown) {
+  const r = await api(user, "POST", "/v1/jobs", spec);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.job as { id: string; fleet_id: string };
+}
+
+async function fleetIdOf(name: string): Promise<string> {
+  return (await api(ADMIN, "GET", `/v1/fleets/${name}`)).body.fleet.id as string;
+}
+
+describe("placement over several fleets", () => {
+  it("places a job on a fleet that can start it now, and records every candidate on its admitted event", async () => {
+    await converged();
+    // pl-eu-1 fills up with a job of its own.
+    const full = await submitted(await customSpec({ fleet: "pl-eu-1", gpus: 8 }));
+    expect(full.fleet_id).toBe(await fleetIdOf("pl-eu-1"));
+    await converged();
+    // Labels are set at creation and shown.
+    expect((await api(ADMIN, "GET", "/v1/fleets/pl-eu-1")).body.fleet.labels).toEqual({
+      site: "eu",
+      region: "fra",
+    });
+
+    const job = await submitted(await placedSpec({ fleets: ["pl-eu-1", "pl-eu-2"] }));
+    expect(job.fleet_id).toBe(await fleetIdOf("pl-eu-2"));
+    const detail = (await api(user, "GET", `/v1/jobs/${job.id}`)).body;
+    const admitted = detail.events.find((e: { edge: string }) => e.edge === "admitted");
+    expect(admitted.detail.placement).toEqual([
+      expect.objectContaining({ fleet: "pl-eu-1", eligible: true, estimated_start: null, chosen: false }),
+      expect.objectContaining({ fleet: "pl-eu-2", eligible: true, estimated_start: 0, chosen: true }),
+    ]);
+    expect(admitted.detail.placement[0].reason).toMatch(/^full, and nothing there ends by a known time/);
+    expect(admitted.detail.placement[1].reason).toMatch(/^fits now \(h200: 8\/8 free, 0 queued\)/);
+  });
+
+  it("places by a selector of labels and kinds", async () => {
+    await converged();
+    const us = await submitted(await placedSpec({ fleet_selector: { labels: { site: "us" } } }, 1));
+    expect(us.fleet_id).toBe(await fleetIdOf("pl-us-1"));
+    // A kind the us fleet is not: only the docker fleets of the eu site are candidates.
+    const eu = await submitted(
+      await placedSpec({ fleet_selector: { labels: { region: "ams" }, kinds: ["docker"] } }, 1),
+    );
+    expect(eu.fleet_id).toBe(await fleetIdOf("pl-eu-2"));
+  });
+
+  it("refuses a job no candidate could run with NO_ELIGIBLE_FLEET, each candidate's reason given, and leaves nothing behind", async () => {
+    await converged();
+    const jobs = await countRows("jobs");
+    const r = await api(
+      user,
+      "POST",
+      "/v1/jobs",
+      await placedSpec({ fleets: ["pl-eu-1", "pl-nowhere", "pl-us-1"] }, 4, "a100"),
+    );
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe("NO_ELIGIBLE_FLEET");
+    expect(r.body.error.details.candidates).toEqual([
+      expect.objectContaining({ fleet: "pl-eu-1", eligible: false, reason: "it has no a100 nodes" }),
+      expect.objectContaining({ fleet: "pl-nowhere", eligible: false, reason: "no such fleet" }),
+      expect.objectContaining({ fleet: "pl-us-1", eligible: false, reason: "it has no a100 nodes" }),
+    ]);
+    expect(r.body.error.message).toContain("pl-nowhere: no such fleet");
+
+    const none = await api(
+      user,
+      "POST",
+      "/v1/jobs",
+      await placedSpec({ fleet_selector: { labels: { site: "mars" } } }),
+    );
+    expect(none.status).toBe(422);
+    expect(none.body.error).toMatchObject({
+      code: "NO_ELIGIBLE_FLEET",
+      message: "no fleet matches the job's fleet selector",
+    });
+
+    const big = await api(user, "POST", "/v1/jobs", await placedSpec({ fleets: ["pl-eu-2"] }, 8, "h200", 2));
+    expect(big.body.error.details.candidates[0].reason).toBe("it has 1 h200 node; this job needs 2");
+    expect(await countRows("jobs")).toBe(jobs);
+  });
+
+  it("refuses a spec that names a fleet and also fleets or a selector, or a fleet twice", async () => {
+    for (const resources of [
+      { fleet: "pl-eu-1", fleets: ["pl-eu-2"] },
+      { fleets: ["pl-eu-1"], fleet_selector: {} },
+      { fleets: ["pl-eu-1", "pl-eu-1"] },
+    ]) {
+      const r = await api(user, "POST", "/v1/jobs", await placedSpec(resources));
+      expect(r.status, JSON.stringify(resources)).toBe(400);
+      expect(r.body.error.code).toBe("INVALID_SPEC");
+    }
+    const badLabel = await api(ADMIN, "PATCH", "/v1/fleets/pl-eu-1", { labels: { "Bad Key": "x" } });
+    expect(badLabel.status).toBe(400);
+    const relabel = await api(ADMIN, "PATCH", "/v1/fleets/pl-eu-1", { labels: { site: "eu", tier: "gold" } });
+    expect(relabel.body.fleet.labels).toEqual({ site: "eu", tier: "gold" });
+  });
+});
