@@ -87,8 +87,17 @@ export const fleets = sqliteTable("fleets", {
   preemptionsPerMinute: integer("preemptions_per_minute").notNull().default(10),
   /** JSON FleetLabels (`site`, `region`, …) a job's fleet selector matches. */
   labels: text("labels").notNull().default("{}"),
-  /** JSON FleetCapacity, as the Fleet DO last published it (placement reads it; null: not yet). */
-  capacity: text("capacity"),
+});
+
+/**
+ * What each Fleet DO last published about its capacity (JSON FleetCapacity), for placement over several
+ * fleets. Apart from `fleets`: that is configuration, and a change to it moves the configuration
+ * generation every isolate's cache follows; this changes with every decision.
+ */
+export const fleetCapacity = sqliteTable("fleet_capacity", {
+  fleetId: text("fleet_id").primaryKey(),
+  capacity: text("capacity").notNull(),
+  updatedAt: text("updated_at").notNull(),
 });
 
 export const enrollmentTokens = sqliteTable("enrollment_tokens", {

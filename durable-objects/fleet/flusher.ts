@@ -4,7 +4,6 @@
  * failure keeps the entries and backs off through the outbox timer; `projected` is the read barrier.
  * The object owns this one instance and calls `afterChange` / `projected` / `flush` (its alarm).
  */
-import { eq } from "drizzle-orm";
 import { backoffDelay } from "../../contract/backoff.js";
 import { db, schema } from "../../d1/client.js";
 import { type DoEnv, doSettings } from "../env.js";
@@ -67,10 +66,11 @@ export class OutboxFlusher {
     const summary = capacitySummary(this.store, Date.now());
     const key = JSON.stringify(summary.series);
     if (key === this.publishedCapacity) return;
+    const row = { capacity: JSON.stringify(summary), updatedAt: new Date(summary.at).toISOString() };
     await db(this.env.DB)
-      .update(schema.fleets)
-      .set({ capacity: JSON.stringify(summary) })
-      .where(eq(schema.fleets.id, fleetId(this.store)))
+      .insert(schema.fleetCapacity)
+      .values({ fleetId: fleetId(this.store), ...row })
+      .onConflictDoUpdate({ target: schema.fleetCapacity.fleetId, set: row })
       .run();
     this.publishedCapacity = key;
   }

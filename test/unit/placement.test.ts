@@ -4,6 +4,7 @@
  * Fleet DO publishes (fleet/capacity.ts), read from the engine's state.
  */
 import { describe, expect, it } from "vitest";
+import { placementOf } from "../../cli/impl/submit/spec.js";
 import {
   chooseFleet,
   estimateStart,
@@ -116,5 +117,19 @@ describe("the capacity a Fleet DO publishes", () => {
     const after = capacitySummary(f.s, f.now).series.h200!;
     expect(after).toMatchObject({ total: 12, free: 4, free_max_node: 4, queued_gpus: 8 });
     expect(after.next_free_at).toBe(f.now + 600_000);
+  });
+});
+
+describe("sf submit's --fleet and --fleet-selector", () => {
+  it("name one fleet, several, or a selector; never a fleet and a selector together", () => {
+    expect(placementOf("lab", undefined)).toEqual({ fleet: "lab" });
+    expect(placementOf("lab, hpc", undefined)).toEqual({ fleets: ["lab", "hpc"] });
+    expect(placementOf(undefined, undefined)).toEqual({});
+    expect(placementOf(undefined, "site=eu,region=fra")).toEqual({
+      fleet_selector: { labels: { site: "eu", region: "fra" } },
+    });
+    expect(placementOf(undefined, "any")).toEqual({ fleet_selector: { labels: {} } });
+    expect(() => placementOf("lab", "site=eu")).toThrow("give --fleet or --fleet-selector, not both");
+    expect(() => placementOf(undefined, "site")).toThrow(/--fleet-selector: "site" is not KEY=VALUE/);
   });
 });

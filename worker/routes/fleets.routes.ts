@@ -62,7 +62,7 @@ export const fleetsRoutes = new Hono<Env>()
     };
     // Configure the DO first: a fleet row in D1 must always have a configured DO behind it. A DO
     // configured for a row that then failed to insert is never addressed (its id is fresh).
-    const stored = { ...row, draining: false, drainNote: null, createdAt: nowIso(), capacity: null };
+    const stored = { ...row, draining: false, drainNote: null, createdAt: nowIso() };
     await fleetStub(c.env, row.id).configure(fleetConfig(stored));
     await pushPriorityClasses(c.env, await readPriorityClasses(d), row.id);
     await pushTeams(c.env, d, row.id);

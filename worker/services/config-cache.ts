@@ -69,14 +69,19 @@ export function noteConfigWrite(method: string, path: string, status: number): v
  * job over several fleets may be before a placement reads them again (worker/submit/placement.ts).
  */
 export const CAPACITY_REFRESH_MS = 1_000;
-let placement: { at: number; rows: Array<typeof schema.fleets.$inferSelect> } | null = null;
+export type PlacementFleet = typeof schema.fleets.$inferSelect & { capacity: string | null };
+let placement: { at: number; rows: PlacementFleet[] } | null = null;
 
-export async function placementFleets(
-  d: ReturnType<typeof db>,
-  now = Date.now(),
-): Promise<Array<typeof schema.fleets.$inferSelect>> {
+export async function placementFleets(d: ReturnType<typeof db>, now = Date.now()): Promise<PlacementFleet[]> {
   if (placement && now - placement.at < CAPACITY_REFRESH_MS) return placement.rows;
-  const rows = await d.select().from(schema.fleets).orderBy(asc(schema.fleets.name)).all();
+  const rows = (
+    await d
+      .select({ fleet: schema.fleets, capacity: schema.fleetCapacity.capacity })
+      .from(schema.fleets)
+      .leftJoin(schema.fleetCapacity, eq(schema.fleetCapacity.fleetId, schema.fleets.id))
+      .orderBy(asc(schema.fleets.name))
+      .all()
+  ).map((r) => ({ ...r.fleet, capacity: r.capacity }));
   placement = { at: now, rows };
   return rows;
 }

@@ -17,7 +17,7 @@ import {
 } from "../../contract/placement.js";
 import type { Db } from "../../d1/client.js";
 import { AppError } from "../errors.js";
-import { placementFleets } from "../services/config-cache.js";
+import { type PlacementFleet, placementFleets } from "../services/config-cache.js";
 import type { FleetRow } from "../services/fleets.service.js";
 
 /** One candidate as `sf job why` and the refusal show it. */
@@ -61,7 +61,8 @@ export async function placeJob(
   const needs = seriesNeeds(spec);
   const named = spec.resources.fleets;
   const views: CandidateView[] = [];
-  const eligible: Array<{ fleet: FleetRow; capacity: FleetCapacity | null; estimate: StartEstimate }> = [];
+  const eligible: Array<{ fleet: PlacementFleet; capacity: FleetCapacity | null; estimate: StartEstimate }> =
+    [];
   const candidates = named
     ? named.map((name) => ({ name, fleet: byName.get(name) }))
     : all
