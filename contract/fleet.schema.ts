@@ -4,12 +4,14 @@
  * runs, nodes, the fleet view, drain reports). Views are zod schemas (loose, so a field added later does
  * not break an older client); RPC inputs are plain types.
  */
+
 import { z } from "zod";
 import { Orphan } from "./agent-frames.schema.js";
 import { FleetNetwork, JobView, PendingReasons, type Quota, TimeWindow } from "./api.schema.js";
 import type { Entrypoint } from "./catalog.schema.js";
 import type { JobSpec } from "./jobspec.schema.js";
 import { Placement } from "./launch-request.schema.js";
+import type { PlacementCandidate } from "./placement.js";
 
 export const FleetConfig = z.object({
   id: z.string(),
@@ -56,13 +58,7 @@ export interface SubmitInput {
    * A job placed over several fleets (worker/submit/placement.ts): every candidate and why it was or was
    * not chosen, recorded on its `admitted` event.
    */
-  placement?: Array<{
-    fleet: string;
-    eligible: boolean;
-    reason: string;
-    estimated_start: number | null;
-    chosen: boolean;
-  }>;
+  placement?: PlacementCandidate[];
   /** The request's Idempotency-Key and body hash, recorded with the admission D1 projects. */
   idemKey?: string | null;
   requestHash?: string | null;

@@ -88,6 +88,30 @@ export const FleetCapacity = z.object({
 });
 export type FleetCapacity = z.infer<typeof FleetCapacity>;
 
+/**
+ * One candidate fleet of a placement, as the job's `admitted` event records it (`detail.placement`) and
+ * NO_ELIGIBLE_FLEET lists it (`details.candidates`).
+ */
+export interface PlacementCandidate {
+  fleet: string;
+  /** It could run the job (else `reason` says why never). */
+  eligible: boolean;
+  /** Why it could never run the job, or the basis of its estimated start. */
+  reason: string;
+  /** Epoch ms of the estimated start: 0 now, null unknown (or not eligible). */
+  estimated_start: number | null;
+  chosen: boolean;
+}
+
+/** The candidates a job's `admitted` event recorded (`detail.placement`), or null: it named one fleet. */
+export function admittedPlacement(
+  events: ReadonlyArray<{ edge: string; detail: unknown }>,
+): PlacementCandidate[] | null {
+  const admitted = events.find((e) => e.edge === "admitted");
+  const p = (admitted?.detail as { placement?: unknown } | null | undefined)?.placement;
+  return Array.isArray(p) ? (p as PlacementCandidate[]) : null;
+}
+
 /** What a job needs of one series: `nodes` nodes with `per_node` free GPUs each. */
 export interface SeriesNeed {
   series: string;

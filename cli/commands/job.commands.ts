@@ -66,6 +66,15 @@ export function register(program: Command): void {
     .action(async (id: string, o, cmd: Command) => (await import("../impl/job/show.js")).show(cmd, id, o));
 
   job
+    .command("why")
+    .argument("<id>", "the job id (job_…)")
+    .description(
+      "say why a job is where it is: what it waits for, and for a job placed over several fleets, every candidate fleet, its estimated start and why it was or was not chosen",
+    )
+    .addHelpText("after", examples(["sf job why job_01jv6…", "sf job why job_01jv6… --json | jq .placement"]))
+    .action(async (id: string, _o, cmd: Command) => (await import("../impl/job/why.js")).why(cmd, id));
+
+  job
     .command("logs")
     .argument("[id]", "the job id (default: your most recent job)")
     .description("print a job's log lines, or follow them live until the job ends")

@@ -33,6 +33,7 @@ describe("sf completion", () => {
       "show",
       "network",
       "preemption",
+      "labels",
       "enroll-token",
     ]);
     expect(complete(script, ["sf", "--json", "admin", "ma"])).toEqual(["maintenance"]);

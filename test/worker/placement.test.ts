@@ -5,6 +5,7 @@
  * NO_ELIGIBLE_FLEET naming each candidate's reason, and leaves nothing behind.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { signIn } from "./console-support.js";
 import {
   ADMIN,
   api,
@@ -70,6 +71,18 @@ describe("placement over several fleets", () => {
     ]);
     expect(admitted.detail.placement[0].reason).toMatch(/^full, and nothing there ends by a known time/);
     expect(admitted.detail.placement[1].reason).toMatch(/^fits now \(h200: 8\/8 free, 0 queued\)/);
+
+    // The console's job page shows the candidates and the choice.
+    const page = (await (await signIn(user)).get(`/console/jobs/${job.id}`)).html;
+    expect(page).toContain('<h2 id="placement-h">Placement</h2>');
+    expect(page).toMatch(
+      /<tr data-candidate="pl-eu-2" data-chosen="1"><th scope="row">pl-eu-2<\/th><td>yes<\/td><td>yes<\/td><td>now<\/td><td>fits now/,
+    );
+    expect(page).toMatch(
+      /<tr data-candidate="pl-eu-1"><th scope="row">pl-eu-1<\/th><td>—<\/td><td>yes<\/td><td>unknown<\/td>/,
+    );
+    // A job that named one fleet has no placement to show.
+    expect((await (await signIn(user)).get(`/console/jobs/${full.id}`)).html).not.toContain("placement-h");
   });
 
   it("places by a selector of labels and kinds", async () => {

@@ -11,6 +11,7 @@ import {
   estimateStart,
   FleetCapacity,
   neverFits,
+  type PlacementCandidate,
   type SeriesNeed,
   type StartEstimate,
   selects,
@@ -21,15 +22,7 @@ import { type PlacementFleet, placementFleets } from "../services/config-cache.j
 import type { FleetRow } from "../services/fleets.service.js";
 
 /** One candidate as `sf job why` and the refusal show it. */
-export interface CandidateView {
-  fleet: string;
-  eligible: boolean;
-  /** Why it could never take the job (eligible: false), or how soon it could start it. */
-  reason: string;
-  /** Epoch ms of the estimated start (0: now; null: unknown or not eligible). */
-  estimated_start: number | null;
-  chosen: boolean;
-}
+export type CandidateView = PlacementCandidate;
 
 export interface Placed {
   fleet: FleetRow;

@@ -22,6 +22,7 @@ import {
 } from "../job-data.js";
 import { CsrfField, Layout, Notice, Time } from "../layout.js";
 import type { Session } from "../session.js";
+import { Placement } from "./job-placement.js";
 import { tabContent } from "./job-tabs.js";
 import { durationOf, StateBadge } from "./jobs.js";
 
@@ -271,6 +272,7 @@ const Header: FC<{ detail: JobDetail; nodeNames: Map<string, string>; session: S
           {prov?.config_sha ? <code class="digest">{prov.config_sha}</code> : "—"}
         </Fact>
       </dl>
+      <Placement events={detail.events} />
     </header>
   );
 };
