@@ -96,6 +96,15 @@ describe("placement over several fleets", () => {
     expect(eu.fleet_id).toBe(await fleetIdOf("pl-eu-2"));
   });
 
+  it("places a job array on one fleet, all its jobs together", async () => {
+    await converged();
+    const spec = await placedSpec({ fleets: ["pl-us-1", "pl-eu-2"] }, 1);
+    const r = await api(user, "POST", "/v1/jobs", { jobs: [spec, spec, spec] });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    const fleets = new Set((r.body.jobs as Array<{ fleet_id: string }>).map((j) => j.fleet_id));
+    expect(fleets.size).toBe(1);
+  });
+
   it("refuses a job no candidate could run with NO_ELIGIBLE_FLEET, each candidate's reason given, and leaves nothing behind", async () => {
     await converged();
     // Nothing of the refused job stays anywhere: not in the fleets it named, not in D1, not in its user's object.

@@ -49,7 +49,7 @@ export interface Checked {
  * runtime, and its workspace is uploaded. Admin-owned rows come through the isolate's ConfigCache, which
  * the caller validates in the batch that reserves the job's slot.
  */
-export async function checkSpec(env: AppEnv, d: Db, raw: unknown): Promise<Checked> {
+export async function checkSpec(env: AppEnv, d: Db, raw: unknown, prefer?: string): Promise<Checked> {
   const spec = parseValue(JobSpec, raw, "INVALID_SPEC");
   const named = placesItself(spec) ? null : await targetFleet(env, d, spec);
   const recipe = await catalogHandshake(d, spec);
@@ -64,7 +64,7 @@ export async function checkSpec(env: AppEnv, d: Db, raw: unknown): Promise<Check
     checkImage(spec, recipe, f);
     checkRuntimeShape(spec, f);
   };
-  const placed = named ? null : await placeJob(d, spec, fits);
+  const placed = named ? null : await placeJob(d, spec, fits, prefer);
   const fleet = named ?? placed!.fleet;
   if (named) fits(named);
   const blobDigests = await checkBlobs(env, d, spec);

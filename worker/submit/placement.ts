@@ -47,6 +47,8 @@ export async function placeJob(
   d: Db,
   spec: JobSpec,
   fits: (fleet: FleetRow) => void,
+  /** The fleet to choose if it is eligible (a job array's later jobs: where its first went). */
+  prefer?: string,
   now = Date.now(),
 ): Promise<Placed> {
   const all = await placementFleets(d, now);
@@ -100,7 +102,7 @@ export async function placeJob(
       chosen: false,
     });
   }
-  const chosen = chooseFleet(eligible, needs);
+  const chosen = eligible.find((e) => e.fleet.name === prefer) ?? chooseFleet(eligible, needs);
   if (!chosen) {
     const what = named ? `the fleets it names (${named.join(", ")})` : "the fleets its selector matches";
     throw new AppError(

@@ -85,7 +85,8 @@ async function checkAll(c: Ctx, specs: unknown[]): Promise<Checked[]> {
   for (const [i, raw] of specs.entries()) {
     let checked: Checked;
     try {
-      checked = await checkSpec(c.env, d, raw);
+      // A job array goes to one fleet: its later jobs are placed where its first went, if they may run there.
+      checked = await checkSpec(c.env, d, raw, out[0]?.fleet.name);
       const { spec, token } = await withHubToken(
         c.env,
         d,
