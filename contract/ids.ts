@@ -1,6 +1,18 @@
 import { ulid } from "ulid";
 
-export type IdPrefix = "usr" | "tok" | "job" | "run" | "flt" | "nod" | "cmd" | "frm" | "wh" | "evt" | "upl";
+export type IdPrefix =
+  | "usr"
+  | "tok"
+  | "job"
+  | "run"
+  | "flt"
+  | "nod"
+  | "cmd"
+  | "frm"
+  | "wh"
+  | "evt"
+  | "upl"
+  | "mov";
 
 /**
  * The ids' randomness, from the platform's CSPRNG 256 bytes at a time (ulid's default asks it for one byte

@@ -205,3 +205,68 @@ export function chooseFleet<T extends { capacity: FleetCapacity | null; estimate
   }
   return best;
 }
+
+/** A fleet a waiting job could move to, as the holding fleet reads it from D1 (re-routing). */
+export interface RerouteTarget {
+  id: string;
+  name: string;
+  draining: boolean;
+  capacity: FleetCapacity | null;
+}
+
+/** A move the holding fleet offers: its waiting job to the fleet that starts it soonest. */
+export interface PlannedMove {
+  jobId: string;
+  to: { id: string; name: string };
+  why: "starts_sooner" | "site_lost";
+  /** The receiver takes it only if it starts it at once (not so when this fleet's site is lost). */
+  mustStart: boolean;
+  basis: string;
+}
+
+/**
+ * Which of a fleet's waiting multi-fleet jobs to offer where, in queue order: each to the other candidate
+ * that starts it now (the most free first), or, when every agent of this fleet is gone (`siteLost`), to
+ * the candidate that starts it soonest even if it must wait there. What one planned move takes of a
+ * target's free GPUs is not offered to the next job. Pure.
+ */
+export function planReroutes(
+  jobs: ReadonlyArray<{ id: string; needs: readonly SeriesNeed[]; fleets: readonly string[] }>,
+  self: string,
+  targets: ReadonlyMap<string, RerouteTarget>,
+  siteLost: boolean,
+): PlannedMove[] {
+  const left = new Map<string, FleetCapacity | null>(
+    [...targets].map(([name, t]) => [name, t.capacity ? structuredClone(t.capacity) : null]),
+  );
+  const out: PlannedMove[] = [];
+  for (const job of jobs) {
+    const options = job.fleets.flatMap((name) => {
+      const t = targets.get(name);
+      if (name === self || !t || t.draining) return [];
+      const capacity = left.get(name) ?? null;
+      if (neverFits(capacity, job.needs)) return [];
+      const estimate = estimateStart(capacity, job.needs);
+      return siteLost || estimate.at === 0 ? [{ target: t, capacity, estimate }] : [];
+    });
+    const best = chooseFleet(options, job.needs);
+    if (!best) continue;
+    out.push({
+      jobId: job.id,
+      to: { id: best.target.id, name: best.target.name },
+      why: siteLost ? "site_lost" : "starts_sooner",
+      mustStart: !siteLost,
+      basis: best.estimate.basis,
+    });
+    if (best.capacity && best.estimate.at === 0) {
+      for (const n of job.needs) {
+        const s = best.capacity.series[n.series];
+        if (s) {
+          s.free -= n.nodes * n.per_node;
+          s.free_max_node = Math.min(s.free_max_node, s.free);
+        }
+      }
+    }
+  }
+  return out;
+}

@@ -17,6 +17,7 @@ export interface SettingsEnv {
   SF_WEBHOOK_RETRY_SECONDS?: string;
   SF_WEBHOOK_MAX_ATTEMPTS?: string;
   SF_RESERVATION_SETTLE_SECONDS?: string;
+  SF_SITE_LOST_SECONDS?: string;
   /** HMAC key for run-scoped ingest tokens (a secret: never in wrangler.toml). */
   SF_JWT_SECRET?: string;
   /** base64url of the 32-byte key job secrets are sealed with (a secret; docs/security.md). */
@@ -55,6 +56,11 @@ const DoSettings = z.object({
    * again (the submitting request died between the two): the job is there, or its slot and key are freed.
    */
   reservationSettleMs: seconds(15),
+  /**
+   * After every agent of a fleet has been gone this long, its waiting multi-fleet jobs move to another of
+   * their fleets even if they must wait there (re-routing, fleet/rerouter.ts).
+   */
+  siteLostMs: seconds(120),
   publicUrl: z.string().optional(),
   jwtSecret: z.string().optional(),
   secretsKey: z.string().optional(),
@@ -79,6 +85,7 @@ export function doSettings(env: SettingsEnv): DoSettings {
       webhookRetryMs: env.SF_WEBHOOK_RETRY_SECONDS,
       webhookMaxAttempts: env.SF_WEBHOOK_MAX_ATTEMPTS,
       reservationSettleMs: env.SF_RESERVATION_SETTLE_SECONDS,
+      siteLostMs: env.SF_SITE_LOST_SECONDS,
       publicUrl: env.SF_PUBLIC_URL || undefined,
       jwtSecret: env.SF_JWT_SECRET || undefined,
       secretsKey: env.SF_SECRETS_KEY || undefined,

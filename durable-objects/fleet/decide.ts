@@ -34,10 +34,12 @@ import {
 import { setBudgets } from "./rules/budgets.js";
 import { setPriorityClasses } from "./rules/classes.js";
 import { runEvent } from "./rules/events.js";
+import type { Handoff } from "./rules/handoff-state.js";
 import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
 import { type NodeAction, type NodeAdminReport, nodeAction } from "./rules/nodes.js";
 import { checkpointed, holdExpired } from "./rules/preempt.js";
+import { acceptMove, handoffDone, handoffOut, type MoveAnswer, type MoveOffer } from "./rules/reroute.js";
 import {
   action,
   confirmAdmissions,
@@ -94,7 +96,13 @@ export type FleetEvent =
   /** A timer row came due: `schedule`, `windows`, `retry:<job>`, `lost:<node>`. */
   | { type: "timer"; id: string }
   /** An admin cordons, uncordons, drains, revokes or removes a node (by id or name). */
-  | { type: "node_admin"; node: string; action: NodeAction; actor: string; note: string | null };
+  | { type: "node_admin"; node: string; action: NodeAction; actor: string; note: string | null }
+  /** Re-routing (rules/reroute.ts): this fleet freezes a queued job to offer it to another. */
+  | { type: "handoff_out"; jobId: string; handoff: Omit<Handoff, "at"> }
+  /** Another fleet offers one of its queued jobs. */
+  | { type: "accept_move"; offer: MoveOffer }
+  /** The fleet this one offered a job to answered. */
+  | { type: "handoff_done"; jobId: string; moveId: string; answer: MoveAnswer };
 
 /** What each event answers. */
 export interface FleetResults {
@@ -123,6 +131,9 @@ export interface FleetResults {
   checkpointed: undefined;
   timer: undefined;
   node_admin: Result<NodeAdminReport>;
+  handoff_out: MoveOffer | null;
+  accept_move: MoveAnswer;
+  handoff_done: undefined;
 }
 
 export interface Decision<T> {
@@ -227,6 +238,13 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
       return undefined;
     case "node_admin":
       return nodeAction(t, e.node, e.action, e.actor, e.note);
+    case "handoff_out":
+      return handoffOut(t, e.jobId, e.handoff);
+    case "accept_move":
+      return acceptMove(t, e.offer);
+    case "handoff_done":
+      handoffDone(t, e.jobId, e.moveId, e.answer);
+      return undefined;
   }
 }
 

@@ -30,6 +30,7 @@ import type { PriorityClass } from "../../contract/priority-classes.js";
 import type { FleetBudgets, FleetTeams } from "../../contract/teams.js";
 import { type DoEnv, doSettings } from "../env.js";
 import { fromWire, type Settled, serveWire, type Wire } from "../group-commit.js";
+import { type Rpc, stubOf } from "../rpc.js";
 import type { ConfirmInput, FleetAdmissions, JobVersions } from "../user/types.js";
 import { AgentSockets } from "./agent-sockets.js";
 import { CommandSender } from "./commands.js";
@@ -38,7 +39,10 @@ import { DRY_RUN, dryRunAnswer } from "./dry-run.js";
 import { OutboxFlusher } from "./flusher.js";
 import { noticeKey } from "./keys.js";
 import { agentAdmitted } from "./node-admin.js";
+import { Rerouter } from "./rerouter.js";
+import { movedTo } from "./rules/handoff-state.js";
 import type { NodeAction, NodeAdminReport } from "./rules/nodes.js";
+import type { MoveAnswer, MoveOffer } from "./rules/reroute.js";
 import { type FleetStats, fleetStats } from "./stats-store.js";
 import { FleetStore } from "./store.js";
 import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, timerTarget } from "./timers.js";
@@ -51,6 +55,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   private readonly commands: CommandSender;
   private readonly unconfirmed: UnconfirmedAdmissions;
   private readonly sockets: AgentSockets;
+  private readonly rerouter: Rerouter;
   /** The alarm as this instance last set it (undefined: not known; the runtime clears it when it fires). */
   private alarmAt: number | null | undefined = undefined;
 
@@ -72,6 +77,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       (event) => this.decide(event),
       () => this.afterChange(),
     );
+    this.rerouter = new Rerouter(this.store, env, (event) => this.decide(event));
     // Heartbeats are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     void ctx.blockConcurrencyWhile(async () => {
@@ -242,6 +248,9 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     actor: Actor,
     reason?: string,
   ): Promise<Result<JobDetail>> {
+    // A job that moved to another fleet (re-routing) is acted on there: D1 may name this fleet a moment.
+    const to = !this.store.jobExists(jobId) ? movedTo(this.store, jobId) : null;
+    if (to) return this.other(to).jobAction(jobId, action, actor, reason);
     const r = this.decide({ type: "action", jobId, action, actor, reason });
     await this.afterAction();
     return r;
@@ -283,8 +292,22 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     return r;
   }
 
+  /** A job as this fleet holds it; one that moved to another fleet (re-routing) is read there. */
   async getJob(jobId: string): Promise<JobDetail | null> {
-    return jobDetail(this.store, jobId);
+    const job = jobDetail(this.store, jobId);
+    if (job) return job;
+    const to = movedTo(this.store, jobId);
+    return to ? this.other(to).getJob(jobId) : null;
+  }
+
+  /**
+   * Another fleet offers one of its waiting jobs (re-routing, rules/reroute.ts): queued here under the
+   * same id, or refused with why. Repeating an offer gets the same answer.
+   */
+  async acceptMove(offer: MoveOffer): Promise<MoveAnswer> {
+    const r = this.decide({ type: "accept_move", offer });
+    await this.afterChange();
+    return r;
   }
 
   async inspect(): Promise<FleetInspect> {
@@ -379,6 +402,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
         else if (target.kind === "renew") await this.sockets.renewCredential(target.nodeId);
         else if (target.kind === "outbox") await this.outbox.flush(t.attempts);
         else if (target.kind === "unconfirmed") await this.unconfirmed.settle(now);
+        else if (target.kind === "reroute") await this.rerouter.check(now);
         else if (target.kind !== "commands" && target.kind !== "unknown")
           this.decide({ type: "timer", id: t.id });
         // `commands`: afterChange below sends what is due a re-send.
@@ -390,6 +414,11 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   }
 
   // helpers ---------------------------------------------------------------------
+
+  /** Another fleet's object (a job that moved there is read and acted on there). */
+  private other(fleetId: string): Rpc<FleetDO> {
+    return stubOf<FleetDO>(this.env.FLEET, fleetId);
+  }
 
   /** Decides one event in one SQL transaction: the store applies the rules' effects as they come. */
   private decide<E extends FleetEvent>(event: E): FleetResults[E["type"]] {

@@ -69,6 +69,43 @@ export const PREEMPTED_TOTAL_KEY = "preempted_total";
 /** GPU-seconds preempted runs used since their last checkpoint, ever (a number): work lost to preemption. */
 export const PREEMPTION_LOST_KEY = "preemption_lost_gpu_seconds";
 
+const PLACEMENT_PREFIX = "placement:";
+const HANDOFF_PREFIX = "handoff:";
+const MOVED_TO_PREFIX = "moved_to:";
+const MOVE_PREFIX = "move:";
+
+/**
+ * A job placed over several fleets (rules/reroute.ts): the fleets it may run on, in the order the Worker
+ * ranked them at submit (JSON string[] of fleet names), so that while it waits it can move to another.
+ */
+export function placementKey(jobId: string): string {
+  return `${PLACEMENT_PREFIX}${jobId}`;
+}
+
+/** A queued job this fleet is handing to another (JSON Handoff): frozen here until that fleet answers. */
+export function handoffKey(jobId: string): string {
+  return `${HANDOFF_PREFIX}${jobId}`;
+}
+
+/** The ids of the jobs in a handoff (JSON string[]): one cached read per scheduling pass. */
+export const HANDOFFS_KEY = "handoffs";
+
+/** A job that left this fleet for another (its fleet id): reads and actions follow it there. */
+export function movedToKey(jobId: string): string {
+  return `${MOVED_TO_PREFIX}${jobId}`;
+}
+
+/** Set once any job moved from this fleet to another: until then a submit reads no tombstone. */
+export const ANY_MOVED = "moved_any";
+
+/**
+ * How this fleet answered an offer (by move id; JSON MoveAnswer): a repeat of the same offer (its answer
+ * was lost, or a late copy) gets the same answer, whatever happened since.
+ */
+export function moveKey(moveId: string): string {
+  return `${MOVE_PREFIX}${moveId}`;
+}
+
 /** Whether `key` is one job's (one row per job: read without caching it, store.ts). */
 export function isPerJobKey(key: string): boolean {
   return (
@@ -77,6 +114,10 @@ export function isPerJobKey(key: string): boolean {
     key.startsWith(ABANDONED_PREFIX) ||
     key.startsWith(PREEMPTED_PREFIX) ||
     key.startsWith(CHECKPOINT_PREFIX) ||
-    key.startsWith(NOTICE_PREFIX)
+    key.startsWith(NOTICE_PREFIX) ||
+    key.startsWith(PLACEMENT_PREFIX) ||
+    key.startsWith(HANDOFF_PREFIX) ||
+    key.startsWith(MOVED_TO_PREFIX) ||
+    key.startsWith(MOVE_PREFIX)
   );
 }

@@ -198,6 +198,7 @@ export class MemoryFleetState implements Ledger {
           this.runRows.delete(run);
         }
         this.jobRows.delete(e.id);
+        if (e.moved) return;
         for (let i = this.outbox.length - 1; i >= 0; i--)
           if (outboxJobId(this.outbox[i]!) === e.id) this.outbox.splice(i, 1);
         return;

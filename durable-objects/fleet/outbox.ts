@@ -6,6 +6,7 @@
  */
 
 import type { FleetNotes } from "../user/types.js";
+import { movedToKey } from "./keys.js";
 import { type OutboxEntry, outboxJobId } from "./outbox-entry.js";
 import { isFanout, projectionStatements } from "./projections.js";
 import type { FleetStore } from "./store.js";
@@ -48,11 +49,13 @@ function withSpecs(store: FleetStore, entries: OutboxEntry[]): OutboxEntry[] {
   const missing = entries.flatMap((e) => (e.kind === "job" && e.job.spec === null ? [e.job.id] : []));
   if (missing.length === 0) return entries;
   const specs = store.specsOf(missing);
-  return entries.map((e) => {
-    if (e.kind !== "job" || e.job.spec !== null) return e;
+  return entries.flatMap((e) => {
+    if (e.kind !== "job" || e.job.spec !== null) return [e];
     const spec = specs.get(e.job.id);
-    if (spec === undefined) throw new Error(`job ${e.job.id} has a snapshot in the outbox but no row`);
-    return { ...e, job: { ...e.job, spec } };
+    if (spec !== undefined) return [{ ...e, job: { ...e.job, spec } }];
+    // A job handed to another fleet (rules/reroute.ts): that fleet projects it, at a newer version.
+    if (store.meta(movedToKey(e.job.id)) !== null) return [];
+    throw new Error(`job ${e.job.id} has a snapshot in the outbox but no row`);
   });
 }
 

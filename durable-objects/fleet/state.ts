@@ -62,8 +62,12 @@ export type FleetEffect =
   | { kind: "job"; row: JobRow }
   /** Jobs queued unconfirmed whose reservation was confirmed: their `unconfirmed` mark goes (nothing else). */
   | { kind: "confirmed"; ids: string[] }
-  /** Forgets a job whose admission was withdrawn before it was confirmed (never placed, never in D1). */
-  | { kind: "job_gone"; id: string }
+  /**
+   * Forgets a job: one whose admission was withdrawn before it was confirmed (never placed, never in D1:
+   * its outbox entries go with it), or, `moved`, one handed to another fleet while it waited (never
+   * placed here; what it wrote for D1 still goes out).
+   */
+  | { kind: "job_gone"; id: string; moved?: boolean }
   | { kind: "run"; row: RunRow }
   | { kind: "rank"; row: RankRow }
   | { kind: "node"; row: NodeRow }

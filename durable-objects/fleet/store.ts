@@ -204,6 +204,7 @@ export class FleetStore extends FleetAdapterStore implements Ledger {
           this.sql.exec("DELETE FROM runs WHERE id = ?", run);
         }
         this.sql.exec("DELETE FROM jobs WHERE id = ?", e.id);
+        if (e.moved) return;
         this.sql.exec(
           `DELETE FROM outbox WHERE json_extract(payload, '$.job.id') = ?1
              OR json_extract(payload, '$.event.job_id') = ?1 OR json_extract(payload, '$.job_id') = ?1

@@ -19,6 +19,14 @@ export const LIVENESS_TIMER = "liveness";
 /** Admissions left unconfirmed (their submit's isolate went away): ask their users' objects. */
 export const UNCONFIRMED_TIMER = "unconfirmed";
 
+/**
+ * Look at the capacity the other fleets publish for this fleet's queued multi-fleet jobs (re-routing,
+ * rules/reroute.ts; the adapter's fleet/rerouter.ts), and offer jobs another fleet starts sooner.
+ */
+export const REROUTE_TIMER = "reroute";
+/** How often a fleet holding multi-fleet jobs that wait looks for a fleet that would start them now. */
+export const REROUTE_CHECK_MS = 2_000;
+
 const RETRY_PREFIX = "retry:";
 const RENEW_PREFIX = "renew:";
 const LOST_PREFIX = "lost:";
@@ -50,13 +58,19 @@ export type TimerTarget =
   | { kind: "lost"; nodeId: string }
   | { kind: "renew"; nodeId: string }
   | { kind: "hold"; jobId: string }
-  | { kind: "outbox" | "commands" | "liveness" | "unconfirmed" }
+  | { kind: "outbox" | "commands" | "liveness" | "unconfirmed" | "reroute" }
   | { kind: "unknown" };
 
 /** What a due timer row is for. */
 export function timerTarget(id: string): TimerTarget {
   if (id === SCHEDULE_TIMER || id === WINDOWS_TIMER || id === BUDGET_TIMER) return { kind: "schedule" };
-  if (id === OUTBOX_TIMER || id === COMMANDS_TIMER || id === LIVENESS_TIMER || id === UNCONFIRMED_TIMER)
+  if (
+    id === OUTBOX_TIMER ||
+    id === COMMANDS_TIMER ||
+    id === LIVENESS_TIMER ||
+    id === UNCONFIRMED_TIMER ||
+    id === REROUTE_TIMER
+  )
     return { kind: id };
   if (id.startsWith(RETRY_PREFIX)) return { kind: "retry", jobId: id.slice(RETRY_PREFIX.length) };
   if (id.startsWith(LOST_PREFIX)) return { kind: "lost", nodeId: id.slice(LOST_PREFIX.length) };

@@ -282,7 +282,8 @@ export class UserStore extends SqlStore {
 
   /**
    * What a fleet reported about one of its jobs (after the change reached D1): a newer version than the
-   * slot saw moves it to `state`; a job this object never reserved (admitted before it existed) is added.
+   * slot saw moves it to `state` (and to that fleet: a job re-routed to another fleet continues there at a
+   * newer version); a job this object never reserved (admitted before it existed) is added.
    */
   applyJobNote(jobId: string, fleetId: string, state: SlotState, version: number, now: number): void {
     this.applyJobNotes(fleetId, [{ jobId, state, version }], now);
@@ -300,6 +301,7 @@ export class UserStore extends SqlStore {
        FROM json_each(?1) WHERE true
        ON CONFLICT (job_id) DO UPDATE SET
          state = CASE WHEN excluded.job_version > slots.job_version THEN excluded.state ELSE slots.state END,
+         fleet_id = CASE WHEN excluded.job_version > slots.job_version THEN excluded.fleet_id ELSE slots.fleet_id END,
          job_version = MAX(slots.job_version, excluded.job_version),
          projected = 1`,
       rows,

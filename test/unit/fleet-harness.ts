@@ -21,6 +21,7 @@ import {
 import { PREEMPTION_KEY } from "../../durable-objects/fleet/keys.js";
 import { MemoryFleetState } from "../../durable-objects/fleet/memory-state.js";
 import { GONE_RANK_STATES } from "../../durable-objects/fleet/rows.js";
+import { config } from "../../durable-objects/fleet/rules/ledger.js";
 import type { Hold } from "../../durable-objects/fleet/rules/preempt.js";
 import { timerTarget } from "../../durable-objects/fleet/timers.js";
 
@@ -134,6 +135,8 @@ export type SubmitOptions = SpecOptions & {
   maxGpus?: number;
   /** Queued beside its reservation: waits for `confirm` or `withdraw`. */
   unconfirmed?: boolean;
+  /** Placed over these fleets (by name, all eligible; this one chosen): it may move between them. */
+  fleets?: string[];
   /** The highest priority class the submitter's quota allows (default: critical, every class). */
   maxPriorityClass?: string;
 };
@@ -199,12 +202,12 @@ export class Fleet {
   private seq = 0;
   readonly settings = { retryBaseMs: 30_000, lostGraceMs: 300_000 };
 
-  constructor(o: { windows?: TimeWindow[] } = {}) {
+  constructor(o: { windows?: TimeWindow[]; id?: string; name?: string } = {}) {
     this.decide({
       type: "configure",
       config: {
-        id: FLEET_ID,
-        name: "test",
+        id: o.id ?? FLEET_ID,
+        name: o.name ?? "test",
         kind: "process",
         windows: o.windows ?? [],
         draining: false,
@@ -213,8 +216,16 @@ export class Fleet {
     });
   }
 
-  /** Each job's queue place as first seen: it never changes (a preempted job keeps it). */
+  /**
+   * Each job's queue place as first seen: it never changes (a preempted job keeps it). A job that moves
+   * here from another fleet takes a place at this fleet's end of the queue, its own from then on.
+   */
   private readonly places = new Map<string, number>();
+
+  /** A job left this fleet (re-routing): should it come back, it takes a new place. */
+  forgetPlace(jobId: string): void {
+    this.places.delete(jobId);
+  }
 
   newId = (prefix: IdPrefix): string => `${prefix}_${String(++this.seq).padStart(10, "0")}`;
 
@@ -281,6 +292,17 @@ export class Fleet {
             image: o.image ?? null,
           },
           ...(o.unconfirmed ? { unconfirmed: true } : {}),
+          ...(o.fleets
+            ? {
+                placement: o.fleets.map((fleet) => ({
+                  fleet,
+                  eligible: true,
+                  reason: "test",
+                  estimated_start: null,
+                  chosen: fleet === config(this.s)?.name,
+                })),
+              }
+            : {}),
         },
       ],
     }).result;
@@ -388,7 +410,8 @@ export class Fleet {
     this.checkPreemption(allocs);
     // Every recorded transition is an edge of the table.
     for (const e of this.s.outbox) {
-      if (e.kind !== "event" || e.event.from_status === null) continue;
+      // `rerouted` records a move between fleets, not a change of status.
+      if (e.kind !== "event" || e.event.from_status === null || e.event.edge === "rerouted") continue;
       expect(
         findEdge(e.event.from_status as JobState, e.event.to_status as JobState),
         `${e.event.from_status}→${e.event.to_status}`,

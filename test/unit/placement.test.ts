@@ -12,6 +12,8 @@ import {
   FleetSelector,
   neverFits,
   parseSelectorText,
+  planReroutes,
+  type RerouteTarget,
   type SeriesCapacity,
   selects,
 } from "../../contract/placement.js";
@@ -131,5 +133,71 @@ describe("sf submit's --fleet and --fleet-selector", () => {
     expect(placementOf(undefined, "any")).toEqual({ fleet_selector: { labels: {} } });
     expect(() => placementOf("lab", "site=eu")).toThrow("give --fleet or --fleet-selector, not both");
     expect(() => placementOf(undefined, "site")).toThrow(/--fleet-selector: "site" is not KEY=VALUE/);
+  });
+});
+
+describe("re-routing plans", () => {
+  const target = (name: string, h200: Partial<SeriesCapacity> | null, draining = false): RerouteTarget => ({
+    id: `flt_${name}`,
+    name,
+    draining,
+    capacity: h200 ? cap(h200) : null,
+  });
+  const targets = (...ts: RerouteTarget[]) => new Map(ts.map((t) => [t.name, t]));
+  const job = (id: string, fleets: string[], per_node = 8) => ({
+    id,
+    fleets,
+    needs: [{ series: "h200", nodes: 1, per_node }],
+  });
+  const full = { nodes: 1, max_node_gpus: 8, total: 8, free: 0, free_max_node: 0 };
+  const free = (n: number) => ({ nodes: 1, max_node_gpus: 8, total: 8, free: n, free_max_node: n });
+
+  it("offers a waiting job to the candidate that starts it now, the most free first, never to itself", () => {
+    const ts = targets(
+      target("a", full),
+      target("b", free(8)),
+      target("c", { ...free(8), nodes: 2, total: 16, free: 16 }),
+    );
+    expect(planReroutes([job("j1", ["a", "b", "c"])], "a", ts, false)).toEqual([
+      expect.objectContaining({
+        jobId: "j1",
+        to: { id: "flt_c", name: "c" },
+        why: "starts_sooner",
+        mustStart: true,
+      }),
+    ]);
+    // Nobody can start it now: it stays (a fleet that must wait is no better than where it waits).
+    expect(
+      planReroutes([job("j1", ["a", "b"])], "a", targets(target("a", full), target("b", full)), false),
+    ).toEqual([]);
+  });
+
+  it("does not offer two jobs the same free GPUs, and skips draining fleets and fleets the job does not name", () => {
+    const ts = targets(
+      target("a", full),
+      target("b", free(8)),
+      target("d", free(8), true),
+      target("e", free(8)),
+    );
+    const plan = planReroutes([job("j1", ["a", "b", "d"]), job("j2", ["a", "b", "d"])], "a", ts, false);
+    expect(plan.map((m) => [m.jobId, m.to.name])).toEqual([["j1", "b"]]);
+  });
+
+  it("when the site is lost, offers every waiting job to the candidate that starts it soonest, even if it must wait", () => {
+    const ts = targets(
+      target("a", free(8)),
+      target("b", { ...full, next_free_at: T0 + 3_600_000 }),
+      target("c", { ...full, next_free_at: T0 + 60_000 }),
+      target("n", { nodes: 1, max_node_gpus: 4, total: 4, free: 4, free_max_node: 4 }),
+    );
+    const plan = planReroutes([job("j1", ["a", "b", "c", "n"])], "a", ts, true);
+    expect(plan).toEqual([
+      expect.objectContaining({
+        jobId: "j1",
+        to: { id: "flt_c", name: "c" },
+        why: "site_lost",
+        mustStart: false,
+      }),
+    ]);
   });
 });

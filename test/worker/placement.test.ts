@@ -16,6 +16,7 @@ import {
   expectRejectedWithoutResidue,
   registerNode,
 } from "./helpers.js";
+import { testEnv } from "./test-env.js";
 
 let user = "";
 
@@ -25,6 +26,10 @@ beforeAll(async () => {
   await createFleet("pl-eu-2", { labels: { site: "eu", region: "ams" } });
   await createFleet("pl-us-1", { labels: { site: "us" }, kind: "process" });
   for (const f of ["pl-eu-1", "pl-eu-2", "pl-us-1"]) await registerNode(f, `${f}-n1`, 8);
+  for (const f of ["pl-rr-a", "pl-rr-b"]) {
+    await createFleet(f);
+    await registerNode(f, `${f}-n1`, 8);
+  }
 });
 
 async function placedSpec(resources: Record<string, unknown>, gpus = 8, series = "h200", nodes = 1) {
@@ -157,5 +162,55 @@ describe("placement over several fleets", () => {
     expect(badLabel.status).toBe(400);
     const relabel = await api(ADMIN, "PATCH", "/v1/fleets/pl-eu-1", { labels: { site: "eu", tier: "gold" } });
     expect(relabel.body.fleet.labels).toEqual({ site: "eu", tier: "gold" });
+  });
+
+  it("moves a waiting job to another of its fleets within 5 s of that fleet freeing up, and it starts there", async () => {
+    await converged();
+    const [fullA, fullB] = [
+      await submitted(await customSpec({ fleet: "pl-rr-a", gpus: 8 })),
+      await submitted(await customSpec({ fleet: "pl-rr-b", gpus: 8 })),
+    ];
+    await converged();
+    const job = await submitted(await placedSpec({ fleets: ["pl-rr-a", "pl-rr-b"] }));
+    expect(job.fleet_id).toBe(await fleetIdOf("pl-rr-a"));
+    expect((await api(user, "GET", `/v1/jobs/${job.id}`)).body.job.status).toBe("QUEUED");
+
+    // b frees up: its job stops. Within 5 s b has published it and a has handed the waiting job over.
+    const freed = Date.now();
+    expect((await api(user, "POST", `/v1/jobs/${fullB.id}/stop`)).status).toBe(200);
+    const fleetB = await fleetIdOf("pl-rr-b");
+    let moved: {
+      job: { fleet_id: string; status: string };
+      events: Array<{ edge: string; detail: unknown }>;
+    } | null = null;
+    while (Date.now() - freed < 5_000) {
+      const d = (await api(user, "GET", `/v1/jobs/${job.id}`)).body;
+      if (d.job.fleet_id === fleetB) {
+        moved = d;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(moved, "re-routed within 5 s").not.toBeNull();
+    expect(moved!.job.status).toBe("SUBMITTED");
+    const rerouted = moved!.events.find((e) => e.edge === "rerouted");
+    expect(rerouted?.detail).toMatchObject({ from: "pl-rr-a", to: "pl-rr-b", why: "starts_sooner" });
+    expect((rerouted!.detail as { basis: string }).basis).toMatch(/^fits now \(h200: 8\/8 free/);
+    // Its history is one: admitted at a, re-routed, dispatched at b.
+    expect(moved!.events.map((e) => e.edge)).toEqual(["admitted", "rerouted", "dispatch"]);
+
+    // It is listed once, at b; acting on it reaches b, even through a (which forwards).
+    await converged();
+    const listed = (await api(user, "GET", "/v1/jobs?status=SUBMITTED")).body.jobs.filter(
+      (j: { id: string }) => j.id === job.id,
+    );
+    expect(listed).toHaveLength(1);
+    expect(listed[0].fleet_id).toBe(fleetB);
+    const viaA = testEnv.FLEET.get(testEnv.FLEET.idFromName(await fleetIdOf("pl-rr-a"))) as unknown as {
+      getJob(id: string): Promise<{ fleet_id: string } | null>;
+    };
+    expect((await viaA.getJob(job.id))?.fleet_id).toBe(fleetB);
+    expect((await api(user, "POST", `/v1/jobs/${job.id}/stop`)).body.job.status).toBe("STOPPED");
+    await api(user, "POST", `/v1/jobs/${fullA.id}/stop`);
   });
 });

@@ -2,8 +2,9 @@
  * The isolate's ConfigCache (worker/services/generation-cache.ts) and the ledger's configuration
  * generation it is validated against.
  */
-import { asc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { db, schema } from "../../d1/client.js";
+import { type PlacementFleet, placementRows } from "../../d1/placement.js";
 import { ConfigCache } from "./generation-cache.js";
 
 /** The ledger's configuration generation now (where no batch reads it: a refusal's re-check). */
@@ -69,19 +70,13 @@ export function noteConfigWrite(method: string, path: string, status: number): v
  * job over several fleets may be before a placement reads them again (worker/submit/placement.ts).
  */
 export const CAPACITY_REFRESH_MS = 1_000;
-export type PlacementFleet = typeof schema.fleets.$inferSelect & { capacity: string | null };
+export type { PlacementFleet };
+
 let placement: { at: number; rows: PlacementFleet[] } | null = null;
 
 export async function placementFleets(d: ReturnType<typeof db>, now = Date.now()): Promise<PlacementFleet[]> {
   if (placement && now - placement.at < CAPACITY_REFRESH_MS) return placement.rows;
-  const rows = (
-    await d
-      .select({ fleet: schema.fleets, capacity: schema.fleetCapacity.capacity })
-      .from(schema.fleets)
-      .leftJoin(schema.fleetCapacity, eq(schema.fleetCapacity.fleetId, schema.fleets.id))
-      .orderBy(asc(schema.fleets.name))
-      .all()
-  ).map((r) => ({ ...r.fleet, capacity: r.capacity }));
+  const rows = await placementRows(d);
   placement = { at: now, rows };
   return rows;
 }

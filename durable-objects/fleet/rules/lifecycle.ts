@@ -23,6 +23,7 @@ import type { FleetState } from "../state.js";
 import { WINDOWS_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { budgetOf } from "./budgets.js";
+import { handoffJobs } from "./handoff-state.js";
 import { config, setStatus } from "./ledger.js";
 import { stopRun } from "./runs.js";
 
@@ -141,6 +142,8 @@ export function move(
   // Listed before earlier moves ran their scheduling passes: act only if it is still where it was.
   const job = t.s.job(listed.id);
   if (!job || job.status !== listed.status) return;
+  // Being handed to another fleet: not this fleet's to move (if it stays, the handoff's end holds it).
+  if (handoffJobs(t.s).has(job.id)) return;
   const wasQueued = job.status === "QUEUED";
   const run = job.current_run_id ? t.s.run(job.current_run_id) : null;
   setStatus(t, job, to, `system:${by}`, { reason });

@@ -24,13 +24,23 @@ import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import { classRefusal, DEFAULT_PRIORITY_CLASS } from "../../../contract/priority-classes.js";
 import { jobPriority } from "../../../contract/quota.js";
 import { resolveTeam } from "../../../contract/teams.js";
-import { ANY_ABANDONED, abandonedKey, movedKey, noticeKey, retriesKey } from "../keys.js";
+import {
+  ANY_ABANDONED,
+  ANY_MOVED,
+  abandonedKey,
+  movedKey,
+  movedToKey,
+  noticeKey,
+  placementKey,
+  retriesKey,
+} from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
-import { retryTimer } from "../timers.js";
+import { REROUTE_CHECK_MS, REROUTE_TIMER, retryTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
 import { budgetOf, budgetReason } from "./budgets.js";
 import { classOf, preemptionFloor, priorityClasses } from "./classes.js";
+import { handoffOf } from "./handoff-state.js";
 import {
   closeRun,
   config,
@@ -48,14 +58,25 @@ import { teamsOf } from "./teams.js";
 export const STOP_GRACE_SECONDS = 30;
 const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
 
+/** Job `id` was queued here and moved to another fleet (a retry of its admission must not queue it again). */
+function leftFleet(t: Tx, id: string): boolean {
+  return t.s.meta(ANY_MOVED) !== null && t.s.meta(movedToKey(id)) !== null;
+}
+
 /** Job id `id` is never queued here from now on (queueRefusal), and the fleet says it abandoned some. */
 function abandon(t: Tx, id: string): void {
   if (t.s.meta(abandonedKey(id)) === null) t.setMeta(abandonedKey(id), String(t.now));
   if (t.s.meta(ANY_ABANDONED) === null) t.setMeta(ANY_ABANDONED, "1");
 }
 
+/** What queueRefusal reads of a job to be queued (a submit's, or one another fleet hands over). */
+export type QueueCheck = Pick<
+  SubmitInput,
+  "jobId" | "userId" | "spec" | "quota" | "hfUnchecked" | "imageFromCatalog"
+> & { launch: { image: string | null } };
+
 /** Why this fleet's own state refuses to queue `input` now; null: it may. */
-function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never> | null {
+export function queueRefusal(t: Tx, cfg: FleetConfig, input: QueueCheck): Result<never> | null {
   if (cfg.draining)
     return fail("FLEET_DRAINING", `fleet ${cfg.name} is draining: ${cfg.drainNote ?? "maintenance"}`);
   if (t.s.meta(ANY_ABANDONED) !== null && t.s.meta(abandonedKey(input.jobId)) !== null) {
@@ -108,7 +129,7 @@ function queueRefusal(t: Tx, cfg: FleetConfig, input: SubmitInput): Result<never
 export function submit(t: Tx, inputs: readonly SubmitInput[]): Result<{ jobs: JobDetail[] }> {
   const cfg = config(t.s);
   if (!cfg) return fail("FLEET_NOT_FOUND", "this fleet is not configured");
-  const known = inputs.find((i) => t.s.jobExists(i.jobId));
+  const known = inputs.find((i) => t.s.jobExists(i.jobId) || leftFleet(t, i.jobId));
   if (known) return fail("ALREADY_EXISTS", `job ${known.jobId} already exists`);
   for (const input of inputs) {
     const refused = queueRefusal(t, cfg, input);
@@ -129,7 +150,7 @@ export function submit(t: Tx, inputs: readonly SubmitInput[]): Result<{ jobs: Jo
 }
 
 /** The team a job runs for (queueRefusal refused the jobs whose team could not be resolved). */
-function teamOfJob(t: Tx, input: SubmitInput): string | null {
+export function teamOfJob(t: Tx, input: Pick<SubmitInput, "userId" | "spec">): string | null {
   const team = resolveTeam(teamsOf(t.s), input.userId, input.spec.resources.team);
   return "team" in team ? team.team : null;
 }
@@ -166,6 +187,12 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
   };
   putJob(t, row);
   t.queuedSpecs.set(row.id, spec);
+  // Placed over several fleets: while it waits it may move to another of them (rules/reroute.ts).
+  const fleets = input.placement?.filter((c) => c.eligible).map((c) => c.fleet);
+  if (fleets && fleets.length > 1) {
+    t.setMeta(placementKey(row.id), JSON.stringify(fleets));
+    t.setTimer(REROUTE_TIMER, t.now + REROUTE_CHECK_MS);
+  }
   const digests = [...input.blobDigests, ...Object.values(input.capsule ?? {})];
   if (digests.length > 0) emit(t, { kind: "blob_refs", job_id: input.jobId, digests });
   emit(t, {
@@ -293,6 +320,13 @@ export function action(
     return fail(
       "CONFLICT",
       `job ${jobId} is still being admitted (a moment after its submit); retry shortly`,
+    );
+  const leaving = handoffOf(t.s, jobId);
+  if (leaving)
+    return fail(
+      "CONFLICT",
+      `job ${jobId} is moving to fleet ${leaving.to.name}, which can start it sooner; retry in a moment`,
+      { fleet: leaving.to.name },
     );
   const from = job.status as JobState;
   const to = ACTION_TARGETS[act][from];

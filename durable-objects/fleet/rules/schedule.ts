@@ -26,6 +26,7 @@ import type { Tx } from "../tx.js";
 import { nodeView } from "../views.js";
 import { budgetOf, budgetReason } from "./budgets.js";
 import { classOf, mayBorrow, preemptionFloor, priorityClasses } from "./classes.js";
+import { handoffJobs } from "./handoff-state.js";
 import { config, emitJob, emitNode, emitRun, putJob, putNode, putRun, setStatus } from "./ledger.js";
 import { armWindowTimer, budgetPass, windowPass } from "./lifecycle.js";
 import {
@@ -122,26 +123,40 @@ export function schedule(t: Tx): void {
   }
 }
 
-function dispatchPass(t: Tx): void {
-  const cfg = config(t.s);
-  if (!cfg) return;
-  t.passed = true;
-  const queued = t.s.jobsByStatus("QUEUED");
-  // A resumed job waits until its previous run has released its GPUs: that run may still be writing
-  // the checkpoint the next run starts from.
+/**
+ * The queued jobs a full pass decides, and those it does not: a resumed job waits until its previous run
+ * has released its GPUs (that run may still be writing the checkpoint the next run starts from); a job
+ * being handed to another fleet (rules/reroute.ts) is not this fleet's to place until that fleet answers.
+ */
+function passQueue(t: Tx): { queued: JobRow[]; decided: JobRow[]; settling: Map<string, PendingReason[]> } {
+  const leaving = handoffJobs(t.s);
+  const queued = t.s.jobsByStatus("QUEUED").filter((j) => !leaving.has(j.id));
   const settling = new Map<string, PendingReason[]>();
   for (const j of queued) {
     const prev = j.current_run_id ? t.s.run(j.current_run_id) : null;
     if (prev && prev.ended_at === null) settling.set(j.id, [previousRunStopping(prev.id)]);
   }
-  const decision = decide(
-    policyInput(
-      t,
-      cfg,
-      queued.filter((j) => !settling.has(j.id)),
-    ),
-  );
+  return { queued, decided: queued.filter((j) => !settling.has(j.id)), settling };
+}
+
+function dispatchPass(t: Tx): void {
+  const cfg = config(t.s);
+  if (!cfg) return;
+  t.passed = true;
+  const { queued, decided, settling } = passQueue(t);
+  const decision = decide(policyInput(t, cfg, decided));
   applyDecision(t, decision, queued, (id) => settling.get(id) ?? decision.pending[id]);
+}
+
+/**
+ * Whether a full pass would start `job` now were it queued here (it is not yet: a job another fleet
+ * offers, rules/reroute.ts): null if so, else why it would wait. Decides nothing.
+ */
+export function wouldWait(t: Tx, job: JobRow): PendingReason[] | null {
+  const cfg = config(t.s);
+  if (!cfg) return [];
+  const decision = decide(policyInput(t, cfg, [...passQueue(t).decided, job]));
+  return decision.dispatch.some((d) => d.jobId === job.id) ? null : (decision.pending[job.id] ?? []);
 }
 
 /** Dispatches what the policy placed, starts its preemptions, records every pending reason. */

@@ -1,0 +1,38 @@
+/**
+ * What the fleet remembers about jobs moving between fleets (rules/reroute.ts), as the other rules read
+ * it: which queued jobs are being handed away (frozen here: never placed, drained or acted on until the
+ * receiving fleet answers), and where a job that left went.
+ */
+import { HANDOFFS_KEY, handoffKey, movedToKey } from "../keys.js";
+import type { FleetState } from "../state.js";
+
+/** Why a queued job moves: another candidate starts it now, or every agent of this fleet is gone. */
+export type RerouteReason = "starts_sooner" | "site_lost";
+
+/** A handoff in progress, as the handing fleet keeps it (meta `handoff:<job>`). */
+export interface Handoff {
+  move_id: string;
+  to: { id: string; name: string };
+  why: RerouteReason;
+  /** The receiver takes it only if it starts it at once (`starts_sooner`); else it may wait there. */
+  must_start: boolean;
+  /** What the choice rested on, for the `rerouted` event (e.g. "fits now (h200: 8/8 free, 0 queued)"). */
+  basis: string;
+  at: number;
+}
+
+/** The jobs this fleet is handing to others: one cached read (a scheduling pass asks each time). */
+export function handoffJobs(s: FleetState): Set<string> {
+  const raw = s.meta(HANDOFFS_KEY);
+  return raw ? new Set(JSON.parse(raw) as string[]) : new Set();
+}
+
+export function handoffOf(s: FleetState, jobId: string): Handoff | null {
+  const raw = s.meta(handoffKey(jobId));
+  return raw ? (JSON.parse(raw) as Handoff) : null;
+}
+
+/** The fleet a job moved to from here, or null (it never left, or was never here). */
+export function movedTo(s: FleetState, jobId: string): string | null {
+  return s.meta(movedToKey(jobId));
+}

@@ -1,0 +1,131 @@
+/**
+ * Re-routing a waiting job between fleets (rules/reroute.ts), in memory against the Fleet DO's rules: the
+ * handoff's three steps and what each fleet does when an answer is lost, repeated, or a refusal.
+ */
+import { describe, expect, it } from "vitest";
+import { ADA } from "./fleet-harness.js";
+import { FleetNet } from "./fleet-reroute-net.js";
+
+const FLEETS = ["a", "b"];
+
+/** Fleet a full (its 8 GPUs busy) with job `waiting` queued there, placed over a and b; b with 8 free. */
+function scene() {
+  const net = new FleetNet(FLEETS);
+  const a = net.fleet("a");
+  const b = net.fleet("b");
+  a.agent("a-node", 8);
+  b.agent("b-node", 8);
+  a.submit({ jobId: "job_full", gpus: 8 });
+  const waiting = a.submit({ jobId: "job_wait", gpus: 8, fleets: FLEETS });
+  expect(a.job(waiting).status).toBe("QUEUED");
+  net.publish("a");
+  net.publish("b");
+  return { net, a, b, waiting };
+}
+
+describe("re-routing a waiting job", () => {
+  it("moves it to the fleet that starts it now: there it starts, here it is gone, its history goes on", () => {
+    const { net, a, b, waiting } = scene();
+    const before = a.job(waiting);
+    const [offer] = net.plan("a");
+    expect(offer).toMatchObject({ to: { name: "b" }, why: "starts_sooner", mustStart: true });
+    // Frozen at a until b answers: no action on it, and it is in no pass of a's.
+    expect(a.act(waiting, "stop")).toMatchObject({ ok: false, code: "CONFLICT" });
+    expect(net.deliver(0)).toEqual({ kind: "accepted" });
+    expect(b.job(waiting).status).toBe("SUBMITTED");
+    expect(b.job(waiting).version).toBeGreaterThan(before.version);
+    net.answer(0);
+    expect(net.holders(waiting)).toEqual([{ name: "b", frozen: false, status: "SUBMITTED" }]);
+    expect(a.s.meta(`moved_to:${waiting}`)).toBe("flt_b");
+    // Its events continue at b: one `rerouted` entry after a's, saying from where, to where and why.
+    const events = b.s.outbox.flatMap((e) =>
+      e.kind === "event" && e.event.job_id === waiting ? [e.event] : [],
+    );
+    const rerouted = events.find((e) => e.edge === "rerouted")!;
+    expect(rerouted.seq).toBe(before.event_seq + 1);
+    expect(JSON.parse(rerouted.detail)).toMatchObject({ from: "a", to: "b", why: "starts_sooner" });
+    expect(b.transitions(waiting)).toEqual(["QUEUED→QUEUED", "QUEUED→SUBMITTED"]);
+    // A retry of its admission at a must not queue it there again.
+    expect(a.trySubmit({ jobId: waiting, gpus: 8, fleets: FLEETS })).toMatchObject({
+      ok: false,
+      code: "ALREADY_EXISTS",
+    });
+    a.checkInvariants();
+    b.checkInvariants();
+  });
+
+  it("a repeated offer (its answer was lost) is answered the same, and the job is queued once", () => {
+    const { net, a, b, waiting } = scene();
+    net.plan("a");
+    net.deliver(0);
+    net.lose(0);
+    net.reoffer("a");
+    expect(net.deliver(0)).toEqual({ kind: "accepted" });
+    net.answer(0);
+    expect(net.holders(waiting).map((h) => h.name)).toEqual(["b"]);
+    expect([...b.s.runRows.values()].filter((r) => r.job_id === waiting)).toHaveLength(1);
+    a.checkInvariants();
+    b.checkInvariants();
+  });
+
+  it("a fleet that would not start it now refuses, and the job waits where it was, unfrozen", () => {
+    const { net, a, b, waiting } = scene();
+    b.submit({ jobId: "job_b_full", gpus: 8 }); // b fills after it published
+    net.plan("a");
+    const answer = net.deliver(0);
+    expect(answer).toMatchObject({ kind: "refused" });
+    expect(answer?.kind === "refused" && answer.reason).toMatch(/would not start here now/);
+    net.answer(0);
+    expect(net.holders(waiting)).toEqual([{ name: "a", frozen: false, status: "QUEUED" }]);
+    expect(a.act(waiting, "pause", ADA)).toMatchObject({ ok: true });
+    a.checkInvariants();
+    b.checkInvariants();
+  });
+
+  it("a late copy of a refused offer is refused again, even once the receiver has room", () => {
+    const { net, a, b, waiting } = scene();
+    b.submit({ jobId: "job_b_full", gpus: 8 });
+    const [offer] = net.plan("a");
+    net.deliver(0);
+    b.act("job_b_full", "stop");
+    b.report("job_b_full", "stopped", { exitCode: 143 });
+    expect(b.decide({ type: "accept_move", offer: offer! }).result).toMatchObject({ kind: "refused" });
+    net.answer(0);
+    expect(net.holders(waiting).map((h) => h.name)).toEqual(["a"]);
+  });
+
+  it("a drain that begins during a handoff holds the job if it stays", () => {
+    const { net, a, b, waiting } = scene();
+    b.submit({ jobId: "job_b_full", gpus: 8 });
+    net.plan("a");
+    a.decide({ type: "drain", note: "cooling" });
+    expect(a.job(waiting).status).toBe("QUEUED");
+    net.deliver(0);
+    net.answer(0);
+    expect(a.job(waiting).status).toBe("PAUSED");
+  });
+
+  it("when this fleet's site is lost, the job goes where it can wait, even if it must wait there", () => {
+    const { net, a, b, waiting } = scene();
+    b.submit({ jobId: "job_b_full", gpus: 8 });
+    net.publish("b");
+    expect(net.plan("a")).toEqual([]);
+    const [offer] = net.plan("a", true);
+    expect(offer).toMatchObject({ to: { name: "b" }, why: "site_lost", mustStart: false });
+    expect(net.deliver(0)).toEqual({ kind: "accepted" });
+    net.answer(0);
+    expect(net.holders(waiting)).toEqual([{ name: "b", frozen: false, status: "QUEUED" }]);
+    b.checkInvariants();
+  });
+
+  it("a job that named one fleet, or has run, never moves", () => {
+    const net = new FleetNet(FLEETS);
+    const a = net.fleet("a");
+    net.fleet("b").agent("b-node", 8);
+    a.agent("a-node", 8);
+    a.submit({ jobId: "job_full", gpus: 8 });
+    a.submit({ jobId: "job_one", gpus: 8 });
+    net.publish("b");
+    expect(net.plan("a")).toEqual([]);
+  });
+});
