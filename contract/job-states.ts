@@ -34,6 +34,12 @@ export const TRANSITIONS: readonly Edge[] = [
     name: "hold",
     why: "paused while waiting (drain or user); holds no GPUs, resumes in its original place",
   },
+  {
+    from: "QUEUED",
+    to: "FAILED",
+    name: "placement_timeout",
+    why: "no candidate fleet started it within its placement timeout",
+  },
   { from: "SUBMITTED", to: "PENDING", name: "ack", why: "the agent acknowledged the LaunchRequest" },
   {
     from: "SUBMITTED",

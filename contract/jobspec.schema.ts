@@ -103,6 +103,16 @@ export const JobSpec = z
          */
         resumable: z.boolean().optional(),
         max_runtime_seconds: z.number().int().min(1).optional(),
+        /**
+         * A verdict, not a hang: a job still waiting this long after its submit, never started, ends
+         * FAILED with NO_ELIGIBLE_FLEET and every candidate fleet's reason (docs/scheduling.md).
+         */
+        placement_timeout_seconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(30 * 86_400)
+          .optional(),
       })
       .default({ max_retries: 2, retry_on_user_failure: false }),
     provenance: z.object({

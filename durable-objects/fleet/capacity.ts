@@ -7,6 +7,7 @@ import { JobSpec } from "../../contract/jobspec.schema.js";
 import type { FleetCapacity, SeriesCapacity } from "../../contract/placement.js";
 import { cordonedNodes } from "./node-admin.js";
 import type { JobRow } from "./rows.js";
+import { handoffJobs } from "./rules/handoff-state.js";
 import type { FleetState } from "./state.js";
 
 /** What a job asks of each series, and its time limit: read once per job (its spec never changes). */
@@ -57,8 +58,12 @@ export function capacitySummary(s: FleetState, now: number): FleetCapacity {
     e.free += free;
     e.free_max_node = Math.max(e.free_max_node, free);
   }
-  for (const j of s.jobsByStatus("QUEUED"))
+  // A job being handed to another fleet is that fleet's to queue (rules/reroute.ts).
+  const leaving = handoffJobs(s);
+  for (const j of s.jobsByStatus("QUEUED")) {
+    if (leaving.has(j.id)) continue;
     for (const [series, gpus] of shapeOf(j).series) entry(series).queued_gpus += gpus;
+  }
   for (const status of ["SUBMITTED", "PENDING", "RUNNING"])
     for (const j of s.jobsByStatus(status)) {
       const shape = shapeOf(j);

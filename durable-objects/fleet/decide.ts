@@ -19,6 +19,7 @@ import type {
   RunEventOutcome,
   SubmitInput,
 } from "../../contract/fleet.schema.js";
+import type { PlacementCandidate } from "../../contract/placement.js";
 import type { PriorityClass } from "../../contract/priority-classes.js";
 import type { FleetBudgets, FleetTeams } from "../../contract/teams.js";
 import {
@@ -39,7 +40,14 @@ import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
 import { type NodeAction, type NodeAdminReport, nodeAction } from "./rules/nodes.js";
 import { checkpointed, holdExpired } from "./rules/preempt.js";
-import { acceptMove, handoffDone, handoffOut, type MoveAnswer, type MoveOffer } from "./rules/reroute.js";
+import {
+  acceptMove,
+  handoffDone,
+  handoffOut,
+  type MoveAnswer,
+  type MoveOffer,
+  placementTimedOut,
+} from "./rules/reroute.js";
 import {
   action,
   confirmAdmissions,
@@ -102,7 +110,9 @@ export type FleetEvent =
   /** Another fleet offers one of its queued jobs. */
   | { type: "accept_move"; offer: MoveOffer }
   /** The fleet this one offered a job to answered. */
-  | { type: "handoff_done"; jobId: string; moveId: string; answer: MoveAnswer };
+  | { type: "handoff_done"; jobId: string; moveId: string; answer: MoveAnswer }
+  /** A job's placement timeout ended (the adapter adds the other candidates' reasons from D1). */
+  | { type: "placement_timeout"; jobId: string; others: PlacementCandidate[] };
 
 /** What each event answers. */
 export interface FleetResults {
@@ -134,6 +144,7 @@ export interface FleetResults {
   handoff_out: MoveOffer | null;
   accept_move: MoveAnswer;
   handoff_done: undefined;
+  placement_timeout: undefined;
 }
 
 export interface Decision<T> {
@@ -245,6 +256,9 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
     case "handoff_done":
       handoffDone(t, e.jobId, e.moveId, e.answer);
       return undefined;
+    case "placement_timeout":
+      placementTimedOut(t, e.jobId, e.others);
+      return undefined;
   }
 }
 
@@ -255,6 +269,7 @@ function timerDue(t: Tx, id: string): void {
   else if (target.kind === "retry") retryDue(t, target.jobId);
   else if (target.kind === "lost") lostGraceOver(t, target.nodeId);
   else if (target.kind === "hold") holdExpired(t, target.jobId);
+  else if (target.kind === "placement") placementTimedOut(t, target.jobId, []);
 }
 
 /** The drain's current report, or null before the fleet is configured (a read: no effects). */

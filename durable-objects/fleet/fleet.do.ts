@@ -403,6 +403,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
         else if (target.kind === "outbox") await this.outbox.flush(t.attempts);
         else if (target.kind === "unconfirmed") await this.unconfirmed.settle(now);
         else if (target.kind === "reroute") await this.rerouter.check(now);
+        else if (target.kind === "placement") await this.rerouter.timedOut(target.jobId);
         else if (target.kind !== "commands" && target.kind !== "unknown")
           this.decide({ type: "timer", id: t.id });
         // `commands`: afterChange below sends what is due a re-send.

@@ -22,6 +22,8 @@ const MAX_OUTBOX_RETRY_MS = 300_000;
 const FLUSH_WINDOW_MS = 100;
 /** The alarm that flushes should the coalescing timer never fire (the object was evicted first). */
 const OUTBOX_BACKSTOP_MS = 1_000;
+/** The capacity summary is computed (and, if it changed, published) at most this often. */
+const CAPACITY_PUBLISH_MS = 500;
 
 export class OutboxFlusher {
   private flushing: Promise<void> | null = null;
@@ -31,8 +33,9 @@ export class OutboxFlusher {
   private retryAt = 0;
   /** Flushes that failed in a row (the backoff's attempt count). */
   private failures = 0;
-  /** The capacity summary (its series) last written to D1 by this instance. */
+  /** The capacity summary (its series) last written to D1 by this instance, and when it was computed. */
   private publishedCapacity = "";
+  private publishedAt = 0;
 
   constructor(
     private readonly store: FleetStore,
@@ -62,8 +65,18 @@ export class OutboxFlusher {
    * Placement over several fleets reads each fleet's capacity summary from D1 (contract/placement.ts): it is
    * written after a flush that changed it, one row, so a submit placed elsewhere never asks this object.
    */
+  /**
+   * Publishes the capacity summary if it changed: at most once per CAPACITY_PUBLISH_MS (it reads every
+   * queued job), the last change of a burst published by the outbox timer armed for the window's end.
+   */
   private async publishCapacity(): Promise<void> {
-    const summary = capacitySummary(this.store, Date.now());
+    const now = Date.now();
+    if (now - this.publishedAt < CAPACITY_PUBLISH_MS) {
+      this.store.setTimer(OUTBOX_TIMER, this.publishedAt + CAPACITY_PUBLISH_MS);
+      return;
+    }
+    this.publishedAt = now;
+    const summary = capacitySummary(this.store, now);
     const key = JSON.stringify(summary.series);
     if (key === this.publishedCapacity) return;
     const row = { capacity: JSON.stringify(summary), updatedAt: new Date(summary.at).toISOString() };

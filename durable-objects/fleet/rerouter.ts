@@ -8,7 +8,15 @@
  */
 import { newId } from "../../contract/ids.js";
 import type { JobSpec } from "../../contract/jobspec.schema.js";
-import { FleetCapacity, planReroutes, type RerouteTarget } from "../../contract/placement.js";
+import {
+  estimateStart,
+  FleetCapacity,
+  neverFits,
+  type PlacementCandidate,
+  planReroutes,
+  type RerouteTarget,
+  type SeriesNeed,
+} from "../../contract/placement.js";
 import { db } from "../../d1/client.js";
 import { placementRows } from "../../d1/placement.js";
 import { secretsOfJob } from "../../d1/secrets.js";
@@ -22,6 +30,7 @@ import {
   type MoveOffer,
   movableJobs,
   pendingOffers,
+  placementFleets,
 } from "./rules/reroute.js";
 import type { FleetStore } from "./store.js";
 import { REROUTE_CHECK_MS, REROUTE_TIMER } from "./timers.js";
@@ -43,29 +52,14 @@ export class Rerouter {
     const names = [...new Set(movable.flatMap((m) => m.fleets))].filter((n) => n !== self.name);
     if (names.length === 0) return;
     const d = db(this.env.DB);
-    const targets = new Map<string, RerouteTarget>();
-    for (const f of await placementRows(d, names)) {
-      targets.set(f.name, {
-        id: f.id,
-        name: f.name,
-        draining: f.draining,
-        capacity: f.capacity ? FleetCapacity.parse(JSON.parse(f.capacity)) : null,
-      });
-    }
-    const jobs = movable.map(({ job, fleets }) => {
-      const spec = JSON.parse(job.spec) as JobSpec;
-      return {
-        id: job.id,
-        fleets,
-        needs: spec.resources.pools.map((p) => ({
-          series: p.series,
-          nodes: p.nodes,
-          per_node: p.gpus_per_node,
-        })),
-        secrets: spec.secrets ?? [],
-        userId: job.user_id,
-      };
-    });
+    const targets = await this.targets(names);
+    const jobs = movable.map(({ job, fleets }) => ({
+      id: job.id,
+      fleets,
+      needs: needsOf(job.spec),
+      secrets: (JSON.parse(job.spec) as JobSpec).secrets ?? [],
+      userId: job.user_id,
+    }));
     const plan = planReroutes(jobs, self.name, targets, this.siteLost(now));
     for (const move of plan) {
       const job = jobs.find((j) => j.id === move.jobId)!;
@@ -87,6 +81,49 @@ export class Rerouter {
       });
       if (offer) await this.offer(offer);
     }
+  }
+
+  /**
+   * Job `jobId`'s placement timeout ended: it fails if it still waits, with every candidate's reason — this
+   * fleet's pending reasons, and the others' as their published capacity says now.
+   */
+  async timedOut(jobId: string): Promise<void> {
+    const fleets = placementFleets(this.store, jobId) ?? [];
+    const self = config(this.store)?.name;
+    const others = fleets.filter((n) => n !== self);
+    const needs = needsOf(this.store.job(jobId)?.spec);
+    const targets = others.length > 0 ? await this.targets(others) : new Map<string, RerouteTarget>();
+    const views: PlacementCandidate[] = others.map((name) => {
+      const t = targets.get(name);
+      const view = (eligible: boolean, reason: string, at: number | null = null): PlacementCandidate => ({
+        fleet: name,
+        eligible,
+        reason,
+        estimated_start: at,
+        chosen: false,
+      });
+      if (!t) return view(false, "no such fleet");
+      if (t.draining) return view(false, "draining");
+      const never = neverFits(t.capacity, needs);
+      if (never) return view(false, never);
+      const e = estimateStart(t.capacity, needs);
+      return view(true, e.basis, e.at);
+    });
+    this.decide({ type: "placement_timeout", jobId, others: views });
+  }
+
+  /** The named fleets as placement reads them from D1 (one query). */
+  private async targets(names: readonly string[]): Promise<Map<string, RerouteTarget>> {
+    const targets = new Map<string, RerouteTarget>();
+    for (const f of await placementRows(db(this.env.DB), names)) {
+      targets.set(f.name, {
+        id: f.id,
+        name: f.name,
+        draining: f.draining,
+        capacity: f.capacity ? FleetCapacity.parse(JSON.parse(f.capacity)) : null,
+      });
+    }
+    return targets;
   }
 
   /**
@@ -112,4 +149,14 @@ export class Rerouter {
     }
     this.decide({ type: "handoff_done", jobId: o.job.id, moveId: o.moveId, answer });
   }
+}
+
+/** What a job (its spec's JSON) needs of each series. */
+function needsOf(spec: string | undefined): SeriesNeed[] {
+  if (!spec) return [];
+  return (JSON.parse(spec) as JobSpec).resources.pools.map((p) => ({
+    series: p.series,
+    nodes: p.nodes,
+    per_node: p.gpus_per_node,
+  }));
 }

@@ -28,6 +28,12 @@ export const REROUTE_TIMER = "reroute";
 export const REROUTE_CHECK_MS = 2_000;
 
 const RETRY_PREFIX = "retry:";
+const PLACEMENT_PREFIX = "placement:";
+
+/** The timer that fails a job still waiting at the end of its placement timeout (rules/reroute.ts). */
+export function placementTimer(jobId: string): string {
+  return `${PLACEMENT_PREFIX}${jobId}`;
+}
 const RENEW_PREFIX = "renew:";
 const LOST_PREFIX = "lost:";
 const HOLD_PREFIX = "hold:";
@@ -58,6 +64,7 @@ export type TimerTarget =
   | { kind: "lost"; nodeId: string }
   | { kind: "renew"; nodeId: string }
   | { kind: "hold"; jobId: string }
+  | { kind: "placement"; jobId: string }
   | { kind: "outbox" | "commands" | "liveness" | "unconfirmed" | "reroute" }
   | { kind: "unknown" };
 
@@ -75,6 +82,7 @@ export function timerTarget(id: string): TimerTarget {
   if (id.startsWith(RETRY_PREFIX)) return { kind: "retry", jobId: id.slice(RETRY_PREFIX.length) };
   if (id.startsWith(LOST_PREFIX)) return { kind: "lost", nodeId: id.slice(LOST_PREFIX.length) };
   if (id.startsWith(HOLD_PREFIX)) return { kind: "hold", jobId: id.slice(HOLD_PREFIX.length) };
+  if (id.startsWith(PLACEMENT_PREFIX)) return { kind: "placement", jobId: id.slice(PLACEMENT_PREFIX.length) };
   if (id.startsWith(RENEW_PREFIX)) return { kind: "renew", nodeId: id.slice(RENEW_PREFIX.length) };
   return { kind: "unknown" };
 }

@@ -45,6 +45,8 @@ export interface SpecOptions {
   team?: string;
   /** `lifecycle.max_runtime_seconds` (default: none). */
   maxRuntimeSeconds?: number;
+  /** `lifecycle.placement_timeout_seconds` (default: none). */
+  placementTimeoutSeconds?: number;
 }
 
 export function spec(o: SpecOptions = {}): JobSpec {
@@ -75,6 +77,9 @@ export function spec(o: SpecOptions = {}): JobSpec {
       ...(o.resumable === undefined ? {} : { resumable: o.resumable }),
       ...(o.priorityClass === undefined ? {} : { priority_class: o.priorityClass }),
       ...(o.maxRuntimeSeconds === undefined ? {} : { max_runtime_seconds: o.maxRuntimeSeconds }),
+      ...(o.placementTimeoutSeconds === undefined
+        ? {}
+        : { placement_timeout_seconds: o.placementTimeoutSeconds }),
     },
     provenance: { git_commit: null, git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
   };
@@ -348,7 +353,8 @@ export class Fleet {
     this.now += ms;
     for (const id of this.s.takeDueTimers(this.now)) {
       const target = timerTarget(id);
-      if (["schedule", "retry", "lost", "hold"].includes(target.kind)) this.decide({ type: "timer", id });
+      if (["schedule", "retry", "lost", "hold", "placement"].includes(target.kind))
+        this.decide({ type: "timer", id });
     }
   }
 

@@ -83,7 +83,7 @@ describe("re-routing a waiting job", () => {
   });
 
   it("a late copy of a refused offer is refused again, even once the receiver has room", () => {
-    const { net, a, b, waiting } = scene();
+    const { net, b, waiting } = scene();
     b.submit({ jobId: "job_b_full", gpus: 8 });
     const [offer] = net.plan("a");
     net.deliver(0);
@@ -106,7 +106,7 @@ describe("re-routing a waiting job", () => {
   });
 
   it("when this fleet's site is lost, the job goes where it can wait, even if it must wait there", () => {
-    const { net, a, b, waiting } = scene();
+    const { net, b, waiting } = scene();
     b.submit({ jobId: "job_b_full", gpus: 8 });
     net.publish("b");
     expect(net.plan("a")).toEqual([]);
@@ -127,5 +127,53 @@ describe("re-routing a waiting job", () => {
     a.submit({ jobId: "job_one", gpus: 8 });
     net.publish("b");
     expect(net.plan("a")).toEqual([]);
+  });
+});
+
+describe("a placement timeout", () => {
+  it("fails a job still waiting at its end with NO_ELIGIBLE_FLEET and every candidate's reason", () => {
+    const { net, a, waiting } = (() => {
+      const net = new FleetNet(FLEETS);
+      const a = net.fleet("a");
+      a.agent("a-node", 8);
+      a.submit({ jobId: "job_full", gpus: 8 });
+      const waiting = a.submit({ jobId: "job_wait", gpus: 8, fleets: FLEETS, placementTimeoutSeconds: 600 });
+      return { net, a, waiting };
+    })();
+    a.advance(599_000);
+    expect(a.job(waiting).status).toBe("QUEUED");
+    a.decide({
+      type: "placement_timeout",
+      jobId: waiting,
+      others: [
+        { fleet: "b", eligible: false, reason: "it has no h200 nodes", estimated_start: null, chosen: false },
+      ],
+    });
+    const failed = a.job(waiting);
+    expect(failed.status).toBe("FAILED");
+    const event = a.s.outbox.findLast((e) => e.kind === "event" && e.event.job_id === waiting);
+    expect(event?.kind === "event" && event.event.edge).toBe("placement_timeout");
+    const detail = event?.kind === "event" ? JSON.parse(event.event.detail) : null;
+    expect(detail.code).toBe("NO_ELIGIBLE_FLEET");
+    expect(detail.candidates.map((c: { fleet: string }) => c.fleet)).toEqual(["a", "b"]);
+    expect(detail.reason).toMatch(
+      /^no fleet started it within its placement timeout \(600 s\): a: held it: .*; b: it has no h200 nodes$/,
+    );
+    // Nothing left to move, and its GPUs were never held.
+    expect(net.plan("a")).toEqual([]);
+    a.checkInvariants();
+  });
+
+  it("fires by itself (the rule's timer), and never for a job that started", () => {
+    const net = new FleetNet(FLEETS);
+    const a = net.fleet("a");
+    a.agent("a-node", 8);
+    const runs = a.submit({ jobId: "job_runs", gpus: 8, placementTimeoutSeconds: 60 });
+    const waits = a.submit({ jobId: "job_waits", gpus: 8, placementTimeoutSeconds: 60 });
+    a.advance(61_000);
+    expect(a.job(runs).status).toBe("SUBMITTED");
+    expect(a.job(waits).status).toBe("FAILED");
+    expect(a.transitions(waits)).toEqual(["·→QUEUED", "QUEUED→FAILED"]);
+    a.checkInvariants();
   });
 });

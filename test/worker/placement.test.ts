@@ -26,7 +26,7 @@ beforeAll(async () => {
   await createFleet("pl-eu-2", { labels: { site: "eu", region: "ams" } });
   await createFleet("pl-us-1", { labels: { site: "us" }, kind: "process" });
   for (const f of ["pl-eu-1", "pl-eu-2", "pl-us-1"]) await registerNode(f, `${f}-n1`, 8);
-  for (const f of ["pl-rr-a", "pl-rr-b"]) {
+  for (const f of ["pl-rr-a", "pl-rr-b", "pl-to-a", "pl-to-b"]) {
     await createFleet(f);
     await registerNode(f, `${f}-n1`, 8);
   }
@@ -49,6 +49,21 @@ async function submitted(spec: unknown) {
   return r.body.job as { id: string; fleet_id: string };
 }
 
+/** Waits (up to 3 s) until fleet `name`'s published capacity says `free` GPUs of h200 are free. */
+async function published(name: string, free: number): Promise<void> {
+  const id = await fleetIdOf(name);
+  const until = Date.now() + 3_000;
+  for (;;) {
+    const row = await testEnv.DB.prepare("SELECT capacity FROM fleet_capacity WHERE fleet_id = ?")
+      .bind(id)
+      .first<{ capacity: string }>();
+    const cap = row ? (JSON.parse(row.capacity) as { series: { h200?: { free: number } } }) : null;
+    if (cap?.series.h200?.free === free) return;
+    if (Date.now() > until) throw new Error(`fleet ${name} never published ${free} free h200 GPUs`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function fleetIdOf(name: string): Promise<string> {
   return (await api(ADMIN, "GET", `/v1/fleets/${name}`)).body.fleet.id as string;
 }
@@ -59,7 +74,8 @@ describe("placement over several fleets", () => {
     // pl-eu-1 fills up with a job of its own.
     const full = await submitted(await customSpec({ fleet: "pl-eu-1", gpus: 8 }));
     expect(full.fleet_id).toBe(await fleetIdOf("pl-eu-1"));
-    await converged();
+    await published("pl-eu-1", 0);
+    await published("pl-eu-2", 8);
     // Labels are set at creation and shown.
     expect((await api(ADMIN, "GET", "/v1/fleets/pl-eu-1")).body.fleet.labels).toEqual({
       site: "eu",
@@ -212,5 +228,34 @@ describe("placement over several fleets", () => {
     expect((await viaA.getJob(job.id))?.fleet_id).toBe(fleetB);
     expect((await api(user, "POST", `/v1/jobs/${job.id}/stop`)).body.job.status).toBe("STOPPED");
     await api(user, "POST", `/v1/jobs/${fullA.id}/stop`);
+  });
+
+  it("fails a job that no candidate started within its placement timeout, with every candidate's reason", async () => {
+    for (const f of ["pl-to-a", "pl-to-b"]) await submitted(await customSpec({ fleet: f, gpus: 8 }));
+    await published("pl-to-a", 0);
+    await published("pl-to-b", 0);
+    const spec = await placedSpec({ fleets: ["pl-to-a", "pl-to-b"] });
+    spec.lifecycle = { ...spec.lifecycle, placement_timeout_seconds: 2 };
+    const job = await submitted(spec);
+    let d: { job: { status: string }; events: Array<{ edge: string; detail: Record<string, unknown> }> } | null =
+      null;
+    const until = Date.now() + 8_000;
+    while (Date.now() < until) {
+      d = (await api(user, "GET", `/v1/jobs/${job.id}`)).body;
+      if (d!.job.status !== "QUEUED") break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(d!.job.status).toBe("FAILED");
+    const verdict = d!.events.at(-1)!;
+    expect(verdict.edge).toBe("placement_timeout");
+    expect(verdict.detail.code).toBe("NO_ELIGIBLE_FLEET");
+    expect(verdict.detail.candidates).toEqual([
+      expect.objectContaining({ fleet: "pl-to-a", reason: expect.stringMatching(/^held it: /) }),
+      expect.objectContaining({
+        fleet: "pl-to-b",
+        eligible: true,
+        reason: expect.stringMatching(/^full, and nothing there ends by a known time/),
+      }),
+    ]);
   });
 });

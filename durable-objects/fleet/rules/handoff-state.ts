@@ -1,10 +1,15 @@
 /**
  * What the fleet remembers about jobs moving between fleets (rules/reroute.ts), as the other rules read
  * it: which queued jobs are being handed away (frozen here: never placed, drained or acted on until the
- * receiving fleet answers), and where a job that left went.
+ * receiving fleet answers), where a job that left went, and when a job's placement timeout ends.
  */
+
+import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import { HANDOFFS_KEY, handoffKey, movedToKey } from "../keys.js";
+import type { JobRow } from "../rows.js";
 import type { FleetState } from "../state.js";
+import { placementTimer } from "../timers.js";
+import type { Tx } from "../tx.js";
 
 /** Why a queued job moves: another candidate starts it now, or every agent of this fleet is gone. */
 export type RerouteReason = "starts_sooner" | "site_lost";
@@ -35,4 +40,10 @@ export function handoffOf(s: FleetState, jobId: string): Handoff | null {
 /** The fleet a job moved to from here, or null (it never left, or was never here). */
 export function movedTo(s: FleetState, jobId: string): string | null {
   return s.meta(movedToKey(jobId));
+}
+
+/** Arms a job's placement timeout (at queue time, here or where it moved): due its submit + the timeout. */
+export function armPlacementTimeout(t: Tx, job: JobRow, spec: JobSpec): void {
+  const timeout = spec.lifecycle.placement_timeout_seconds;
+  if (timeout !== undefined) t.setTimer(placementTimer(job.id), job.created_at + timeout * 1000);
 }

@@ -17,13 +17,21 @@
 import type { Quota } from "../../../contract/api.schema.js";
 import { DEFAULT_QUOTA } from "../../../contract/api.schema.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import type { PlacementCandidate } from "../../../contract/placement.js";
 import { quotaFromJson } from "../../../contract/quota.js";
 import { ANY_MOVED, HANDOFFS_KEY, handoffKey, movedToKey, moveKey, placementKey } from "../keys.js";
 import type { JobRow } from "../rows.js";
 import type { FleetState } from "../state.js";
+import { placementTimer, REROUTE_CHECK_MS } from "../timers.js";
 import type { Tx } from "../tx.js";
-import { type Handoff, handoffJobs, handoffOf, type RerouteReason } from "./handoff-state.js";
-import { config, emit, emitJob, putJob } from "./ledger.js";
+import {
+  armPlacementTimeout,
+  type Handoff,
+  handoffJobs,
+  handoffOf,
+  type RerouteReason,
+} from "./handoff-state.js";
+import { config, emit, emitJob, putJob, setStatus } from "./ledger.js";
 import { move } from "./lifecycle.js";
 import { type QueueCheck, queueRefusal, teamOfJob } from "./runs.js";
 import { wouldWait } from "./schedule.js";
@@ -173,6 +181,7 @@ export function acceptMove(t: Tx, m: MoveOffer): MoveAnswer {
       detail: JSON.stringify({ from: m.from.name, to: cfg.name, why: m.why, basis: m.basis }),
     },
   });
+  armPlacementTimeout(t, row, spec);
   t.scheduleSubmitted(t.s.job(row.id)!);
   if (!t.emittedJobs.has(row.id)) emitJob(t, t.s.job(row.id)!);
   return answer({ kind: "accepted" });
@@ -202,6 +211,7 @@ export function handoffDone(t: Tx, jobId: string, moveId: string, answer: MoveAn
   if (!job) return;
   if (answer.kind === "accepted") {
     t.put({ kind: "job_gone", id: jobId, moved: true });
+    t.cancelTimer(placementTimer(jobId));
     t.deleteMeta(placementKey(jobId));
     t.setMeta(movedToKey(jobId), h.to.id);
     if (t.s.meta(ANY_MOVED) === null) t.setMeta(ANY_MOVED, "1");
@@ -212,5 +222,37 @@ export function handoffDone(t: Tx, jobId: string, moveId: string, answer: MoveAn
   const cfg = config(t.s);
   if (cfg?.draining)
     move(t, job, "PAUSED", "drain", `fleet ${cfg.name} is draining: ${cfg.drainNote || "maintenance"}`);
+  t.schedule();
+}
+
+/**
+ * The job's placement timeout ended: still waiting, never started, it fails with NO_ELIGIBLE_FLEET and
+ * each candidate's reason (this fleet's: its pending reasons; the others', as the adapter read them).
+ * Frozen in a handoff, it is decided again a moment later, wherever it is by then.
+ */
+export function placementTimedOut(t: Tx, jobId: string, others: readonly PlacementCandidate[]): void {
+  const job = t.s.job(jobId);
+  if (job?.status !== "QUEUED" || job.attempt > 0 || job.current_run_id) return;
+  if (handoffJobs(t.s).has(jobId)) {
+    t.setTimer(placementTimer(jobId), t.now + REROUTE_CHECK_MS);
+    return;
+  }
+  const cfg = config(t.s)!;
+  const waits = (JSON.parse(job.pending_reasons) as Array<{ message: string }>).map((r) => r.message);
+  const here: PlacementCandidate = {
+    fleet: cfg.name,
+    eligible: true,
+    reason: `held it: ${waits.join("; ") || "waiting"}`,
+    estimated_start: null,
+    chosen: true,
+  };
+  const candidates = [here, ...others.filter((c) => c.fleet !== cfg.name)];
+  const timeout = (JSON.parse(job.spec) as JobSpec).lifecycle.placement_timeout_seconds ?? 0;
+  setStatus(t, job, "FAILED", "system:placement", {
+    code: "NO_ELIGIBLE_FLEET",
+    reason: `no fleet started it within its placement timeout (${timeout} s): ${candidates.map((c) => `${c.fleet}: ${c.reason}`).join("; ")}`,
+    candidates,
+  });
+  t.deleteMeta(placementKey(jobId));
   t.schedule();
 }

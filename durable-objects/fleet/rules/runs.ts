@@ -40,7 +40,7 @@ import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
 import { budgetOf, budgetReason } from "./budgets.js";
 import { classOf, preemptionFloor, priorityClasses } from "./classes.js";
-import { handoffOf } from "./handoff-state.js";
+import { armPlacementTimeout, handoffOf } from "./handoff-state.js";
 import {
   closeRun,
   config,
@@ -187,6 +187,7 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
   };
   putJob(t, row);
   t.queuedSpecs.set(row.id, spec);
+  armPlacementTimeout(t, row, spec);
   // Placed over several fleets: while it waits it may move to another of them (rules/reroute.ts).
   const fleets = input.placement?.filter((c) => c.eligible).map((c) => c.fleet);
   if (fleets && fleets.length > 1) {
