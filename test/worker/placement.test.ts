@@ -237,8 +237,10 @@ describe("placement over several fleets", () => {
     const spec = await placedSpec({ fleets: ["pl-to-a", "pl-to-b"] });
     spec.lifecycle = { ...spec.lifecycle, placement_timeout_seconds: 2 };
     const job = await submitted(spec);
-    let d: { job: { status: string }; events: Array<{ edge: string; detail: Record<string, unknown> }> } | null =
-      null;
+    let d: {
+      job: { status: string };
+      events: Array<{ edge: string; detail: Record<string, unknown> }>;
+    } | null = null;
     const until = Date.now() + 8_000;
     while (Date.now() < until) {
       d = (await api(user, "GET", `/v1/jobs/${job.id}`)).body;
