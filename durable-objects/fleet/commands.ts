@@ -11,6 +11,7 @@ import type { FleetEvent, FleetResults } from "./decide.js";
 import { buildLaunchRequest, findResume, openLaunchSecrets } from "./launch.js";
 import type { CommandRow } from "./rows.js";
 import { launchContext } from "./rules/agents.js";
+import { priorRuns } from "./rules/reroute.js";
 import type { FleetStore } from "./store.js";
 import { COMMANDS_TIMER } from "./timers.js";
 
@@ -100,7 +101,10 @@ export class CommandSender {
   private async resumeOf(run: { id: string; job_id: string; attempt: number }): Promise<ResumeFrom | null> {
     let known = this.store.runResume(run.id);
     if (known === undefined) {
-      const earlier = this.store.runsOfJob(run.job_id).filter((r) => r.attempt < run.attempt);
+      // Its runs here, and those it had in other fleets before it moved here (re-routing).
+      const earlier = [...priorRuns(this.store, run.job_id), ...this.store.runsOfJob(run.job_id)].filter(
+        (r) => r.attempt < run.attempt,
+      );
       const found = await findResume(this.env, earlier);
       // Two ranks may resolve concurrently (the await above lets other events in): the first one wins.
       this.decide({ type: "resume_resolved", runId: run.id, body: JSON.stringify(found) });

@@ -37,12 +37,12 @@ import { CommandSender } from "./commands.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
 import { DRY_RUN, dryRunAnswer } from "./dry-run.js";
 import { OutboxFlusher } from "./flusher.js";
-import { noticeKey } from "./keys.js";
+import { noticeKey, priorRunKey } from "./keys.js";
 import { agentAdmitted } from "./node-admin.js";
 import { Rerouter } from "./rerouter.js";
 import { movedTo } from "./rules/handoff-state.js";
 import type { NodeAction, NodeAdminReport } from "./rules/nodes.js";
-import type { MoveAnswer, MoveOffer } from "./rules/reroute.js";
+import { type MoveAnswer, type MoveOffer, priorRuns } from "./rules/reroute.js";
 import { type FleetStats, fleetStats } from "./stats-store.js";
 import { FleetStore } from "./store.js";
 import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, timerTarget } from "./timers.js";
@@ -329,12 +329,16 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     const job = run ? this.store.job(run.job_id) : null;
     if (!run || !job) return null;
     const capsule = job.capsule ? Object.values(JSON.parse(job.capsule) as Record<string, string>) : [];
-    return { jobId: job.id, capsule, runs: this.store.runsOfJob(job.id).map((r) => r.id) };
+    const runs = [...priorRuns(this.store, job.id), ...this.store.runsOfJob(job.id)].map((r) => r.id);
+    return { jobId: job.id, capsule, runs };
   }
 
-  /** Whether this fleet scheduled the run (agents may fetch its checkpoints). */
+  /**
+   * Whether this fleet scheduled the run, or the run is an earlier one of a job that moved here (agents
+   * may fetch its checkpoints: the job resumes from them).
+   */
   async hasRun(runId: string): Promise<boolean> {
-    return this.store.run(runId) !== null;
+    return this.store.run(runId) !== null || this.store.meta(priorRunKey(runId)) !== null;
   }
 
   async jobStatuses(): Promise<Array<{ id: string; status: string }>> {

@@ -95,6 +95,22 @@ export function movedToKey(jobId: string): string {
   return `${MOVED_TO_PREFIX}${jobId}`;
 }
 
+const PRIOR_RUNS_PREFIX = "prior_runs:";
+const PRIOR_RUN_PREFIX = "prior_run:";
+
+/**
+ * The runs a job had in other fleets before it moved here (JSON Array<{id, attempt}>): its next run
+ * resumes from their newest checkpoint, and this fleet's agents may fetch those checkpoints.
+ */
+export function priorRunsKey(jobId: string): string {
+  return `${PRIOR_RUNS_PREFIX}${jobId}`;
+}
+
+/** A run of another fleet whose job moved here (its job id): this fleet's agents may fetch its checkpoints. */
+export function priorRunKey(runId: string): string {
+  return `${PRIOR_RUN_PREFIX}${runId}`;
+}
+
 /** Set once any job moved from this fleet to another: until then a submit reads no tombstone. */
 export const ANY_MOVED = "moved_any";
 
@@ -118,6 +134,8 @@ export function isPerJobKey(key: string): boolean {
     key.startsWith(PLACEMENT_PREFIX) ||
     key.startsWith(HANDOFF_PREFIX) ||
     key.startsWith(MOVED_TO_PREFIX) ||
-    key.startsWith(MOVE_PREFIX)
+    key.startsWith(MOVE_PREFIX) ||
+    key.startsWith(PRIOR_RUNS_PREFIX) ||
+    key.startsWith(PRIOR_RUN_PREFIX)
   );
 }

@@ -115,7 +115,10 @@ export async function buildLaunchRequest(
  * The newest stored checkpoint among a job's earlier runs (newest run first: a run that ended before its
  * first checkpoint falls back to the one before it), asked of each run's Run DO.
  */
-export async function findResume(env: Pick<DoEnv, "RUN">, earlier: RunRow[]): Promise<ResumeFrom | null> {
+export async function findResume(
+  env: Pick<DoEnv, "RUN">,
+  earlier: ReadonlyArray<{ id: string; attempt: number }>,
+): Promise<ResumeFrom | null> {
   for (const prev of [...earlier].sort((a, b) => b.attempt - a.attempt)) {
     const ckpt = await runStub(env, prev.id).latestCheckpoint();
     if (ckpt) return { run_id: prev.id, ...ckpt };

@@ -7,8 +7,8 @@
  * - every job is held by one fleet, or by more during a handoff, where the senders have it frozen (never
  *   placeable; two handoffs may cross, each fleet offering it to the other, both frozen until one of the
  *   offers is refused) — never by two that may place it;
- * - a frozen copy is QUEUED and holds nothing; at most one fleet has ever given it a run (it never runs
- *   in two places, nor twice);
+ * - a frozen copy is QUEUED and holds nothing; at most one fleet holds a run of it that is not over (it
+ *   never runs in two places: a job whose node was lost moves on only once that run is fenced);
  * - every job submitted is somewhere (nothing is lost), and each fleet's own invariants hold;
  * - the holder's version is above every version the other fleets wrote of it (D1 and the user's object
  *   follow the holder).
@@ -30,7 +30,8 @@ type Op =
   | { op: "deliver" | "answer" | "lose"; i: number }
   | { op: "reoffer"; fleet: number }
   | { op: "lost"; fleet: number; node: number }
-  | { op: "stop"; fleet: number; job: number };
+  | { op: "stop"; fleet: number; job: number }
+  | { op: "advance"; ms: number };
 
 const fleetArb = fc.integer({ min: 0, max: 2 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -64,8 +65,12 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("reoffer" as const), fleet: fleetArb }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("lost" as const), fleet: fleetArb, node: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("lost" as const), fleet: fleetArb, node: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("stop" as const), fleet: fleetArb, job: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constant("advance" as const), ms: fc.constantFrom(61_000, 301_000) }),
+  },
 );
 
 function play(net: FleetNet, o: Op, jobs: string[], seq: { n: number }): void {
@@ -116,7 +121,12 @@ function play(net: FleetNet, o: Op, jobs: string[], seq: { n: number }): void {
         o.job,
       );
       if (job) f.act(job, "stop");
+      return;
     }
+    case "advance":
+      // Every fleet's clock: lost nodes' runs fail when their grace ends, and their jobs retry.
+      for (const n of NAMES) net.fleet(n).advance(o.ms);
+      return;
   }
 }
 
@@ -128,10 +138,14 @@ function checkPlacement(net: FleetNet, jobs: readonly string[]): void {
     expect(live.length, `${id} placeable in ${live.map((h) => h.name).join(", ")}`).toBeLessThanOrEqual(1);
     for (const h of holders.filter((x) => x.frozen)) {
       expect(h.status, `${id} frozen at ${h.name}`).toBe("QUEUED");
-      expect(net.fleet(h.name).job(id).current_run_id).toBeNull();
+      const run = net.fleet(h.name).job(id).current_run_id;
+      if (run) expect(net.fleet(h.name).s.run(run)?.ended_at, `${id} frozen holding a run`).not.toBeNull();
     }
-    const ran = NAMES.filter((n) => [...net.fleet(n).s.runRows.values()].some((r) => r.job_id === id));
-    expect(ran.length, `${id} given runs by ${ran.join(", ")}`).toBeLessThanOrEqual(1);
+    // A fleet that gave it a run holds that run's GPUs until it is over: only then may it move on.
+    const holding = NAMES.filter((n) =>
+      [...net.fleet(n).s.runRows.values()].some((r) => r.job_id === id && r.ended_at === null),
+    );
+    expect(holding.length, `${id} holds GPUs in ${holding.join(", ")}`).toBeLessThanOrEqual(1);
     const open = NAMES.flatMap((n) =>
       [...net.fleet(n).s.runRows.values()].filter((r) => r.job_id === id && r.ended_at === null),
     );

@@ -177,3 +177,36 @@ describe("a placement timeout", () => {
     a.checkInvariants();
   });
 });
+
+describe("a job whose site is lost while it runs", () => {
+  it("moves only once its run is fenced, and takes its runs and retries along (it resumes from them)", () => {
+    const net = new FleetNet(FLEETS);
+    const a = net.fleet("a");
+    const b = net.fleet("b");
+    const nodeA = a.agent("a-node", 8);
+    b.agent("b-node", 8);
+    const job = a.submit({ jobId: "job_run", gpus: 8, fleets: FLEETS, maxRetries: 3 });
+    a.report(job, "started");
+    const first = a.currentRun(job).id;
+    a.decide({ type: "node_lost", nodeId: nodeA });
+    net.publish("b");
+    // Running on a lost node: not movable until the grace ends and the run is fenced.
+    expect(net.plan("a", true)).toEqual([]);
+    a.advance(300_000);
+    expect(a.s.run(first)!.ended_at).not.toBeNull();
+    a.advance(30_000);
+    expect(a.job(job).status).toBe("QUEUED");
+    const [offer] = net.plan("a", true);
+    expect(offer?.runs).toEqual([{ id: first, attempt: 1 }]);
+    expect(offer?.retries).toBe(1);
+    expect(net.deliver(0)).toEqual({ kind: "accepted" });
+    net.answer(0);
+    // At b it starts as its second attempt; b knows the first run (its agents may fetch its checkpoint).
+    const second = b.currentRun(job);
+    expect(second.attempt).toBe(2);
+    expect(b.s.meta(`prior_run:${first}`)).toBe(job);
+    expect(b.s.meta(`retries:${job}`)).toBe("1");
+    a.checkInvariants();
+    b.checkInvariants();
+  });
+});

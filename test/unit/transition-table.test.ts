@@ -38,6 +38,8 @@ const EXPECTED_EDGES: ReadonlyArray<readonly [JobState, JobState]> = [
   ["SUBMITTED", "QUEUED"],
   // hold while waiting
   ["QUEUED", "PAUSED"],
+  // a verdict, not a hang: no candidate fleet started it within its placement timeout
+  ["QUEUED", "FAILED"],
 ];
 
 const key = (from: JobState, to: JobState) => `${from}>${to}`;

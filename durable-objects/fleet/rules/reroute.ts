@@ -19,7 +19,17 @@ import { DEFAULT_QUOTA } from "../../../contract/api.schema.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import type { PlacementCandidate } from "../../../contract/placement.js";
 import { quotaFromJson } from "../../../contract/quota.js";
-import { ANY_MOVED, HANDOFFS_KEY, handoffKey, movedToKey, moveKey, placementKey } from "../keys.js";
+import {
+  ANY_MOVED,
+  HANDOFFS_KEY,
+  handoffKey,
+  movedToKey,
+  moveKey,
+  placementKey,
+  priorRunKey,
+  priorRunsKey,
+  retriesKey,
+} from "../keys.js";
 import type { JobRow } from "../rows.js";
 import type { FleetState } from "../state.js";
 import { placementTimer, REROUTE_CHECK_MS } from "../timers.js";
@@ -50,6 +60,21 @@ export interface MoveOffer {
   quota: string | null;
   /** The fleets the job may run on (meta `placement:<job>`). */
   fleets: string[];
+  /** Its runs so far, in every fleet it ran in (all over): its next run resumes from their checkpoints. */
+  runs: PriorRun[];
+  /** The automatic retries it used (its budget goes with it). */
+  retries: number;
+}
+
+export interface PriorRun {
+  id: string;
+  attempt: number;
+}
+
+/** The runs job `jobId` had before it moved here (none if it never moved). */
+export function priorRuns(s: FleetState, jobId: string): PriorRun[] {
+  const raw = s.meta(priorRunsKey(jobId));
+  return raw ? (JSON.parse(raw) as PriorRun[]) : [];
 }
 
 export type MoveAnswer = { kind: "accepted" } | { kind: "refused"; reason: string };
@@ -66,14 +91,17 @@ export function placementFleets(s: FleetState, jobId: string): string[] | null {
 }
 
 /**
- * The jobs that may move: queued, confirmed, never started (their runs and checkpoints live here), placed
- * over several fleets, not already moving, not holding GPUs for a preemption of theirs.
+ * The jobs that may move: queued, confirmed, placed over several fleets, not already moving, not holding
+ * GPUs for a preemption of theirs, and with no run that may still hold GPUs here (a run on a lost node is
+ * fenced first: it fails when its grace ends, and its job, queued again to retry, may then move and
+ * resume elsewhere from its checkpoint).
  */
 export function movableJobs(s: FleetState): Array<{ job: JobRow; fleets: string[] }> {
   const leaving = handoffJobs(s);
   const out: Array<{ job: JobRow; fleets: string[] }> = [];
   for (const job of s.jobsByStatus("QUEUED")) {
-    if (job.unconfirmed || job.attempt > 0 || job.current_run_id || leaving.has(job.id)) continue;
+    if (job.unconfirmed || leaving.has(job.id)) continue;
+    if (job.current_run_id && s.run(job.current_run_id)?.ended_at === null) continue;
     if (job.pending_reasons.includes('"PREEMPTING"')) continue;
     const fleets = placementFleets(s, job.id);
     if (fleets && fleets.length > 1) out.push({ job, fleets });
@@ -114,6 +142,8 @@ function offerOf(s: FleetState, job: JobRow, h: Handoff): MoveOffer {
     job: { ...job },
     quota: s.quotaBody(job.user_id),
     fleets: placementFleets(s, job.id) ?? [],
+    runs: [...priorRuns(s, job.id), ...s.runsOfJob(job.id).map((r) => ({ id: r.id, attempt: r.attempt }))],
+    retries: Number(s.meta(retriesKey(job.id)) ?? "0"),
   };
 }
 
@@ -143,6 +173,8 @@ export function acceptMove(t: Tx, m: MoveOffer): MoveAnswer {
     t.put({ kind: "quota", user_id: m.job.user_id, body: m.quota });
   const row: JobRow = {
     ...m.job,
+    // Its earlier runs are the other fleets' (prior runs, below): none of them is current here.
+    current_run_id: null,
     queue_seq: t.counter("queue_seq"),
     team: teamOfJob(t, input),
     pending_reasons: "[]",
@@ -164,6 +196,11 @@ export function acceptMove(t: Tx, m: MoveOffer): MoveAnswer {
   t.queuedSpecs.set(row.id, spec);
   t.setMeta(placementKey(row.id), JSON.stringify(m.fleets));
   t.deleteMeta(movedToKey(row.id));
+  if (m.runs.length > 0) {
+    t.setMeta(priorRunsKey(row.id), JSON.stringify(m.runs));
+    for (const r of m.runs) t.setMeta(priorRunKey(r.id), row.id);
+  }
+  if (m.retries > 0) t.setMeta(retriesKey(row.id), String(m.retries));
   // Its history continues here: the same event sequence, one `rerouted` entry more (no webhook: its
   // status did not change).
   row.event_seq += 1;
