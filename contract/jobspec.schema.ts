@@ -113,6 +113,11 @@ export const JobSpec = z
           .min(1)
           .max(30 * 86_400)
           .optional(),
+        /**
+         * A job placed over several fleets preempts (on the one fleet that holds it) only after waiting
+         * this long for one of them to start it without preemption; 0: at once. Default 60.
+         */
+        preemption_wait_seconds: z.number().int().min(0).max(86_400).optional(),
       })
       .default({ max_retries: 2, retry_on_user_failure: false }),
     provenance: z.object({

@@ -111,6 +111,20 @@ export function priorRunKey(runId: string): string {
   return `${PRIOR_RUN_PREFIX}${runId}`;
 }
 
+/**
+ * Jobs placed over several fleets that may not preempt yet (JSON { [job id]: until ms }): each first waits
+ * its `lifecycle.preemption_wait_seconds` for a fleet that starts it without preemption. One cached read
+ * per scheduling pass; an entry goes when its timer fires.
+ */
+export const PREEMPT_WAITS_KEY = "preempt_waits";
+
+const PREEMPTED_FOR_PREFIX = "preempted_for:";
+
+/** A job placed over several fleets preempted others here: wherever it moves, it never preempts again. */
+export function preemptedForKey(jobId: string): string {
+  return `${PREEMPTED_FOR_PREFIX}${jobId}`;
+}
+
 /** Set once any job moved from this fleet to another: until then a submit reads no tombstone. */
 export const ANY_MOVED = "moved_any";
 
@@ -136,6 +150,7 @@ export function isPerJobKey(key: string): boolean {
     key.startsWith(MOVED_TO_PREFIX) ||
     key.startsWith(MOVE_PREFIX) ||
     key.startsWith(PRIOR_RUNS_PREFIX) ||
-    key.startsWith(PRIOR_RUN_PREFIX)
+    key.startsWith(PRIOR_RUN_PREFIX) ||
+    key.startsWith(PREEMPTED_FOR_PREFIX)
   );
 }

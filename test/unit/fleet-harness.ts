@@ -47,6 +47,8 @@ export interface SpecOptions {
   maxRuntimeSeconds?: number;
   /** `lifecycle.placement_timeout_seconds` (default: none). */
   placementTimeoutSeconds?: number;
+  /** `lifecycle.preemption_wait_seconds` (default: none, i.e. 60 for a job placed over several fleets). */
+  preemptionWaitSeconds?: number;
 }
 
 export function spec(o: SpecOptions = {}): JobSpec {
@@ -80,6 +82,7 @@ export function spec(o: SpecOptions = {}): JobSpec {
       ...(o.placementTimeoutSeconds === undefined
         ? {}
         : { placement_timeout_seconds: o.placementTimeoutSeconds }),
+      ...(o.preemptionWaitSeconds === undefined ? {} : { preemption_wait_seconds: o.preemptionWaitSeconds }),
     },
     provenance: { git_commit: null, git_dirty: false, config_sha: `sha256:${"e".repeat(64)}` },
   };
@@ -353,7 +356,7 @@ export class Fleet {
     this.now += ms;
     for (const id of this.s.takeDueTimers(this.now)) {
       const target = timerTarget(id);
-      if (["schedule", "retry", "lost", "hold", "placement"].includes(target.kind))
+      if (["schedule", "retry", "lost", "hold", "placement", "preempt_wait"].includes(target.kind))
         this.decide({ type: "timer", id });
     }
   }

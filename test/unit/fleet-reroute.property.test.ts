@@ -10,6 +10,7 @@
  * - a frozen copy is QUEUED and holds nothing; at most one fleet holds a run of it that is not over (it
  *   never runs in two places: a job whose node was lost moves on only once that run is fenced);
  * - every job submitted is somewhere (nothing is lost), and each fleet's own invariants hold;
+ * - a job preempts others on one fleet at most (after its wait; never again where it moves);
  * - the holder's version is above every version the other fleets wrote of it (D1 and the user's object
  *   follow the holder).
  *
@@ -23,7 +24,7 @@ import { FleetNet } from "./fleet-reroute-net.js";
 const NAMES = ["a", "b", "c"] as const;
 
 type Op =
-  | { op: "submit"; fleet: number; gpus: number; on: number[] }
+  | { op: "submit"; fleet: number; gpus: number; on: number[]; cls: string; wait: number }
   | { op: "start" | "exit"; fleet: number; run: number }
   | { op: "publish"; fleet: number }
   | { op: "plan"; fleet: number; siteLost: boolean }
@@ -42,6 +43,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       fleet: fleetArb,
       gpus: fc.constantFrom(1, 2, 4, 8),
       on: fc.subarray([0, 1, 2], { minLength: 1 }),
+      cls: fc.constantFrom("low", "normal", "critical"),
+      wait: fc.constantFrom(0, 60),
     }),
   },
   {
@@ -81,7 +84,14 @@ function play(net: FleetNet, o: Op, jobs: string[], seq: { n: number }): void {
       // Placed over the fleets it names (this one among them, as the Worker would have chosen it).
       const fleets = [...new Set([name, ...o.on.map((i) => NAMES[i]!)])];
       const jobId = `job_${String(++seq.n).padStart(4, "0")}`;
-      f.submit({ jobId, gpus: o.gpus, ...(fleets.length > 1 ? { fleets } : {}) });
+      f.submit({
+        jobId,
+        gpus: o.gpus,
+        priorityClass: o.cls,
+        python: true,
+        preemptionWaitSeconds: o.wait,
+        ...(fleets.length > 1 ? { fleets } : {}),
+      });
       jobs.push(jobId);
       return;
     }
@@ -156,6 +166,15 @@ function checkPlacement(net: FleetNet, jobs: readonly string[]): void {
       for (const h of holders) expect(net.fleet(h.name).job(id).version).toBeLessThanOrEqual(topVersion);
     }
   }
+  // A job placed over several fleets displaces others on one fleet at most.
+  const preemptedOn = new Map<string, Set<string>>();
+  for (const n of NAMES)
+    for (const e of net.fleet(n).s.outbox) {
+      if (e.kind !== "event" || e.event.to_status !== "PAUSED") continue;
+      const by = (JSON.parse(e.event.detail) as { preempted_by?: string }).preempted_by;
+      if (by) preemptedOn.set(by, new Set([...(preemptedOn.get(by) ?? []), n]));
+    }
+  for (const [id, on] of preemptedOn) expect(on.size, `${id} preempted on ${[...on].join(", ")}`).toBe(1);
   for (const n of NAMES) net.fleet(n).checkInvariants();
 }
 

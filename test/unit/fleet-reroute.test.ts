@@ -210,3 +210,86 @@ describe("a job whose site is lost while it runs", () => {
     b.checkInvariants();
   });
 });
+
+describe("no collateral damage", () => {
+  it("a job placed over several fleets preempts only after its wait, and only where it is queued", () => {
+    const net = new FleetNet(FLEETS);
+    const a = net.fleet("a");
+    const b = net.fleet("b");
+    a.agent("a-node", 8);
+    b.agent("b-node", 8);
+    const victimA = a.submit({ jobId: "job_low_a", gpus: 8, priorityClass: "low", python: true });
+    const victimB = b.submit({ jobId: "job_low_b", gpus: 8, priorityClass: "low", python: true });
+    a.report(victimA, "started");
+    b.report(victimB, "started");
+    a.advance(600_000); // past the victims' minimum runtime
+    b.advance(600_000);
+    const job = a.submit({ jobId: "job_crit", gpus: 8, priorityClass: "critical", fleets: FLEETS });
+    // It waits (60 s by default) for a fleet that starts it without preemption: nobody is displaced.
+    expect(a.job(victimA).status).toBe("RUNNING");
+    expect(JSON.parse(a.job(job).pending_reasons)[0].code).toBe("CAPACITY");
+    a.advance(59_000);
+    expect(a.job(victimA).status).toBe("RUNNING");
+    a.advance(1_000);
+    // Its wait is over: it preempts, on this fleet only.
+    expect(a.transitions(victimA)).toContain("RUNNING→PAUSED");
+    expect(JSON.parse(a.job(job).pending_reasons)[0].code).toBe("PREEMPTING");
+    expect(b.job(victimB).status).toBe("RUNNING");
+    expect(net.plan("a")).toEqual([]);
+    a.checkInvariants();
+  });
+
+  it("a wait of 0 preempts at once, as a job that names one fleet does", () => {
+    const net = new FleetNet(FLEETS);
+    const a = net.fleet("a");
+    a.agent("a-node", 8);
+    const victim = a.submit({ jobId: "job_low", gpus: 8, priorityClass: "low", python: true });
+    a.report(victim, "started");
+    a.advance(600_000);
+    a.submit({
+      jobId: "job_crit",
+      gpus: 8,
+      priorityClass: "critical",
+      fleets: FLEETS,
+      preemptionWaitSeconds: 0,
+    });
+    expect(a.transitions(victim)).toContain("RUNNING→PAUSED");
+  });
+});
+
+describe("preemption on one fleet at most", () => {
+  it("a job that preempted on one fleet and then moved never preempts where it moved", () => {
+    const net = new FleetNet(FLEETS);
+    const a = net.fleet("a");
+    const b = net.fleet("b");
+    a.agent("a-node", 8);
+    b.agent("b-node", 8);
+    const lowA = a.submit({ jobId: "job_low_a", gpus: 8, priorityClass: "low", python: true });
+    const lowB = b.submit({ jobId: "job_low_b", gpus: 8, priorityClass: "low", python: true });
+    a.report(lowA, "started");
+    b.report(lowB, "started");
+    const job = a.submit({
+      jobId: "job_crit",
+      gpus: 8,
+      priorityClass: "critical",
+      fleets: FLEETS,
+      preemptionWaitSeconds: 0,
+    });
+    a.advance(600_000);
+    expect(a.transitions(lowA)).toContain("RUNNING→PAUSED");
+    // Its victim never leaves: the hold stalls and is released, and the job waits again at a.
+    a.advance(600_000);
+    expect(JSON.parse(a.job(job).pending_reasons).map((r: { code: string }) => r.code)).not.toContain(
+      "PREEMPTING",
+    );
+    // Site lost: it moves to b, where it waits, and never displaces b's low job.
+    net.publish("b");
+    net.plan("a", true);
+    net.deliver(0);
+    net.answer(0);
+    b.advance(600_000);
+    expect(b.job(job).status).toBe("QUEUED");
+    expect(b.transitions(lowB)).not.toContain("RUNNING→PAUSED");
+    b.checkInvariants();
+  });
+});

@@ -5,10 +5,10 @@
  */
 
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
-import { HANDOFFS_KEY, handoffKey, movedToKey } from "../keys.js";
+import { HANDOFFS_KEY, handoffKey, movedToKey, PREEMPT_WAITS_KEY } from "../keys.js";
 import type { JobRow } from "../rows.js";
 import type { FleetState } from "../state.js";
-import { placementTimer } from "../timers.js";
+import { placementTimer, preemptWaitTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 
 /** Why a queued job moves: another candidate starts it now, or every agent of this fleet is gone. */
@@ -46,4 +46,43 @@ export function movedTo(s: FleetState, jobId: string): string | null {
 export function armPlacementTimeout(t: Tx, job: JobRow, spec: JobSpec): void {
   const timeout = spec.lifecycle.placement_timeout_seconds;
   if (timeout !== undefined) t.setTimer(placementTimer(job.id), job.created_at + timeout * 1000);
+}
+
+/** How long a job placed over several fleets waits for one to start it before it may preempt (default). */
+export const DEFAULT_PREEMPTION_WAIT_SECONDS = 60;
+
+/** The jobs that may not preempt yet, and until when (one cached read). */
+export function preemptWaits(s: FleetState): Record<string, number> {
+  const raw = s.meta(PREEMPT_WAITS_KEY);
+  return raw ? (JSON.parse(raw) as Record<string, number>) : {};
+}
+
+/**
+ * A job placed over several fleets waits its `preemption_wait_seconds` (from its submit) for one of them
+ * to start it without preemption before it may preempt where it is queued.
+ */
+export function armPreemptWait(t: Tx, job: JobRow, spec: JobSpec): void {
+  const wait = spec.lifecycle.preemption_wait_seconds ?? DEFAULT_PREEMPTION_WAIT_SECONDS;
+  const until = job.created_at + wait * 1000;
+  if (until <= t.now) return;
+  t.setMeta(PREEMPT_WAITS_KEY, JSON.stringify({ ...waitingOnly(t.s), [job.id]: until }));
+  t.setTimer(preemptWaitTimer(job.id), until);
+}
+
+/** The entries of jobs still waiting here (those of jobs that started or ended since go). */
+function waitingOnly(s: FleetState): Record<string, number> {
+  return Object.fromEntries(Object.entries(preemptWaits(s)).filter(([id]) => s.job(id)?.status === "QUEUED"));
+}
+
+/** A job that preempted on another fleet before it moved here never preempts here. */
+export function neverPreempt(t: Tx, jobId: string): void {
+  t.setMeta(PREEMPT_WAITS_KEY, JSON.stringify({ ...waitingOnly(t.s), [jobId]: Number.MAX_SAFE_INTEGER }));
+}
+
+/** Its wait is over (its timer), or it left: it no longer holds back from preempting here. */
+export function endPreemptWait(t: Tx, jobId: string): void {
+  const waits = preemptWaits(t.s);
+  if (!(jobId in waits)) return;
+  delete waits[jobId];
+  t.setMeta(PREEMPT_WAITS_KEY, JSON.stringify(waits));
 }

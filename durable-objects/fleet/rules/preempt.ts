@@ -24,7 +24,9 @@ import {
   checkpointKey,
   PREEMPTED_TOTAL_KEY,
   PREEMPTION_KEY,
+  placementKey,
   preemptEventKey,
+  preemptedForKey,
   preemptedKey,
 } from "../keys.js";
 import type { JobRow } from "../rows.js";
@@ -256,6 +258,8 @@ export function applyPreemptions(t: Tx, decision: Decision): void {
       stops.push(() => stopVictim(t, job, run.id, preemptor, pcls, vcls, cause));
     }
     const deadline = t.now + grace * 1000 + HOLD_SLACK_MS;
+    // A job placed over several fleets preempts on one of them at most (rules/reroute.ts).
+    if (t.s.meta(placementKey(plan.jobId)) !== null) t.setMeta(preemptedForKey(plan.jobId), "1");
     st.holds[plan.jobId] = { placement: plan.placement, victims, at: t.now, deadline };
     delete st.stalled[plan.jobId];
     st.recent.push(t.now);

@@ -26,6 +26,7 @@ import {
   movedToKey,
   moveKey,
   placementKey,
+  preemptedForKey,
   priorRunKey,
   priorRunsKey,
   retriesKey,
@@ -36,9 +37,12 @@ import { placementTimer, REROUTE_CHECK_MS } from "../timers.js";
 import type { Tx } from "../tx.js";
 import {
   armPlacementTimeout,
+  armPreemptWait,
+  endPreemptWait,
   type Handoff,
   handoffJobs,
   handoffOf,
+  neverPreempt,
   type RerouteReason,
 } from "./handoff-state.js";
 import { config, emit, emitJob, putJob, setStatus } from "./ledger.js";
@@ -64,6 +68,8 @@ export interface MoveOffer {
   runs: PriorRun[];
   /** The automatic retries it used (its budget goes with it). */
   retries: number;
+  /** It preempted others in a fleet before: it never preempts again, anywhere. */
+  preempted: boolean;
 }
 
 export interface PriorRun {
@@ -144,6 +150,7 @@ function offerOf(s: FleetState, job: JobRow, h: Handoff): MoveOffer {
     fleets: placementFleets(s, job.id) ?? [],
     runs: [...priorRuns(s, job.id), ...s.runsOfJob(job.id).map((r) => ({ id: r.id, attempt: r.attempt }))],
     retries: Number(s.meta(retriesKey(job.id)) ?? "0"),
+    preempted: s.meta(preemptedForKey(job.id)) !== null,
   };
 }
 
@@ -201,6 +208,11 @@ export function acceptMove(t: Tx, m: MoveOffer): MoveAnswer {
     for (const r of m.runs) t.setMeta(priorRunKey(r.id), row.id);
   }
   if (m.retries > 0) t.setMeta(retriesKey(row.id), String(m.retries));
+  // It preempted on another fleet: never here (at most one fleet is disturbed for it).
+  if (m.preempted) {
+    t.setMeta(preemptedForKey(row.id), "1");
+    neverPreempt(t, row.id);
+  }
   // Its history continues here: the same event sequence, one `rerouted` entry more (no webhook: its
   // status did not change).
   row.event_seq += 1;
@@ -219,6 +231,7 @@ export function acceptMove(t: Tx, m: MoveOffer): MoveAnswer {
     },
   });
   armPlacementTimeout(t, row, spec);
+  if (!m.preempted) armPreemptWait(t, row, spec);
   t.scheduleSubmitted(t.s.job(row.id)!);
   if (!t.emittedJobs.has(row.id)) emitJob(t, t.s.job(row.id)!);
   return answer({ kind: "accepted" });
@@ -249,6 +262,7 @@ export function handoffDone(t: Tx, jobId: string, moveId: string, answer: MoveAn
   if (answer.kind === "accepted") {
     t.put({ kind: "job_gone", id: jobId, moved: true });
     t.cancelTimer(placementTimer(jobId));
+    endPreemptWait(t, jobId);
     t.deleteMeta(placementKey(jobId));
     t.setMeta(movedToKey(jobId), h.to.id);
     if (t.s.meta(ANY_MOVED) === null) t.setMeta(ANY_MOVED, "1");

@@ -40,7 +40,7 @@ import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
 import { budgetOf, budgetReason } from "./budgets.js";
 import { classOf, preemptionFloor, priorityClasses } from "./classes.js";
-import { armPlacementTimeout, handoffOf } from "./handoff-state.js";
+import { armPlacementTimeout, armPreemptWait, handoffOf } from "./handoff-state.js";
 import {
   closeRun,
   config,
@@ -192,6 +192,7 @@ function queueJob(t: Tx, input: SubmitInput): { row: JobRow; quotaChanged: boole
   const fleets = input.placement?.filter((c) => c.eligible).map((c) => c.fleet);
   if (fleets && fleets.length > 1) {
     t.setMeta(placementKey(row.id), JSON.stringify(fleets));
+    armPreemptWait(t, row, spec);
     t.setTimer(REROUTE_TIMER, t.now + REROUTE_CHECK_MS);
   }
   const digests = [...input.blobDigests, ...Object.values(input.capsule ?? {})];

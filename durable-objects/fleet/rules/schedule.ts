@@ -26,7 +26,7 @@ import type { Tx } from "../tx.js";
 import { nodeView } from "../views.js";
 import { budgetOf, budgetReason } from "./budgets.js";
 import { classOf, mayBorrow, preemptionFloor, priorityClasses } from "./classes.js";
-import { handoffJobs } from "./handoff-state.js";
+import { handoffJobs, preemptWaits } from "./handoff-state.js";
 import { config, emitJob, emitNode, emitRun, putJob, putNode, putRun, setStatus } from "./ledger.js";
 import { armWindowTimer, budgetPass, windowPass } from "./lifecycle.js";
 import {
@@ -224,6 +224,7 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
 function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyInput {
   const classes = priorityClasses(t.s);
   const teams = teamsInput(t);
+  const waits = preemptWaits(t.s);
   return {
     now: t.now,
     draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
@@ -240,6 +241,7 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       ...(j.unconfirmed ? { unconfirmed: true } : {}),
       ...(teams ? { team: j.team, mayBorrow: mayBorrow(classOf(t.s, j.priority_class)) } : {}),
       ...budgetInput(t, j, teams !== null),
+      ...(waits[j.id] !== undefined ? { noPreemptUntil: waits[j.id] } : {}),
     })),
     ...(teams ? { teams } : {}),
     users: userInputs(t, new Set(queue.map((j) => j.user_id))),

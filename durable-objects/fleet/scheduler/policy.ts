@@ -43,6 +43,11 @@ export interface QueuedJobInput extends PlaceableJob {
   noBorrow?: PendingReason;
   /** A reason it waits whatever else holds (its team's budget is spent). */
   hold?: PendingReason;
+  /**
+   * Until when it may not preempt (ms): a job placed over several fleets first waits for one of them to
+   * start it without displacing anyone (rules/reroute.ts). Absent: it may preempt now.
+   */
+  noPreemptUntil?: number;
 }
 
 /** GPUs held for a job that preempted others, while its victims leave (rules/preempt.ts). */
@@ -167,7 +172,8 @@ export function decide(input: PolicyInput): Decision {
     const placed = placer.place(job);
     if ("reasons" in placed) {
       const preemptor = verdict ? { ...job, borrowing: verdict.borrowing, reclaims: verdict.reclaims } : job;
-      const plan = job.unconfirmed ? null : (planner?.plan(placer, preemptor, placed.reasons) ?? null);
+      const mayPreempt = !job.unconfirmed && (job.noPreemptUntil ?? 0) <= input.now;
+      const plan = mayPreempt ? (planner?.plan(placer, preemptor, placed.reasons) ?? null) : null;
       if (plan) {
         placer.take(plan.placement);
         decision.preempt.push(plan);
