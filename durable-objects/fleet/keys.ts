@@ -125,6 +125,9 @@ export function preemptedForKey(jobId: string): string {
   return `${PREEMPTED_FOR_PREFIX}${jobId}`;
 }
 
+/** Jobs that moved here from other fleets, ever, by why (JSON { starts_sooner: n, site_lost: n }): a counter. */
+export const REROUTED_IN_KEY = "rerouted_in_total";
+
 /** Set once any job moved from this fleet to another: until then a submit reads no tombstone. */
 export const ANY_MOVED = "moved_any";
 

@@ -4,7 +4,7 @@
  * little whatever its history. Sockets are counted by the caller, which holds them.
  */
 import { ACTIVE_STATES } from "../../contract/job-states.js";
-import { PREEMPTED_TOTAL_KEY, PREEMPTION_LOST_KEY } from "./keys.js";
+import { PREEMPTED_TOTAL_KEY, PREEMPTION_LOST_KEY, REROUTED_IN_KEY } from "./keys.js";
 
 /** Statuses reported per fleet: the active ones and PAUSED (the rest only grow, and D1 has them). */
 export const REPORTED_STATUSES = [...ACTIVE_STATES, "PAUSED"] as const;
@@ -24,6 +24,8 @@ export interface FleetStats {
   preempted: Record<string, number>;
   /** GPU-seconds preempted runs had used since their last checkpoint, ever: work lost to preemption. */
   preemption_lost_gpu_seconds: number;
+  /** Waiting jobs that moved here from another of their fleets, ever, by why (`starts_sooner`, `site_lost`). */
+  rerouted_in: Record<string, number>;
 }
 
 export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number): FleetStats {
@@ -64,5 +66,10 @@ export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number
       ...(JSON.parse(meta(PREEMPTED_TOTAL_KEY) ?? "{}") as Record<string, number>),
     },
     preemption_lost_gpu_seconds: Number(meta(PREEMPTION_LOST_KEY) ?? 0),
+    rerouted_in: {
+      starts_sooner: 0,
+      site_lost: 0,
+      ...(JSON.parse(meta(REROUTED_IN_KEY) ?? "{}") as Record<string, number>),
+    },
   };
 }

@@ -297,9 +297,12 @@ describe("GET /v1/admin/metrics", () => {
     const s = samples(text);
     expect(s.get('starforge_fleet_up{fleet="mx-broken"}')).toBe(0);
     expect(s.get('starforge_fleet_up{fleet="mx-fine"}')).toBe(1);
-    // The dispatch histogram comes from D1's event log, not from the object: its (empty) series stays.
+    // The dispatch and placement histograms come from D1's event log, not from the object: their (empty)
+    // series stay.
     const fromObject = [...s.keys()].filter(
-      (k) => k.includes('"mx-broken"') && !/^starforge_(fleet_up|dispatch_latency_seconds)/.test(k),
+      (k) =>
+        k.includes('"mx-broken"') &&
+        !/^starforge_(fleet_up|dispatch_latency_seconds|placement_latency_seconds)/.test(k),
     );
     expect(fromObject).toEqual([]);
     expect(s.get('starforge_gpus{fleet="mx-fine"}')).toBe(0);

@@ -4,6 +4,7 @@
  * choice are recorded on its `admitted` event; a spec no candidate could run is refused with
  * NO_ELIGIBLE_FLEET naming each candidate's reason, and leaves nothing behind.
  */
+import { SELF } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signIn } from "./console-support.js";
 import {
@@ -226,6 +227,19 @@ describe("placement over several fleets", () => {
       getJob(id: string): Promise<{ fleet_id: string } | null>;
     };
     expect((await viaA.getJob(job.id))?.fleet_id).toBe(fleetB);
+    // Metrics: the move by reason at the fleet it went to, and its submit-to-start latency there.
+    let metrics = "";
+    // The placements counter is flushed to D1 a moment after the submit's answer.
+    for (let i = 0; i < 40 && !/starforge_placements_total\{fleet="pl-rr-a"\}/.test(metrics); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      const res = await SELF.fetch("http://sf.test/v1/admin/metrics", {
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
+      metrics = await res.text();
+    }
+    expect(metrics).toContain('starforge_reroutes_total{fleet="pl-rr-b",reason="starts_sooner"} 1');
+    expect(metrics).toContain('starforge_placement_latency_seconds_count{fleet="pl-rr-b"} 1');
+    expect(metrics).toMatch(/starforge_placements_total\{fleet="pl-rr-a"\} [1-9]/);
     expect((await api(user, "POST", `/v1/jobs/${job.id}/stop`)).body.job.status).toBe("STOPPED");
     await api(user, "POST", `/v1/jobs/${fullA.id}/stop`);
   });

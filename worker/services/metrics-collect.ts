@@ -46,6 +46,34 @@ function dispatchLatency(d: Db) {
     .groupBy(schema.jobs.fleetId);
 }
 
+/**
+ * Jobs placed over several fleets, from submit to start: their `admitted` event (which carries the
+ * placement) to their first `dispatch`, wherever it happened (after re-routes), grouped by that fleet.
+ */
+function placementLatency(d: Db) {
+  const e = alias(schema.jobEvents, "e");
+  const a = alias(schema.jobEvents, "a");
+  const wait = sql`((julianday(${e.ts}) - julianday(${a.ts})) * 86400.0)`;
+  const buckets = Object.fromEntries(
+    DISPATCH_BUCKETS.map((b, i) => [`b${i}`, sql<number>`coalesce(sum(${wait} <= ${b}), 0)`.as(`b${i}`)]),
+  );
+  const firstDispatch = sql`${e.seq} = (SELECT MIN(f.seq) FROM job_events f WHERE f.job_id = ${e.jobId} AND f.edge = 'dispatch')`;
+  return d
+    .select({
+      fleetId: schema.jobs.fleetId,
+      count: sql<number>`count(*)`.as("n"),
+      sum: sql<number>`coalesce(sum(${wait}), 0)`.as("total"),
+      ...buckets,
+    })
+    .from(e)
+    .innerJoin(a, and(eq(a.jobId, e.jobId), eq(a.edge, "admitted")))
+    .innerJoin(schema.jobs, eq(schema.jobs.id, e.jobId))
+    .where(
+      and(eq(e.edge, "dispatch"), sql`json_extract(${a.detail}, '$.placement') IS NOT NULL`, firstDispatch),
+    )
+    .groupBy(schema.jobs.fleetId);
+}
+
 function webhookBacklog(d: Db, now: number) {
   const w = schema.webhookDeliveries;
   return d
@@ -62,17 +90,19 @@ interface Gathered {
   counters: CounterRow[];
   backlog: { pending: number; due: number };
   latency: Array<{ fleetId: string; count: number; sum: number } & Record<string, number | string>>;
+  placement: Array<{ fleetId: string; count: number; sum: number } & Record<string, number | string>>;
 }
 
 async function gather(env: AppEnv, now: number): Promise<Gathered> {
   const d = db(env.DB);
   const fleetRows = d.select({ id: schema.fleets.id, name: schema.fleets.name }).from(schema.fleets);
-  const [fleets, counters, backlog, latency] = await d
+  const [fleets, counters, backlog, latency, placement] = await d
     .batch([
       fleetRows.orderBy(schema.fleets.name),
       counterRowsQuery(env.DB),
       webhookBacklog(d, now),
       dispatchLatency(d),
+      placementLatency(d),
     ])
     .catch((err: unknown) => {
       log("error", "metrics: D1 unreachable", errorFields(err));
@@ -94,6 +124,7 @@ async function gather(env: AppEnv, now: number): Promise<Gathered> {
     counters,
     backlog: backlog[0] ?? { pending: 0, due: 0 },
     latency,
+    placement,
   };
 }
 
@@ -127,8 +158,14 @@ function counter(
   return { name, help, type: "counter", samples };
 }
 
-function latencyFamily(g: Gathered, fleetName: (id: string) => string): Family {
-  const rows = new Map(g.latency.map((r) => [r.fleetId, r]));
+function latencyFamily(
+  g: Gathered,
+  fleetName: (id: string) => string,
+  of: Gathered["latency"] = g.latency,
+  name = "starforge_dispatch_latency_seconds",
+  help = "Seconds a job waited in QUEUED before it was dispatched (GPUs allocated, launch request issued), per dispatch; a job that moved between fleets counts from its move.",
+): Family {
+  const rows = new Map(of.map((r) => [r.fleetId, r]));
   const ids = [...new Set([...g.fleets.map((f) => f.id), ...rows.keys()])];
   const series: HistogramSeries[] = ids.map((id) => {
     const r = rows.get(id);
@@ -140,8 +177,8 @@ function latencyFamily(g: Gathered, fleetName: (id: string) => string): Family {
     };
   });
   return {
-    name: "starforge_dispatch_latency_seconds",
-    help: "Seconds a job waited in QUEUED before it was dispatched (GPUs allocated, launch request issued), per dispatch.",
+    name,
+    help,
     type: "histogram",
     buckets: DISPATCH_BUCKETS,
     series,
@@ -264,6 +301,32 @@ export async function collectMetrics(env: AppEnv, now: number): Promise<Family[]
       fleetName,
     ),
     latencyFamily(g, fleetName),
+    counter(
+      g,
+      "placements",
+      "fleet",
+      "starforge_placements_total",
+      "Jobs placed over several fleets at submit (resources.fleets or fleet_selector), by the fleet chosen.",
+      fleetName,
+    ),
+    {
+      name: "starforge_reroutes_total",
+      help: "Waiting jobs that moved to this fleet from another of theirs, by reason: starts_sooner (this fleet could start them now) or site_lost (every agent of their fleet was gone).",
+      type: "counter",
+      samples: g.fleets.flatMap((f) =>
+        Object.entries(f.stats?.rerouted_in ?? {}).map(([reason, n]) => ({
+          labels: { fleet: f.name, reason },
+          value: n,
+        })),
+      ),
+    },
+    latencyFamily(
+      g,
+      fleetName,
+      g.placement,
+      "starforge_placement_latency_seconds",
+      "Seconds from submit to dispatch of jobs placed over several fleets, by the fleet that started them (after any re-routes).",
+    ),
     counter(
       g,
       "ingested_items",

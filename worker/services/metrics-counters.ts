@@ -33,7 +33,9 @@ export type CounterMetric =
   /** Items job-side ingest accepted, labelled by kind (logs, metrics, …). */
   | "ingested_items"
   /** Calls submits made to a fleet's object, labelled by fleet id: fewer than its admissions under group commit. */
-  | "fleet_submit_calls";
+  | "fleet_submit_calls"
+  /** Jobs placed over several fleets at submit (resources.fleets or fleet_selector), labelled by the fleet chosen. */
+  | "placements";
 
 export interface CounterRow {
   metric: string;

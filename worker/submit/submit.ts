@@ -403,5 +403,8 @@ export async function submitJobs(c: Ctx, raw: unknown) {
     if (jobs) return answer(c, jobs, array, 200);
   }
   if (!result.ok) await user.release(jobIds);
-  return answer(c, unwrap(result).jobs, array, 201);
+  const jobs = unwrap(result).jobs;
+  // Placed over several fleets: counted by the fleet chosen (flushed with the admission's own count).
+  if (ready[0]?.candidates) addToCounter("placements", fleetId, jobs.length);
+  return answer(c, jobs, array, 201);
 }

@@ -29,6 +29,7 @@ import {
   preemptedForKey,
   priorRunKey,
   priorRunsKey,
+  REROUTED_IN_KEY,
   retriesKey,
 } from "../keys.js";
 import type { JobRow } from "../rows.js";
@@ -230,6 +231,8 @@ export function acceptMove(t: Tx, m: MoveOffer): MoveAnswer {
       detail: JSON.stringify({ from: m.from.name, to: cfg.name, why: m.why, basis: m.basis }),
     },
   });
+  const moved = JSON.parse(t.s.meta(REROUTED_IN_KEY) ?? "{}") as Record<string, number>;
+  t.setMeta(REROUTED_IN_KEY, JSON.stringify({ ...moved, [m.why]: (moved[m.why] ?? 0) + 1 }));
   armPlacementTimeout(t, row, spec);
   if (!m.preempted) armPreemptWait(t, row, spec);
   t.scheduleSubmitted(t.s.job(row.id)!);
