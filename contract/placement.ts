@@ -112,6 +112,33 @@ export function admittedPlacement(
   return Array.isArray(p) ? (p as PlacementCandidate[]) : null;
 }
 
+/** One move of a waiting job between its fleets, as its `rerouted` event records it. */
+export interface Reroute {
+  ts: string;
+  from: string;
+  to: string;
+  /** `starts_sooner` (the other fleet could start it now) or `site_lost` (every agent of its fleet was gone). */
+  why: string;
+  /** The capacity the choice rested on. */
+  basis: string;
+}
+
+/** A job's moves between fleets, oldest first (its `rerouted` events). */
+export function reroutesOf(events: ReadonlyArray<{ edge: string; ts: string; detail: unknown }>): Reroute[] {
+  return events.flatMap((e) => {
+    if (e.edge !== "rerouted") return [];
+    const d = (e.detail ?? {}) as Partial<Reroute>;
+    return [{ ts: e.ts, from: d.from ?? "?", to: d.to ?? "?", why: d.why ?? "?", basis: d.basis ?? "" }];
+  });
+}
+
+/** What a move's reason means, for people. */
+export function rerouteWhy(why: string): string {
+  if (why === "starts_sooner") return "it could start the job now";
+  if (why === "site_lost") return "every agent of the fleet holding it was gone";
+  return why;
+}
+
 /** What a job needs of one series: `nodes` nodes with `per_node` free GPUs each. */
 export interface SeriesNeed {
   series: string;

@@ -227,6 +227,11 @@ describe("placement over several fleets", () => {
       getJob(id: string): Promise<{ fleet_id: string } | null>;
     };
     expect((await viaA.getJob(job.id))?.fleet_id).toBe(fleetB);
+    // The console's job page shows the move under its placement.
+    const page = (await (await signIn(user)).get(`/console/jobs/${job.id}`)).html;
+    expect(page).toMatch(
+      /<tr data-reroute="pl-rr-a&gt;pl-rr-b">.*<td>pl-rr-a<\/td><td>pl-rr-b<\/td><td>it could start the job now: fits now/s,
+    );
     // Metrics: the move by reason at the fleet it went to, and its submit-to-start latency there.
     let metrics = "";
     // The placements counter is flushed to D1 a moment after the submit's answer.

@@ -2,15 +2,19 @@
 /**
  * The job page's placement: for a job placed over several fleets, every candidate fleet its submit
  * considered, whether it could run the job, its estimated start, and why it was or was not chosen (the
- * `admitted` event's `detail.placement`; docs/scheduling.md "Placement over several fleets").
+ * `admitted` event's `detail.placement`; docs/scheduling.md "Placement over several fleets"), and the moves it
+ * made between them while it waited (its `rerouted` events).
  */
 import type { FC } from "hono/jsx";
-import { admittedPlacement } from "../../../contract/placement.js";
+import { admittedPlacement, reroutesOf, rerouteWhy } from "../../../contract/placement.js";
 import { DataTable, Time } from "../layout.js";
 
-export const Placement: FC<{ events: ReadonlyArray<{ edge: string; detail: unknown }> }> = ({ events }) => {
+export const Placement: FC<{ events: ReadonlyArray<{ edge: string; ts: string; detail: unknown }> }> = ({
+  events,
+}) => {
   const candidates = admittedPlacement(events);
   if (!candidates) return null;
+  const moves = reroutesOf(events);
   return (
     <section class="placement" aria-labelledby="placement-h">
       <h2 id="placement-h">Placement</h2>
@@ -40,6 +44,26 @@ export const Placement: FC<{ events: ReadonlyArray<{ edge: string; detail: unkno
           </tr>
         ))}
       </DataTable>
+      {moves.length > 0 ? (
+        <DataTable
+          class="reroutes-table"
+          caption="Moves while it waited"
+          columns={["At", "From", "To", "Why"]}
+        >
+          {moves.map((m) => (
+            <tr data-reroute={`${m.from}>${m.to}`}>
+              <td>
+                <Time iso={m.ts} />
+              </td>
+              <td>{m.from}</td>
+              <td>{m.to}</td>
+              <td>
+                {rerouteWhy(m.why)}: {m.basis}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      ) : null}
     </section>
   );
 };
