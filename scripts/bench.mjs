@@ -5,7 +5,7 @@
 //
 //   --quick        a subset for before/after checks during development (< 2 minutes); writes to a
 //                  temporary directory unless --out is given, so the committed report stays a full run
-//   --only LIST    comma-separated: admissions, scheduling, pipeline, running, cli, console
+//   --only LIST    comma-separated: admissions, placement, scheduling, pipeline, running, cli, console
 //   --out DIR      where the report goes (default: docs/ for a full run)
 //   --json         also print the results as JSON on stdout
 //   --skip-upload  leave out the re-submit benchmark (it starts a control plane and uploads 100 MB)
@@ -24,6 +24,7 @@ import { benchAdmissions } from "./bench/admissions.mjs";
 import { benchHelp, benchResubmit, HELP_TARGET_MS, sfBuilt } from "./bench/cli.mjs";
 import { benchConsole } from "./bench/console.mjs";
 import { benchPipeline } from "./bench/pipeline.mjs";
+import { benchPlacement } from "./bench/placement.mjs";
 import {
   admissionPathTargets,
   admissionTargets,
@@ -47,7 +48,7 @@ const { values: opts } = parseArgs({
   },
 });
 const log = (m) => process.stderr.write(`bench: ${m}\n`);
-const SECTIONS = ["admissions", "scheduling", "pipeline", "running", "cli", "console"];
+const SECTIONS = ["admissions", "placement", "scheduling", "pipeline", "running", "cli", "console"];
 const only = new Set((opts.only ?? SECTIONS.join(",")).split(",").map((s) => s.trim()));
 for (const o of only) {
   if (!SECTIONS.includes(o)) {
@@ -112,6 +113,15 @@ if (only.has("admissions")) {
             baselineRequests: 3000,
             slurmRequests: 500,
           },
+    ),
+  );
+}
+if (only.has("placement")) {
+  results.placement = await timed("placement", () =>
+    benchPlacement(
+      quick
+        ? { requests: 300, concurrency: 8, rounds: 1, warmup: 200 }
+        : { requests: 1500, concurrency: 8, rounds: 3, warmup: 1000 },
     ),
   );
 }

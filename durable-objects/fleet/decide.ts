@@ -35,7 +35,7 @@ import {
 import { setBudgets } from "./rules/budgets.js";
 import { setPriorityClasses } from "./rules/classes.js";
 import { runEvent } from "./rules/events.js";
-import { endPreemptWait, type Handoff } from "./rules/handoff-state.js";
+import type { Handoff } from "./rules/handoff-state.js";
 import { config, resumeResolved } from "./rules/ledger.js";
 import { drain, drainReport, undrain } from "./rules/lifecycle.js";
 import { type NodeAction, type NodeAdminReport, nodeAction } from "./rules/nodes.js";
@@ -270,10 +270,7 @@ function timerDue(t: Tx, id: string): void {
   else if (target.kind === "lost") lostGraceOver(t, target.nodeId);
   else if (target.kind === "hold") holdExpired(t, target.jobId);
   else if (target.kind === "placement") placementTimedOut(t, target.jobId, []);
-  else if (target.kind === "preempt_wait") {
-    endPreemptWait(t, target.jobId);
-    t.schedule();
-  }
+  else if (target.kind === "preempt_wait") t.schedule();
 }
 
 /** The drain's current report, or null before the fleet is configured (a read: no effects). */

@@ -69,7 +69,7 @@ export const PREEMPTED_TOTAL_KEY = "preempted_total";
 /** GPU-seconds preempted runs used since their last checkpoint, ever (a number): work lost to preemption. */
 export const PREEMPTION_LOST_KEY = "preemption_lost_gpu_seconds";
 
-const PLACEMENT_PREFIX = "placement:";
+export const PLACEMENT_PREFIX = "placement:";
 const HANDOFF_PREFIX = "handoff:";
 const MOVED_TO_PREFIX = "moved_to:";
 const MOVE_PREFIX = "move:";
@@ -112,11 +112,10 @@ export function priorRunKey(runId: string): string {
 }
 
 /**
- * Jobs placed over several fleets that may not preempt yet (JSON { [job id]: until ms }): each first waits
- * its `lifecycle.preemption_wait_seconds` for a fleet that starts it without preemption. One cached read
- * per scheduling pass; an entry goes when its timer fires.
+ * Jobs that moved here after preempting on another fleet (JSON string[]): they never preempt here (a job
+ * placed over several fleets preempts on one fleet at most). Pruned of jobs no longer waiting when written.
  */
-export const PREEMPT_WAITS_KEY = "preempt_waits";
+export const NO_PREEMPT_KEY = "no_preempt";
 
 const PREEMPTED_FOR_PREFIX = "preempted_for:";
 

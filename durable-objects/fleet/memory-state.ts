@@ -55,6 +55,13 @@ export class MemoryFleetState implements Ledger {
     return n;
   }
 
+  queuedWithMeta(prefix: string): Array<{ id: string; value: string }> {
+    return this.jobsByStatus("QUEUED").flatMap((j) => {
+      const value = this.metaRows.get(`${prefix}${j.id}`);
+      return value === undefined ? [] : [{ id: j.id, value }];
+    });
+  }
+
   jobsByStatus(status: string): JobRow[] {
     return [...this.jobRows.values()]
       .filter((j) => j.status === status)

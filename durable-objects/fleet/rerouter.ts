@@ -53,6 +53,9 @@ export class Rerouter {
     if (names.length === 0) return;
     const d = db(this.env.DB);
     const targets = await this.targets(names);
+    const siteLost = this.siteLost(now);
+    // Nothing free anywhere else (the common case of a busy site): no job could move, none is looked at.
+    if (!siteLost && ![...targets.values()].some(hasFree)) return;
     const jobs = movable.map(({ job, fleets }) => ({
       id: job.id,
       fleets,
@@ -60,7 +63,7 @@ export class Rerouter {
       secrets: (JSON.parse(job.spec) as JobSpec).secrets ?? [],
       userId: job.user_id,
     }));
-    const plan = planReroutes(jobs, self.name, targets, this.siteLost(now));
+    const plan = planReroutes(jobs, self.name, targets, siteLost);
     for (const move of plan) {
       const job = jobs.find((j) => j.id === move.jobId)!;
       // A job's secrets are opened where it launches: a fleet that lacks one is no place for it.
@@ -159,4 +162,9 @@ function needsOf(spec: string | undefined): SeriesNeed[] {
     nodes: p.nodes,
     per_node: p.gpus_per_node,
   }));
+}
+
+/** Whether a fleet has a free GPU of any series and takes jobs. */
+function hasFree(t: RerouteTarget): boolean {
+  return !t.draining && Object.values(t.capacity?.series ?? {}).some((s) => s.free > 0);
 }

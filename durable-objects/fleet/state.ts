@@ -18,6 +18,8 @@ export interface FleetState {
   jobsByStatus(status: string): JobRow[];
   /** How many jobs are QUEUED. */
   queuedCount(): number;
+  /** The QUEUED jobs that have a meta row `<prefix><job id>`, in queue order, with its value. */
+  queuedWithMeta(prefix: string): Array<{ id: string; value: string }>;
   run(id: string): RunRow | null;
   /** The job's runs by attempt. */
   runsOfJob(jobId: string): RunRow[];

@@ -51,6 +51,17 @@ export class FleetStore extends FleetAdapterStore implements Ledger {
     return this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE status = 'QUEUED'").one().n;
   }
 
+  queuedWithMeta(prefix: string): Array<{ id: string; value: string }> {
+    this.writeHeld();
+    return this.sql
+      .exec<{ id: string; value: string }>(
+        `SELECT j.id AS id, m.value AS value FROM jobs j JOIN meta m ON m.key = ? || j.id
+         WHERE j.status = 'QUEUED' ORDER BY j.queue_seq`,
+        prefix,
+      )
+      .toArray();
+  }
+
   jobsByStatus(status: string): JobRow[] {
     this.writeHeld();
     return this.sql.exec<JobRow>("SELECT * FROM jobs WHERE status = ? ORDER BY queue_seq", status).toArray();

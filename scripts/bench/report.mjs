@@ -80,6 +80,12 @@ export function admissionPathTargets(a) {
 }
 
 /** Verdicts for the paths after admission: [{ target, measured, holds }]. */
+/** Admissions with 3 candidate fleets against with 1 (the same run): the target is ≥ 80 %. */
+export function placementTarget(pl) {
+  const ratio = pl.points[3].rate / pl.points[1].rate;
+  return { ratio, holds: ratio >= 0.8 };
+}
+
 export function pipelineTargets(r) {
   const out = [];
   const p = r.pipeline;
@@ -242,6 +248,12 @@ export function markdown(r) {
       );
     }
   }
+  const pl = r.placement;
+  if (pl) {
+    L.push(
+      `| admissions with 3 candidate fleets ≥ 80 % of with 1, ${pl.concurrency} clients | ${pl.points[3].rate}/s vs ${pl.points[1].rate}/s: ${pct(pl.vs_single[3])} (10 candidates: ${pct(pl.vs_single[10])}) | ${yes(placementTarget(pl).holds)} |`,
+    );
+  }
   const s = r.scheduling;
   if (s) {
     const biggest = s.points.reduce((m, p) => (p.queue * p.nodes > m.queue * m.nodes ? p : m));
@@ -380,6 +392,23 @@ export function markdown(r) {
       L.push(
         `\nUnchanged re-submit: a throwaway control plane (\`npm start\`'s own script), a project with one experiment holding ${c.resubmit.workspace_mb} MB of data, \`sf submit --json\` twice: the first uploaded ${c.resubmit.first_upload.bytes} B in ${c.resubmit.first_upload.files} files, the second ${c.resubmit.bytes} B.`,
       );
+    L.push("");
+  }
+  if (pl) {
+    L.push("## Placement over several fleets");
+    L.push("");
+    L.push(
+      `Admissions of one-GPU charlm jobs naming 1 fleet (\`resources.fleet\`, the baseline), or the first 3 or all ${pl.fleets} of ${pl.fleets} fleets (\`resources.fleets\`; each fleet has two admin-registered 8-GPU nodes), ${pl.concurrency} clients, ${pl.requests_per_point} submits per point after ${pl.warmup_requests} of each kind, ${pl.rounds} rounds interleaved (each figure its median round). A placed submit reads the fleets' capacity summaries (at most once a second per isolate) and ranks its candidates in memory; no fleet is asked. *Placing adds* is its median latency over the single-fleet submit's.`,
+    );
+    L.push("");
+    L.push("| candidate fleets | admissions/s | vs 1 fleet | p50 | p99 | placing adds (p50) |");
+    L.push("|---|---|---|---|---|---|");
+    for (const k of Object.keys(pl.points)) {
+      const p = pl.points[k];
+      L.push(
+        `| ${k} | ${p.rate} | ${pct(pl.vs_single[k])} | ${p.p50_ms} ms | ${p.p99_ms} ms | ${k === "1" ? "—" : `${pl.placement_ms[k]} ms`} |`,
+      );
+    }
     L.push("");
   }
   if (k) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module of the bench scripts, without types
 import { medianPoint } from "../../scripts/bench/load.mjs";
 // @ts-expect-error: a plain ES module of the bench scripts, without types
-import { admissionTargets, markdown, pipelineTargets } from "../../scripts/bench/report.mjs";
+import { admissionTargets, markdown, pipelineTargets, placementTarget } from "../../scripts/bench/report.mjs";
 
 const point = (rate: number) => ({ rate, p50_ms: 1, p99_ms: 2 });
 const admissions = (at0: number, deep: number, slurm: number | null, noopDo: number) => ({
@@ -23,6 +23,12 @@ const admissions = (at0: number, deep: number, slurm: number | null, noopDo: num
 });
 
 describe("benchmark verdicts", () => {
+  it("holds placement over 3 candidate fleets at exactly 80 % of one fleet's admissions, and misses it below", () => {
+    const pl = (three: number) => ({ points: { 1: point(1000), 3: point(three), 10: point(700) } });
+    expect(placementTarget(pl(800)).holds).toBe(true);
+    expect(placementTarget(pl(799)).holds).toBe(false);
+  });
+
   it("holds each admission target exactly at its threshold and misses it just below", () => {
     const [held] = admissionTargets(admissions(500, 400, 250, 1000));
     expect(held.holds).toEqual({ slurm_2x: true, noop_do_half: true, depth_80: true });

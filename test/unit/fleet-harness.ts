@@ -45,6 +45,11 @@ export interface SpecOptions {
   team?: string;
   /** `lifecycle.max_runtime_seconds` (default: none). */
   maxRuntimeSeconds?: number;
+  /**
+   * `resources.fleets` instead of `fleet`: placed over these fleets (by name, all eligible; the submitting
+   * fleet chosen), it may move between them.
+   */
+  fleets?: string[];
   /** `lifecycle.placement_timeout_seconds` (default: none). */
   placementTimeoutSeconds?: number;
   /** `lifecycle.preemption_wait_seconds` (default: none, i.e. 60 for a job placed over several fleets). */
@@ -59,7 +64,7 @@ export function spec(o: SpecOptions = {}): JobSpec {
     framework: { kind: "custom", version: "1", runtime_id: "bash", image: o.image ?? null },
     source: { workspace: null, experiment_dir: "." },
     resources: {
-      fleet: "test",
+      ...(o.fleets ? { fleets: o.fleets } : { fleet: "test" }),
       ...(o.team === undefined ? {} : { team: o.team }),
       pools: [
         {
@@ -143,8 +148,6 @@ export type SubmitOptions = SpecOptions & {
   maxGpus?: number;
   /** Queued beside its reservation: waits for `confirm` or `withdraw`. */
   unconfirmed?: boolean;
-  /** Placed over these fleets (by name, all eligible; this one chosen): it may move between them. */
-  fleets?: string[];
   /** The highest priority class the submitter's quota allows (default: critical, every class). */
   maxPriorityClass?: string;
 };

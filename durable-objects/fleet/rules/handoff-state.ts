@@ -5,7 +5,7 @@
  */
 
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
-import { HANDOFFS_KEY, handoffKey, movedToKey, PREEMPT_WAITS_KEY } from "../keys.js";
+import { HANDOFFS_KEY, handoffKey, movedToKey, NO_PREEMPT_KEY } from "../keys.js";
 import type { JobRow } from "../rows.js";
 import type { FleetState } from "../state.js";
 import { placementTimer, preemptWaitTimer } from "../timers.js";
@@ -51,38 +51,30 @@ export function armPlacementTimeout(t: Tx, job: JobRow, spec: JobSpec): void {
 /** How long a job placed over several fleets waits for one to start it before it may preempt (default). */
 export const DEFAULT_PREEMPTION_WAIT_SECONDS = 60;
 
-/** The jobs that may not preempt yet, and until when (one cached read). */
-export function preemptWaits(s: FleetState): Record<string, number> {
-  const raw = s.meta(PREEMPT_WAITS_KEY);
-  return raw ? (JSON.parse(raw) as Record<string, number>) : {};
-}
-
 /**
- * A job placed over several fleets waits its `preemption_wait_seconds` (from its submit) for one of them
- * to start it without preemption before it may preempt where it is queued.
+ * Until when a queued job may not preempt (null: no limit): a job placed over several fleets waits its
+ * `preemption_wait_seconds` from its submit for one of them to start it without preemption; one that
+ * preempted on another fleet before it moved here never preempts here.
  */
-export function armPreemptWait(t: Tx, job: JobRow, spec: JobSpec): void {
+export function noPreemptUntil(s: FleetState, job: JobRow, spec: JobSpec): number | null {
+  const { fleets, fleet_selector } = spec.resources;
+  if (fleets === undefined && fleet_selector === undefined) return null;
+  if (s.meta(NO_PREEMPT_KEY)?.includes(`"${job.id}"`)) return Number.MAX_SAFE_INTEGER;
   const wait = spec.lifecycle.preemption_wait_seconds ?? DEFAULT_PREEMPTION_WAIT_SECONDS;
-  const until = job.created_at + wait * 1000;
-  if (until <= t.now) return;
-  t.setMeta(PREEMPT_WAITS_KEY, JSON.stringify({ ...waitingOnly(t.s), [job.id]: until }));
-  t.setTimer(preemptWaitTimer(job.id), until);
+  return job.created_at + wait * 1000;
 }
 
-/** The entries of jobs still waiting here (those of jobs that started or ended since go). */
-function waitingOnly(s: FleetState): Record<string, number> {
-  return Object.fromEntries(Object.entries(preemptWaits(s)).filter(([id]) => s.job(id)?.status === "QUEUED"));
+/** A pass when a job's preemption wait ends (it may preempt from then on). */
+export function armPreemptWait(t: Tx, job: JobRow, spec: JobSpec): void {
+  const until = noPreemptUntil(t.s, job, spec);
+  if (until !== null && until > t.now && until < Number.MAX_SAFE_INTEGER)
+    t.setTimer(preemptWaitTimer(job.id), until);
 }
 
 /** A job that preempted on another fleet before it moved here never preempts here. */
 export function neverPreempt(t: Tx, jobId: string): void {
-  t.setMeta(PREEMPT_WAITS_KEY, JSON.stringify({ ...waitingOnly(t.s), [jobId]: Number.MAX_SAFE_INTEGER }));
-}
-
-/** Its wait is over (its timer), or it left: it no longer holds back from preempting here. */
-export function endPreemptWait(t: Tx, jobId: string): void {
-  const waits = preemptWaits(t.s);
-  if (!(jobId in waits)) return;
-  delete waits[jobId];
-  t.setMeta(PREEMPT_WAITS_KEY, JSON.stringify(waits));
+  const raw = t.s.meta(NO_PREEMPT_KEY);
+  // Those still waiting here, and this one (the list stays as short as the jobs it names that wait).
+  const kept = raw ? (JSON.parse(raw) as string[]).filter((id) => t.s.job(id)?.status === "QUEUED") : [];
+  t.setMeta(NO_PREEMPT_KEY, JSON.stringify([...kept, jobId]));
 }

@@ -25,6 +25,7 @@ import {
   handoffKey,
   movedToKey,
   moveKey,
+  PLACEMENT_PREFIX,
   placementKey,
   preemptedForKey,
   priorRunKey,
@@ -34,12 +35,11 @@ import {
 } from "../keys.js";
 import type { JobRow } from "../rows.js";
 import type { FleetState } from "../state.js";
-import { placementTimer, REROUTE_CHECK_MS } from "../timers.js";
+import { placementTimer, preemptWaitTimer, REROUTE_CHECK_MS } from "../timers.js";
 import type { Tx } from "../tx.js";
 import {
   armPlacementTimeout,
   armPreemptWait,
-  endPreemptWait,
   type Handoff,
   handoffJobs,
   handoffOf,
@@ -106,12 +106,13 @@ export function placementFleets(s: FleetState, jobId: string): string[] | null {
 export function movableJobs(s: FleetState): Array<{ job: JobRow; fleets: string[] }> {
   const leaving = handoffJobs(s);
   const out: Array<{ job: JobRow; fleets: string[] }> = [];
-  for (const job of s.jobsByStatus("QUEUED")) {
-    if (job.unconfirmed || leaving.has(job.id)) continue;
+  for (const { id, value } of s.queuedWithMeta(PLACEMENT_PREFIX)) {
+    const fleets = JSON.parse(value) as string[];
+    if (fleets.length < 2 || leaving.has(id)) continue;
+    const job = s.job(id)!;
+    if (job.unconfirmed || job.pending_reasons.includes('"PREEMPTING"')) continue;
     if (job.current_run_id && s.run(job.current_run_id)?.ended_at === null) continue;
-    if (job.pending_reasons.includes('"PREEMPTING"')) continue;
-    const fleets = placementFleets(s, job.id);
-    if (fleets && fleets.length > 1) out.push({ job, fleets });
+    out.push({ job, fleets });
   }
   return out;
 }
@@ -265,7 +266,7 @@ export function handoffDone(t: Tx, jobId: string, moveId: string, answer: MoveAn
   if (answer.kind === "accepted") {
     t.put({ kind: "job_gone", id: jobId, moved: true });
     t.cancelTimer(placementTimer(jobId));
-    endPreemptWait(t, jobId);
+    t.cancelTimer(preemptWaitTimer(jobId));
     t.deleteMeta(placementKey(jobId));
     t.setMeta(movedToKey(jobId), h.to.id);
     if (t.s.meta(ANY_MOVED) === null) t.setMeta(ANY_MOVED, "1");

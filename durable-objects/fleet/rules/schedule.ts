@@ -26,7 +26,7 @@ import type { Tx } from "../tx.js";
 import { nodeView } from "../views.js";
 import { budgetOf, budgetReason } from "./budgets.js";
 import { classOf, mayBorrow, preemptionFloor, priorityClasses } from "./classes.js";
-import { handoffJobs, preemptWaits } from "./handoff-state.js";
+import { handoffJobs, noPreemptUntil } from "./handoff-state.js";
 import { config, emitJob, emitNode, emitRun, putJob, putNode, putRun, setStatus } from "./ledger.js";
 import { armWindowTimer, budgetPass, windowPass } from "./lifecycle.js";
 import {
@@ -224,7 +224,6 @@ export function scheduleSubmitted(t: Tx, job: JobRow): void {
 function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyInput {
   const classes = priorityClasses(t.s);
   const teams = teamsInput(t);
-  const waits = preemptWaits(t.s);
   return {
     now: t.now,
     draining: cfg.draining ? { note: cfg.drainNote ?? "" } : null,
@@ -235,13 +234,12 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       userId: j.user_id,
       priority: j.priority,
       queueSeq: j.queue_seq,
-      pools: (t.queuedSpecs.get(j.id) ?? (JSON.parse(j.spec) as JobSpec)).resources.pools,
+      ...specInput(t, j),
       needsImage: (JSON.parse(j.launch ?? "null") as { image?: string | null } | null)?.image != null,
       classValue: (classes.get(j.priority_class) ?? classOf(t.s, j.priority_class)).value,
       ...(j.unconfirmed ? { unconfirmed: true } : {}),
       ...(teams ? { team: j.team, mayBorrow: mayBorrow(classOf(t.s, j.priority_class)) } : {}),
       ...budgetInput(t, j, teams !== null),
-      ...(waits[j.id] !== undefined ? { noPreemptUntil: waits[j.id] } : {}),
     })),
     ...(teams ? { teams } : {}),
     users: userInputs(t, new Set(queue.map((j) => j.user_id))),
@@ -254,6 +252,15 @@ function policyInput(t: Tx, cfg: FleetConfig, queue: readonly JobRow[]): PolicyI
       floor: preemptionFloor(t.s),
     },
   };
+}
+
+/** What the policy reads of a job's spec: its pools, and until when it may not preempt. */
+function specInput(t: Tx, j: JobRow): Pick<QueuedJobInput, "pools" | "noPreemptUntil"> {
+  const spec = t.queuedSpecs.get(j.id) ?? (JSON.parse(j.spec) as JobSpec);
+  const until = noPreemptUntil(t.s, j, spec);
+  return until === null
+    ? { pools: spec.resources.pools }
+    : { pools: spec.resources.pools, noPreemptUntil: until };
 }
 
 /**
