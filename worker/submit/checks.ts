@@ -50,7 +50,7 @@ export interface Checked {
  * the caller validates in the batch that reserves the job's slot.
  */
 export async function checkSpec(env: AppEnv, d: Db, raw: unknown, prefer?: string): Promise<Checked> {
-  const spec = parseValue(JobSpec, raw, "INVALID_SPEC");
+  const spec = everyFleetByDefault(env, parseValue(JobSpec, raw, "INVALID_SPEC"));
   const named = placesItself(spec) ? null : await targetFleet(env, d, spec);
   const recipe = await catalogHandshake(d, spec);
   const hp = validateHyperparams(recipe.params, spec.hyperparams);
@@ -78,6 +78,18 @@ export async function checkSpec(env: AppEnv, d: Db, raw: unknown, prefer?: strin
     imageFromCatalog: isCatalogImage(spec, recipe),
   };
 }
+
+/**
+ * A deployment whose default fleet is `*` places a job that names no fleet over every fleet (as the
+ * selector `{}`: those whose hardware fits it), recorded so in its spec.
+ */
+function everyFleetByDefault(env: AppEnv, spec: JobSpec): JobSpec {
+  if (spec.resources.fleet || placesItself(spec) || config(env).defaultFleet !== EVERY_FLEET) return spec;
+  return { ...spec, resources: { ...spec.resources, fleet_selector: { labels: {} } } };
+}
+
+/** `SF_DEFAULT_FLEET` meaning "every fleet": a job that names none is placed over all of them. */
+export const EVERY_FLEET = "*";
 
 /** The spec names a fleet that exists and takes work. */
 async function targetFleet(env: AppEnv, d: Db, spec: JobSpec): Promise<FleetRow> {

@@ -8,7 +8,7 @@ import type { FleetConfig } from "../../../contract/fleet.schema.js";
 import { nowIso } from "../../../contract/ids.js";
 import { type JobState, transition } from "../../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../../contract/launch-request.schema.js";
-import { checkpointKey, noticeKey, PREEMPTION_LOST_KEY, preemptEventKey } from "../keys.js";
+import { checkpointKey, noticeKey, PREEMPTION_LOST_KEY, placementKey, preemptEventKey } from "../keys.js";
 import type {
   EventJob,
   JobEventRecord,
@@ -20,6 +20,7 @@ import type {
 import type { AllocRow, JobRow, NodeRow, RunRow } from "../rows.js";
 import { splitByUtcDay } from "../scheduler/usage.js";
 import type { FleetState } from "../state.js";
+import { REROUTE_CHECK_MS, REROUTE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 
 /** Every GPU allocation, grouped by node in one read (a fleet of a thousand nodes: one pass, not one each). */
@@ -76,6 +77,8 @@ export function setStatus(
   job.version += 1;
   job.updated_at = t.now;
   if (to !== "QUEUED") job.pending_reasons = "[]";
+  // Placed over several fleets and waiting again (a retry, a resume): it may move while it waits.
+  else if (t.s.meta(placementKey(job.id)) !== null) t.setTimer(REROUTE_TIMER, t.now + REROUTE_CHECK_MS);
   const event = recordEvent(t, job, from, to, edge.name, actor, detail);
   emitJob(t, job);
   return event;
