@@ -51,6 +51,7 @@ import {
 import {
   action,
   confirmAdmissions,
+  maxRuntimeOver,
   retryDue,
   settleAdmissions,
   submit,
@@ -271,6 +272,7 @@ function timerDue(t: Tx, id: string): void {
   else if (target.kind === "hold") holdExpired(t, target.jobId);
   else if (target.kind === "placement") placementTimedOut(t, target.jobId, []);
   else if (target.kind === "preempt_wait") t.schedule();
+  else if (target.kind === "runtime") maxRuntimeOver(t, target.runId);
 }
 
 /** The drain's current report, or null before the fleet is configured (a read: no effects). */

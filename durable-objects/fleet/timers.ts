@@ -29,6 +29,12 @@ export const REROUTE_CHECK_MS = 2_000;
 
 const RETRY_PREFIX = "retry:";
 const PLACEMENT_PREFIX = "placement:";
+const RUNTIME_PREFIX = "runtime:";
+
+/** The timer that ends a run at its job's `max_runtime_seconds` (rules/runs.ts maxRuntimeOver). */
+export function runtimeTimer(runId: string): string {
+  return `${RUNTIME_PREFIX}${runId}`;
+}
 const PREEMPT_WAIT_PREFIX = "preempt_wait:";
 
 /** The timer that lets a job placed over several fleets preempt once its wait is over (rules/reroute.ts). */
@@ -71,6 +77,7 @@ export type TimerTarget =
   | { kind: "renew"; nodeId: string }
   | { kind: "hold"; jobId: string }
   | { kind: "placement"; jobId: string }
+  | { kind: "runtime"; runId: string }
   | { kind: "preempt_wait"; jobId: string }
   | { kind: "outbox" | "commands" | "liveness" | "unconfirmed" | "reroute" }
   | { kind: "unknown" };
@@ -90,6 +97,7 @@ export function timerTarget(id: string): TimerTarget {
   if (id.startsWith(LOST_PREFIX)) return { kind: "lost", nodeId: id.slice(LOST_PREFIX.length) };
   if (id.startsWith(HOLD_PREFIX)) return { kind: "hold", jobId: id.slice(HOLD_PREFIX.length) };
   if (id.startsWith(PLACEMENT_PREFIX)) return { kind: "placement", jobId: id.slice(PLACEMENT_PREFIX.length) };
+  if (id.startsWith(RUNTIME_PREFIX)) return { kind: "runtime", runId: id.slice(RUNTIME_PREFIX.length) };
   if (id.startsWith(PREEMPT_WAIT_PREFIX))
     return { kind: "preempt_wait", jobId: id.slice(PREEMPT_WAIT_PREFIX.length) };
   if (id.startsWith(RENEW_PREFIX)) return { kind: "renew", nodeId: id.slice(RENEW_PREFIX.length) };

@@ -134,6 +134,12 @@ export function pipelineTargets(r) {
         : `p50 ${run.p50_ms} ms (no Slurm here)`,
       holds: run.slurm ? run.slurm.p50_ms >= 10 * run.p50_ms : null,
     });
+    if (run.placed)
+      out.push({
+        target: "a job placed over several fleets: submit → RUNNING p95 ≤ 2 s (process runtime)",
+        measured: `p90 ${run.placed.p90_ms} ms, p99 ${run.placed.p99_ms} ms (named one fleet: p90 ${run.p90_ms} ms)`,
+        holds: run.placed.p99_ms <= 2000,
+      });
   }
   return out;
 }
@@ -368,7 +374,7 @@ export function markdown(r) {
     L.push("## Submit → RUNNING");
     L.push("");
     L.push(
-      `${run.tool}; ${run.samples} jobs after one warm-up: p50 ${run.p50_ms} ms, p90 ${run.p90_ms} ms, p99 ${run.p99_ms} ms.${run.slurm ? ` Slurm (${run.slurm.tool}): p50 ${run.slurm.p50_ms} ms, p99 ${run.slurm.p99_ms} ms; its scheduler starts pending jobs on its own cycle.` : ""}`,
+      `${run.tool}; ${run.samples} jobs after one warm-up: p50 ${run.p50_ms} ms, p90 ${run.p90_ms} ms, p99 ${run.p99_ms} ms.${run.placed ? ` The same job placed over two fleets (\`resources.fleets\`; the other has no node): p50 ${run.placed.p50_ms} ms, p90 ${run.placed.p90_ms} ms, p99 ${run.placed.p99_ms} ms (p99 stands in for the p95 target: it is the stricter).` : ""}${run.slurm ? ` Slurm (${run.slurm.tool}): p50 ${run.slurm.p50_ms} ms, p99 ${run.slurm.p99_ms} ms; its scheduler starts pending jobs on its own cycle.` : ""}`,
     );
     L.push("");
     const pre = run.preemption;

@@ -29,31 +29,18 @@ export async function benchRunning({ samples, slurm }) {
       if (Date.now() > deadline) throw new Error("npm start's local agent never connected");
       await sleep(100);
     }
-    const ours = [];
-    for (let i = 0; i < samples + 1; i++) {
-      const t0 = performance.now();
-      const { job } = await api(user.token, "POST", "/v1/jobs", spec);
-      for (const deadline = Date.now() + 60_000; ; ) {
-        const s = (await api(user.token, "GET", `/v1/jobs/${job.id}`)).job.status;
-        if (s === "RUNNING") break;
-        if (["FAILED", "STOPPED", "SUCCEEDED"].includes(s) || Date.now() > deadline)
-          throw new Error(`job ${job.id} ended ${s} before it ran`);
-        await sleep(5);
-      }
-      if (i > 0) ours.push(performance.now() - t0); // the first one warms up the agent and the capsule cache
-      await api(user.token, "POST", `/v1/jobs/${job.id}/stop`, {});
-      for (
-        const deadline = Date.now() + 60_000;
-        (await api(cp.token, "GET", "/v1/fleets/local")).totals.allocated > 0;
-      ) {
-        if (Date.now() > deadline) throw new Error(`job ${job.id}'s GPU was not released`);
-        await sleep(20);
-      }
-    }
+    // The same job placed over two fleets (`resources.fleets`): the second has no node, so the Worker's
+    // placement reads both summaries and chooses the first; the path to RUNNING is otherwise the same.
+    await api(cp.token, "POST", "/v1/fleets", { name: "bench-elsewhere", kind: "process" });
+    const { fleet: _local, ...resources } = spec.resources;
+    const placedSpec = { ...spec, resources: { ...resources, fleets: ["local", "bench-elsewhere"] } };
+    const ours = await submitToRunning(api, cp, user, spec, samples);
+    const placed = await submitToRunning(api, cp, user, placedSpec, samples);
     const result = {
       tool: "status polled every 5 ms; npm start (wrangler dev) with its local forgelet, process runtime",
       samples,
       ...percentiles(ours),
+      placed: percentiles(placed),
       preemption: await preemptionLatency(api, cp.token, user, samples),
     };
     if (slurm)
@@ -159,4 +146,30 @@ async function slurmRunning(samples) {
     }
   }
   return ms;
+}
+
+/** Submit → RUNNING of `spec`, `samples` times (after one warm-up), each job stopped before the next. */
+async function submitToRunning(api, cp, user, spec, samples) {
+  const ours = [];
+  for (let i = 0; i < samples + 1; i++) {
+    const t0 = performance.now();
+    const { job } = await api(user.token, "POST", "/v1/jobs", spec);
+    for (const deadline = Date.now() + 60_000; ; ) {
+      const s = (await api(user.token, "GET", `/v1/jobs/${job.id}`)).job.status;
+      if (s === "RUNNING") break;
+      if (["FAILED", "STOPPED", "SUCCEEDED"].includes(s) || Date.now() > deadline)
+        throw new Error(`job ${job.id} ended ${s} before it ran`);
+      await sleep(5);
+    }
+    if (i > 0) ours.push(performance.now() - t0); // the first one warms up the agent and the capsule cache
+    await api(user.token, "POST", `/v1/jobs/${job.id}/stop`, {});
+    for (
+      const deadline = Date.now() + 60_000;
+      (await api(cp.token, "GET", "/v1/fleets/local")).totals.allocated > 0;
+    ) {
+      if (Date.now() > deadline) throw new Error(`job ${job.id}'s GPU was not released`);
+      await sleep(20);
+    }
+  }
+  return ours;
 }

@@ -23,6 +23,23 @@ const admissions = (at0: number, deep: number, slurm: number | null, noopDo: num
 });
 
 describe("benchmark verdicts", () => {
+  it("holds a placed job's submit → RUNNING at exactly 2 s (p99 for the p95 target), and misses it above", () => {
+    const running = (p99: number) => ({
+      running: {
+        tool: "t",
+        samples: 3,
+        p50_ms: 1,
+        p90_ms: 1,
+        p99_ms: 1,
+        placed: { p50_ms: 1, p90_ms: 1, p99_ms: p99 },
+      },
+    });
+    const placed = (p99: number) =>
+      pipelineTargets(running(p99)).find((t: { target: string }) => t.target.startsWith("a job placed"));
+    expect(placed(2000).holds).toBe(true);
+    expect(placed(2001).holds).toBe(false);
+  });
+
   it("holds placement over 3 candidate fleets at exactly 80 % of one fleet's admissions, and misses it below", () => {
     const pl = (three: number) => ({ points: { 1: point(1000), 3: point(three), 10: point(700) } });
     expect(placementTarget(pl(800)).holds).toBe(true);

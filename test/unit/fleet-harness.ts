@@ -359,7 +359,7 @@ export class Fleet {
     this.now += ms;
     for (const id of this.s.takeDueTimers(this.now)) {
       const target = timerTarget(id);
-      if (["schedule", "retry", "lost", "hold", "placement", "preempt_wait"].includes(target.kind))
+      if (["schedule", "retry", "lost", "hold", "placement", "preempt_wait", "runtime"].includes(target.kind))
         this.decide({ type: "timer", id });
     }
   }

@@ -293,3 +293,31 @@ describe("preemption on one fleet at most", () => {
     b.checkInvariants();
   });
 });
+
+describe("max_runtime_seconds, on every runtime", () => {
+  it("stops a run at its limit (FAILED, code TIMEOUT, not retried): what placement's estimates count on", () => {
+    const net = new FleetNet(FLEETS);
+    const a = net.fleet("a");
+    a.agent("a-node", 8);
+    const job = a.submit({ jobId: "job_limited", gpus: 8, maxRuntimeSeconds: 60, maxRetries: 3 });
+    a.advance(30_000);
+    a.report(job, "started"); // its limit counts from here
+    const run = a.currentRun(job).id;
+    a.advance(59_000);
+    expect(a.job(job).status).toBe("RUNNING");
+    a.advance(1_000);
+    expect(a.job(job).status).toBe("FAILED");
+    const failed = a.s.outbox.findLast((e) => e.kind === "event" && e.event.job_id === job);
+    expect(failed?.kind === "event" && JSON.parse(failed.event.detail)).toMatchObject({
+      code: "TIMEOUT",
+      reason: "it reached its max_runtime_seconds (60 s)",
+    });
+    // Its ranks are told to stop; the GPUs go when they confirm.
+    expect([...a.s.commandRows.values()].some((c) => c.run_id === run && c.kind === "stop")).toBe(true);
+    a.report(job, "stopped", { exitCode: 143 });
+    a.advance(600_000);
+    expect(a.job(job).status).toBe("FAILED");
+    expect(a.s.allocations()).toEqual([]);
+    a.checkInvariants();
+  });
+});

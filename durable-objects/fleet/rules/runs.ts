@@ -35,7 +35,7 @@ import {
   retriesKey,
 } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
-import { REROUTE_CHECK_MS, REROUTE_TIMER, retryTimer } from "../timers.js";
+import { REROUTE_CHECK_MS, REROUTE_TIMER, retryTimer, runtimeTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
 import { budgetOf, budgetReason } from "./budgets.js";
@@ -519,7 +519,27 @@ function markStarted(t: Tx, job: JobRow, run: RunRow, actor: string, rank: numbe
     setStatus(t, job, "RUNNING", actor, { rank });
     run.started_at = t.now;
     closeRun(t, run, "RUNNING", null, null);
+    // Its time limit counts from here, whatever the runtime (Slurm and KubeRay also enforce their own).
+    const max = (JSON.parse(job.spec) as JobSpec).lifecycle.max_runtime_seconds;
+    if (max !== undefined) t.setTimer(runtimeTimer(run.id), t.now + max * 1000);
   }
+}
+
+/**
+ * A run reached its job's `max_runtime_seconds`: it is stopped and the job FAILED (`reason` says so, code
+ * TIMEOUT), not retried (a new attempt would meet the same limit). Placement estimates a fleet's next free
+ * GPUs from these limits (contract/placement.ts).
+ */
+export function maxRuntimeOver(t: Tx, runId: string): void {
+  const run = t.s.run(runId);
+  const job = run ? t.s.job(run.job_id) : null;
+  if (!run || !job || run.ended_at !== null || job.status !== "RUNNING" || job.current_run_id !== runId)
+    return;
+  const max = (JSON.parse(job.spec) as JobSpec).lifecycle.max_runtime_seconds;
+  const reason = `it reached its max_runtime_seconds (${max} s)`;
+  setStatus(t, job, "FAILED", "system:runtime", { reason, code: "TIMEOUT", infra: false });
+  stopRun(t, run, "FAILED", reason);
+  t.schedule();
 }
 
 /** One rank failed: the job fails, and every other rank of the gang is stopped. */
