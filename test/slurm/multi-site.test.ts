@@ -49,7 +49,7 @@ beforeAll(async () => {
   });
   op = await newOperator(cp, "ms-op");
   // The stack's own default fleet has no agent here: out of the way (a draining fleet is no candidate).
-  const drained = await call(cp, cp.adminToken, "POST", "/v1/fleets/local/drain", {
+  const drained = await call(cp, cp.adminToken, "POST", "/v1/fleets/local/maintenance/drain", {
     note: "not in this scene",
   });
   expect(drained.status, JSON.stringify(drained.body)).toBe(200);
