@@ -6,7 +6,7 @@
 // re-routing check looks at every 2 s while they wait.
 import { jsonClient } from "./latency.mjs";
 import { closedLoop, medianPoint, round } from "./load.mjs";
-import { benchUser, charlmSpec, submitRequest } from "./setup.mjs";
+import { benchFleet, benchUser, charlmSpec, submitRequest } from "./setup.mjs";
 import { startWorkerd } from "./workerd.mjs";
 
 const FLEETS = 10;
@@ -30,15 +30,7 @@ export async function benchPlacement({ requests, concurrency, rounds, warmup }) 
       daily_gpu_hours: 1e6,
     });
     const names = Array.from({ length: FLEETS }, (_, i) => `bench-pl-${i}`);
-    for (const name of names) {
-      await api(w.adminToken, "POST", "/v1/fleets", { name, kind: "process" });
-      for (const n of ["n1", "n2"])
-        await api(w.adminToken, "POST", `/v1/fleets/${name}/nodes`, {
-          name: `${name}-${n}`,
-          series: "h200",
-          gpus: 8,
-        });
-    }
+    for (const name of names) await benchFleet(api, w.adminToken, name);
     // Every fleet's summary published (at most twice a second each) and read by the isolate.
     await new Promise((r) => setTimeout(r, 1500));
     let keys = 0;

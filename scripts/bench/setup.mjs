@@ -47,6 +47,17 @@ export function submitRequest(token, body, key = null) {
   };
 }
 
+/** A process fleet `name` with two admin-registered 8-GPU H200 nodes (`<name>-n1`, `<name>-n2`). */
+export async function benchFleet(api, adminToken, name) {
+  await api(adminToken, "POST", "/v1/fleets", { name, kind: "process" });
+  for (const n of ["n1", "n2"])
+    await api(adminToken, "POST", `/v1/fleets/${name}/nodes`, {
+      name: `${name}-${n}`,
+      series: "h200",
+      gpus: 8,
+    });
+}
+
 /**
  * The user "bench" and a process fleet `name` with two admin-registered 8-GPU nodes on workerd `w`; returns
  * `submits(total)`: `total` keyed submits from `clients` closed-loop clients (the diagnostics' common start).
@@ -54,13 +65,7 @@ export function submitRequest(token, body, key = null) {
 export async function benchSubmitter(w, name, clients) {
   const api = jsonClient(w.url);
   const user = await benchUser(api, w.adminToken, { max_gpus: 16, max_jobs: 100_000, daily_gpu_hours: 1e6 });
-  await api(w.adminToken, "POST", "/v1/fleets", { name, kind: "process" });
-  for (const n of ["n1", "n2"])
-    await api(w.adminToken, "POST", `/v1/fleets/${name}/nodes`, {
-      name: `${name}-${n}`,
-      series: "h200",
-      gpus: 8,
-    });
+  await benchFleet(api, w.adminToken, name);
   const body = JSON.stringify(charlmSpec(user.charlmDigest, name));
   let keys = 0;
   return (total) =>

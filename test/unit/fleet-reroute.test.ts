@@ -321,3 +321,16 @@ describe("max_runtime_seconds, on every runtime", () => {
     a.checkInvariants();
   });
 });
+
+describe("the re-routing check's timer", () => {
+  it("is armed where a multi-fleet job waits: queued, queued again, or moved in", () => {
+    const { net, a, b, waiting } = scene();
+    expect(a.s.timerRows.has("reroute")).toBe(true);
+    b.submit({ jobId: "job_b_full", gpus: 8 });
+    net.plan("a", true);
+    net.deliver(0);
+    net.answer(0);
+    expect(b.job(waiting).status).toBe("QUEUED");
+    expect(b.s.timerRows.has("reroute")).toBe(true);
+  });
+});

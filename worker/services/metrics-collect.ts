@@ -4,7 +4,7 @@
  * shaped into exposition families (metrics-exposition.ts). docs/operations.md "Metrics" says what each
  * series means; the names here and there are the same.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQLWrapper, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { API_VERSION, MIN_CLI_VERSION, PRODUCT_VERSION } from "../../contract/version.js";
 import { type Db, db, schema } from "../../d1/client.js";
@@ -21,24 +21,32 @@ type FleetStats = Awaited<ReturnType<ReturnType<typeof fleetStub>["stats"]>>;
 export const DISPATCH_BUCKETS = [0.1, 0.5, 1, 5, 15, 30, 60, 300, 900, 1800, 3600, 14400, 86400] as const;
 
 /**
+ * A latency histogram's columns per fleet, over the seconds between event `from` and event `to` (the
+ * job's `dispatch`): its count, sum and one cumulative count per DISPATCH_BUCKETS bound.
+ */
+function latencyColumns(to: { ts: SQLWrapper }, from: { ts: SQLWrapper }) {
+  const wait = sql`((julianday(${to.ts}) - julianday(${from.ts})) * 86400.0)`;
+  return {
+    fleetId: schema.jobs.fleetId,
+    count: sql<number>`count(*)`.as("n"),
+    sum: sql<number>`coalesce(sum(${wait}), 0)`.as("total"),
+    // Named: D1 answers rows as objects, and unnamed columns of the same text would collide.
+    ...Object.fromEntries(
+      DISPATCH_BUCKETS.map((b, i) => [`b${i}`, sql<number>`coalesce(sum(${wait} <= ${b}), 0)`.as(`b${i}`)]),
+    ),
+  };
+}
+
+/**
  * Every dispatch's wait, grouped by fleet: from the event that put the job in QUEUED (submit, resume,
- * retry, a dispatch the agent never acknowledged) to its `dispatch` edge, both from the job's event log.
+ * retry, a dispatch the agent never acknowledged, a move from another fleet) to its `dispatch` edge, both
+ * from the job's event log.
  */
 function dispatchLatency(d: Db) {
   const e = alias(schema.jobEvents, "e");
   const q = alias(schema.jobEvents, "q");
-  const wait = sql`((julianday(${e.ts}) - julianday(${q.ts})) * 86400.0)`;
-  const buckets = Object.fromEntries(
-    // Named: D1 answers rows as objects, and unnamed columns of the same text would collide.
-    DISPATCH_BUCKETS.map((b, i) => [`b${i}`, sql<number>`coalesce(sum(${wait} <= ${b}), 0)`.as(`b${i}`)]),
-  );
   return d
-    .select({
-      fleetId: schema.jobs.fleetId,
-      count: sql<number>`count(*)`.as("n"),
-      sum: sql<number>`coalesce(sum(${wait}), 0)`.as("total"),
-      ...buckets,
-    })
+    .select(latencyColumns(e, q))
     .from(e)
     .innerJoin(q, and(eq(q.jobId, e.jobId), eq(q.seq, sql`${e.seq} - 1`), eq(q.toStatus, "QUEUED")))
     .innerJoin(schema.jobs, eq(schema.jobs.id, e.jobId))
@@ -53,18 +61,9 @@ function dispatchLatency(d: Db) {
 function placementLatency(d: Db) {
   const e = alias(schema.jobEvents, "e");
   const a = alias(schema.jobEvents, "a");
-  const wait = sql`((julianday(${e.ts}) - julianday(${a.ts})) * 86400.0)`;
-  const buckets = Object.fromEntries(
-    DISPATCH_BUCKETS.map((b, i) => [`b${i}`, sql<number>`coalesce(sum(${wait} <= ${b}), 0)`.as(`b${i}`)]),
-  );
   const firstDispatch = sql`${e.seq} = (SELECT MIN(f.seq) FROM job_events f WHERE f.job_id = ${e.jobId} AND f.edge = 'dispatch')`;
   return d
-    .select({
-      fleetId: schema.jobs.fleetId,
-      count: sql<number>`count(*)`.as("n"),
-      sum: sql<number>`coalesce(sum(${wait}), 0)`.as("total"),
-      ...buckets,
-    })
+    .select(latencyColumns(e, a))
     .from(e)
     .innerJoin(a, and(eq(a.jobId, e.jobId), eq(a.edge, "admitted")))
     .innerJoin(schema.jobs, eq(schema.jobs.id, e.jobId))

@@ -35,7 +35,7 @@ import {
 } from "../keys.js";
 import type { JobRow } from "../rows.js";
 import type { FleetState } from "../state.js";
-import { placementTimer, preemptWaitTimer, REROUTE_CHECK_MS } from "../timers.js";
+import { placementTimer, preemptWaitTimer, REROUTE_CHECK_MS, REROUTE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
 import {
   armPlacementTimeout,
@@ -204,6 +204,8 @@ export function acceptMove(t: Tx, m: MoveOffer): MoveAnswer {
   putJob(t, row);
   t.queuedSpecs.set(row.id, spec);
   t.setMeta(placementKey(row.id), JSON.stringify(m.fleets));
+  // Waiting here (it may), it may move on again: this fleet's check looks at it too.
+  t.setTimer(REROUTE_TIMER, t.now + REROUTE_CHECK_MS);
   t.deleteMeta(movedToKey(row.id));
   if (m.runs.length > 0) {
     t.setMeta(priorRunsKey(row.id), JSON.stringify(m.runs));
