@@ -78,6 +78,8 @@ export const SeriesCapacity = z.object({
   queued_gpus: z.number().int().min(0),
   /** When the first running run of this series reaches its max_runtime_seconds (null: none has one). */
   next_free_at: z.number().nullable(),
+  /** A time window for the series is closed now: when it opens (absent or null: open, or none). */
+  opens_at: z.number().nullable().optional(),
 });
 export type SeriesCapacity = z.infer<typeof SeriesCapacity>;
 
@@ -173,27 +175,36 @@ export interface StartEstimate {
 
 /**
  * When a fleet could start a job, from its published capacity: now when every series it needs has the
- * free GPUs (a node with enough free for a one-node pool); else when its first running run ends by its
- * max_runtime_seconds, if any does, with the GPUs queued ahead of it said; else unknown.
+ * free GPUs (a node with enough free for a one-node pool) and its time window is open; else when its
+ * first running run ends by its max_runtime_seconds (if any does) and its window has opened, with the GPUs
+ * queued ahead of it said; else unknown.
  */
 export function estimateStart(cap: FleetCapacity | null, needs: readonly SeriesNeed[]): StartEstimate {
   if (!cap) return { at: null, basis: "the fleet has published no capacity yet" };
   let later: number | null = 0;
+  let full = false;
   const parts: string[] = [];
   for (const n of needs) {
     const s = cap.series[n.series];
     if (!s || s.total === 0) return { at: null, basis: `no connected ${n.series} GPUs` };
     const want = n.nodes * n.per_node;
     const fits = s.free >= want && s.free_max_node >= (n.nodes === 1 ? n.per_node : 1);
-    parts.push(`${n.series}: ${s.free}/${s.total} free, ${s.queued_gpus} queued`);
-    if (fits) continue;
-    if (s.next_free_at === null) later = null;
-    else if (later !== null) later = Math.max(later, s.next_free_at);
+    const opens = s.opens_at ?? null;
+    parts.push(
+      `${n.series}: ${s.free}/${s.total} free, ${s.queued_gpus} queued${opens === null ? "" : `, its window opens ${new Date(opens).toISOString()}`}`,
+    );
+    if (fits && opens === null) continue;
+    if (!fits) full = true;
+    // Nothing starts before its window opens; without free GPUs, not before a run there ends either.
+    const at = fits ? opens : s.next_free_at === null ? null : Math.max(s.next_free_at, opens ?? 0);
+    if (at === null) later = null;
+    else if (later !== null) later = Math.max(later, at);
   }
   if (later === 0) return { at: 0, basis: `fits now (${parts.join("; ")})` };
   if (later === null)
     return { at: null, basis: `full, and nothing there ends by a known time (${parts.join("; ")})` };
-  return { at: later, basis: `full until ${new Date(later).toISOString()} (${parts.join("; ")})` };
+  const what = full ? "full" : "its window is closed";
+  return { at: later, basis: `${what} until ${new Date(later).toISOString()} (${parts.join("; ")})` };
 }
 
 /**

@@ -8,6 +8,8 @@ import type { FleetCapacity, SeriesCapacity } from "../../contract/placement.js"
 import { cordonedNodes } from "./node-admin.js";
 import type { JobRow } from "./rows.js";
 import { handoffJobs } from "./rules/handoff-state.js";
+import { config } from "./rules/ledger.js";
+import { windowStatus } from "./scheduler/windows.js";
 import type { FleetState } from "./state.js";
 
 /** What a job asks of each series, and its time limit: read once per job (its spec never changes). */
@@ -74,6 +76,13 @@ export function capacitySummary(s: FleetState, now: number): FleetCapacity {
         const e = entry(series);
         if (e.next_free_at === null || ends < e.next_free_at) e.next_free_at = Math.max(ends, now);
       }
+    }
+  // A closed window for a series: nothing of it starts before it opens.
+  const windows = config(s)?.windows ?? [];
+  if (windows.length > 0)
+    for (const [series, e] of Object.entries(out)) {
+      const w = windowStatus(windows, series, now);
+      if (!w.open) e.opens_at = Date.parse(w.opensAt);
     }
   return { at: now, series: out };
 }

@@ -79,6 +79,25 @@ describe("estimates and the choice", () => {
     expect(estimateStart(cap({ total: 0 }), ONE_NODE_8).basis).toBe("no connected h200 GPUs");
   });
 
+  it("waits for a closed window: free GPUs start when it opens, busy ones not before a run ends and it opens", () => {
+    const opens = T0 + 3_600_000;
+    expect(estimateStart(cap({ free: 8, free_max_node: 8, opens_at: opens }), ONE_NODE_8)).toEqual({
+      at: opens,
+      basis: `its window is closed until ${new Date(opens).toISOString()} (h200: 8/16 free, 0 queued, its window opens ${new Date(opens).toISOString()})`,
+    });
+    expect(estimateStart(cap({ next_free_at: T0 + 60_000, opens_at: opens }), ONE_NODE_8).at).toBe(opens);
+    expect(estimateStart(cap({ next_free_at: opens + 1, opens_at: opens }), ONE_NODE_8).at).toBe(opens + 1);
+    expect(estimateStart(cap({ opens_at: opens }), ONE_NODE_8).at).toBeNull();
+  });
+
+  it("publishes when a closed window of a series opens", () => {
+    const f = new Fleet({ windows: [{ days: [1], start: "09:00", end: "10:00", tz: "UTC" }] });
+    f.agent("n1", 8);
+    // T0 is Tuesday 1 Dec 2026 10:00 UTC: the next Monday 09:00 is 6 days and 23 hours on.
+    expect(capacitySummary(f.s, T0).series.h200?.opens_at).toBe(Date.UTC(2026, 11, 7, 9, 0, 0));
+    expect(capacitySummary(new Fleet().s, T0).series.h200).toBeUndefined();
+  });
+
   it("chooses a fleet that starts it now (the most free first), else the earliest start, else the least queued", () => {
     const c = (name: string, capacity: FleetCapacity) => ({
       name,
