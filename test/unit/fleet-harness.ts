@@ -213,13 +213,13 @@ export class Fleet {
   private seq = 0;
   readonly settings = { retryBaseMs: 30_000, lostGraceMs: 300_000 };
 
-  constructor(o: { windows?: TimeWindow[]; id?: string; name?: string } = {}) {
+  constructor(o: { windows?: TimeWindow[]; id?: string; name?: string; kind?: string } = {}) {
     this.decide({
       type: "configure",
       config: {
         id: o.id ?? FLEET_ID,
         name: o.name ?? "test",
-        kind: "process",
+        kind: o.kind ?? "process",
         windows: o.windows ?? [],
         draining: false,
         drainNote: null,

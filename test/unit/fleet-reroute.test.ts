@@ -3,7 +3,8 @@
  * handoff's three steps and what each fleet does when an answer is lost, repeated, or a refusal.
  */
 import { describe, expect, it } from "vitest";
-import { ADA } from "./fleet-harness.js";
+import { CLUSTER_LIMIT_SLACK_MS } from "../../durable-objects/fleet/rules/runs.js";
+import { ADA, Fleet } from "./fleet-harness.js";
 import { FleetNet } from "./fleet-reroute-net.js";
 
 const FLEETS = ["a", "b"];
@@ -332,5 +333,18 @@ describe("the re-routing check's timer", () => {
     net.answer(0);
     expect(b.job(waiting).status).toBe("QUEUED");
     expect(b.s.timerRows.has("reroute")).toBe(true);
+  });
+});
+
+describe("max_runtime_seconds on a cluster fleet", () => {
+  it("is the cluster's to enforce first: the control plane stops the run only 2 minutes past the limit", () => {
+    const f = new Fleet({ id: "flt_hpc", name: "hpc", kind: "slurm" });
+    f.clusterAgent("login", [{ name: "n1", gpus: 8 }]);
+    const job = f.submit({ jobId: "job_hpc", gpus: 8, maxRuntimeSeconds: 60 });
+    f.report(job, "started");
+    f.advance(60_000 + CLUSTER_LIMIT_SLACK_MS - 1);
+    expect(f.job(job).status).toBe("RUNNING");
+    f.advance(1);
+    expect(f.job(job).status).toBe("FAILED");
   });
 });

@@ -54,6 +54,11 @@ import {
 } from "./ledger.js";
 import { teamsOf } from "./teams.js";
 
+/** Fleets whose cluster enforces a job's time limit itself (Slurm's time limit, KubeRay's deadline). */
+const CLUSTER_KINDS = new Set(["slurm", "kuberay"]);
+/** How long after a job's time limit the control plane stops a run its cluster has not ended. */
+export const CLUSTER_LIMIT_SLACK_MS = 120_000;
+
 /** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
 export const STOP_GRACE_SECONDS = 30;
 const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
@@ -519,16 +524,19 @@ function markStarted(t: Tx, job: JobRow, run: RunRow, actor: string, rank: numbe
     setStatus(t, job, "RUNNING", actor, { rank });
     run.started_at = t.now;
     closeRun(t, run, "RUNNING", null, null);
-    // Its time limit counts from here, whatever the runtime (Slurm and KubeRay also enforce their own).
+    // Its time limit counts from here. A cluster (Slurm, KubeRay) enforces its own, from its own start: the
+    // control plane's is then a backstop, a little later, so the cluster's verdict (TIMEOUT) comes first.
     const max = (JSON.parse(job.spec) as JobSpec).lifecycle.max_runtime_seconds;
-    if (max !== undefined) t.setTimer(runtimeTimer(run.id), t.now + max * 1000);
+    const slack = CLUSTER_KINDS.has(config(t.s)?.kind ?? "") ? CLUSTER_LIMIT_SLACK_MS : 0;
+    if (max !== undefined) t.setTimer(runtimeTimer(run.id), t.now + max * 1000 + slack);
   }
 }
 
 /**
- * A run reached its job's `max_runtime_seconds`: it is stopped and the job FAILED (`reason` says so, code
- * TIMEOUT), not retried (a new attempt would meet the same limit). Placement estimates a fleet's next free
- * GPUs from these limits (contract/placement.ts).
+ * A run reached its job's `max_runtime_seconds` (on a cluster fleet, and the cluster did not end it within
+ * CLUSTER_LIMIT_SLACK_MS): it is stopped and the job FAILED (`reason` says so, code TIMEOUT), not retried
+ * (a new attempt would meet the same limit). Placement estimates a fleet's next free GPUs from these
+ * limits (contract/placement.ts).
  */
 export function maxRuntimeOver(t: Tx, runId: string): void {
   const run = t.s.run(runId);
