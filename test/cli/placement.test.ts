@@ -3,7 +3,8 @@
  * real agents. Two fleets of this file's own (one agent each, 1 simulated H200): a job of the first fills
  * it; a job naming both goes to the second, which starts it now; `sf job why` lists both candidates, the
  * chosen one and why; a selector matching nothing is refused with NO_ELIGIBLE_FLEET (exit 5) and each
- * candidate's reason.
+ * candidate's reason; a job waiting on the first moves to the second when it frees up, and `sf job why`
+ * lists the move.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "../support/control-plane.js";
@@ -91,6 +92,34 @@ describe("sf submit over several fleets", () => {
     expect(both2.code).toBe(2);
     expect(both2.stderr).toContain("give --fleet or --fleet-selector, not both");
 
-    for (const id of [filler, placed]) expect((await p.sf(["job", "stop", id])).code).toBe(0);
+    // Both fleets are busy: a job naming both waits on the first; when the second frees up it moves there,
+    // and sf job why lists the move.
+    const waiting = await p.sf([
+      "submit",
+      EXP,
+      "--profile",
+      "h200:1",
+      "--fleet",
+      `${first},${second}`,
+      ...LONG,
+    ]);
+    expect(waiting.code, waiting.stderr).toBe(0);
+    const mover = JOB_ID.exec(waiting.stdout)![0];
+    expect((await p.sf(["job", "stop", placed])).code).toBe(0);
+    await waitForStatus(cp, s.token, mover, ["RUNNING"], 60_000);
+    const moved = await p.sf(["job", "why", mover]);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stdout).toContain("Moves while it waited");
+    expect(moved.stdout).toMatch(
+      new RegExp(`\\s${first}\\s+${second}\\s+it could start the job now: fits now \\(h200: 1/1 free`),
+    );
+    const json = JSON.parse((await p.sf(["job", "why", mover, "--json"])).stdout) as {
+      reroutes: Array<{ from: string; to: string; why: string }>;
+    };
+    expect(json.reroutes).toEqual([
+      expect.objectContaining({ from: first, to: second, why: "starts_sooner" }),
+    ]);
+
+    for (const id of [filler, mover]) expect((await p.sf(["job", "stop", id])).code).toBe(0);
   });
 });
