@@ -36,6 +36,8 @@ export class OutboxFlusher {
   /** The capacity summary (its series) last written to D1 by this instance, and when it was computed. */
   private publishedCapacity = "";
   private publishedAt = 0;
+  /** A change's summary was held back by the throttle: the window's end (or a reader's barrier) publishes it. */
+  private capacityDue = false;
 
   constructor(
     private readonly store: FleetStore,
@@ -69,12 +71,14 @@ export class OutboxFlusher {
    * Publishes the capacity summary if it changed: at most once per CAPACITY_PUBLISH_MS (it reads every
    * queued job), the last change of a burst published by the outbox timer armed for the window's end.
    */
-  private async publishCapacity(): Promise<void> {
+  private async publishCapacity(force = false): Promise<void> {
     const now = Date.now();
-    if (now - this.publishedAt < CAPACITY_PUBLISH_MS) {
+    if (!force && now - this.publishedAt < CAPACITY_PUBLISH_MS) {
+      this.capacityDue = true;
       this.store.setTimer(OUTBOX_TIMER, this.publishedAt + CAPACITY_PUBLISH_MS);
       return;
     }
+    this.capacityDue = false;
     this.publishedAt = now;
     const summary = capacitySummary(this.store, now);
     const key = JSON.stringify(summary.series);
@@ -113,6 +117,11 @@ export class OutboxFlusher {
       // D1 refused: the outbox timer's backoff tries again; the reader hears so now.
       if (this.retryAt > Date.now()) break;
     }
+    // What D1 holds includes the capacity summary of what was just written (the throttle's held-back one).
+    if (this.capacityDue && this.retryAt <= Date.now())
+      await this.publishCapacity(true).catch((err: unknown) =>
+        console.error("capacity summary not published", err),
+      );
     await this.armAlarm();
     return this.store.outboxHeldOnly();
   }
