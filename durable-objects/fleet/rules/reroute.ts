@@ -37,6 +37,7 @@ import type { JobRow } from "../rows.js";
 import type { FleetState } from "../state.js";
 import { placementTimer, preemptWaitTimer, REROUTE_CHECK_MS, REROUTE_TIMER } from "../timers.js";
 import type { Tx } from "../tx.js";
+import { type QueueCheck, queueRefusal, teamOfJob } from "./admission.js";
 import {
   armPlacementTimeout,
   armPreemptWait,
@@ -48,7 +49,6 @@ import {
 } from "./handoff-state.js";
 import { config, emit, emitJob, putJob, setStatus } from "./ledger.js";
 import { move } from "./lifecycle.js";
-import { type QueueCheck, queueRefusal, teamOfJob } from "./runs.js";
 import { wouldWait } from "./schedule.js";
 
 /** What the holding fleet offers the receiving one. */

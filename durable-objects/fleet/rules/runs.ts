@@ -9,7 +9,6 @@ import { backoffDelay } from "../../../contract/backoff.js";
 import { fail, ok, type Result } from "../../../contract/errors.js";
 import type {
   Actor,
-  FleetConfig,
   JobAction,
   JobDetail,
   RunEventInput,
@@ -17,29 +16,18 @@ import type {
   SubmitInput,
 } from "../../../contract/fleet.schema.js";
 import { nowIso } from "../../../contract/ids.js";
-import { imageAllowed } from "../../../contract/image-allowlist.js";
 import type { StopNotice } from "../../../contract/ingest.schema.js";
 import { ACTION_TARGETS, ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
-import { classRefusal, DEFAULT_PRIORITY_CLASS } from "../../../contract/priority-classes.js";
+import { DEFAULT_PRIORITY_CLASS } from "../../../contract/priority-classes.js";
 import { jobPriority } from "../../../contract/quota.js";
-import { resolveTeam } from "../../../contract/teams.js";
-import {
-  ANY_ABANDONED,
-  ANY_MOVED,
-  abandonedKey,
-  movedKey,
-  movedToKey,
-  noticeKey,
-  placementKey,
-  retriesKey,
-} from "../keys.js";
+import { movedKey, noticeKey, placementKey, retriesKey } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
 import { REROUTE_CHECK_MS, REROUTE_TIMER, retryTimer, runtimeTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
-import { budgetOf, budgetReason } from "./budgets.js";
-import { classOf, preemptionFloor, priorityClasses } from "./classes.js";
+import { abandon, leftFleet, queueRefusal, teamOfJob } from "./admission.js";
+import { classOf, preemptionFloor } from "./classes.js";
 import { armPlacementTimeout, armPreemptWait, handoffOf } from "./handoff-state.js";
 import {
   closeRun,
@@ -52,7 +40,6 @@ import {
   releaseRun,
   setStatus,
 } from "./ledger.js";
-import { teamsOf } from "./teams.js";
 
 /** Fleets whose cluster enforces a job's time limit itself (Slurm's time limit, KubeRay's deadline). */
 const CLUSTER_KINDS = new Set(["slurm", "kuberay"]);
@@ -62,68 +49,6 @@ export const CLUSTER_LIMIT_SLACK_MS = 120_000;
 /** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
 export const STOP_GRACE_SECONDS = 30;
 const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
-
-/** Job `id` was queued here and moved to another fleet (a retry of its admission must not queue it again). */
-function leftFleet(t: Tx, id: string): boolean {
-  return t.s.meta(ANY_MOVED) !== null && t.s.meta(movedToKey(id)) !== null;
-}
-
-/** Job id `id` is never queued here from now on (queueRefusal), and the fleet says it abandoned some. */
-function abandon(t: Tx, id: string): void {
-  if (t.s.meta(abandonedKey(id)) === null) t.setMeta(abandonedKey(id), String(t.now));
-  if (t.s.meta(ANY_ABANDONED) === null) t.setMeta(ANY_ABANDONED, "1");
-}
-
-/** What queueRefusal reads of a job to be queued (a submit's, or one another fleet hands over). */
-export type QueueCheck = Pick<
-  SubmitInput,
-  "jobId" | "userId" | "spec" | "quota" | "hfUnchecked" | "imageFromCatalog"
-> & { launch: { image: string | null } };
-
-/** Why this fleet's own state refuses to queue `input` now; null: it may. */
-export function queueRefusal(t: Tx, cfg: FleetConfig, input: QueueCheck): Result<never> | null {
-  if (cfg.draining)
-    return fail("FLEET_DRAINING", `fleet ${cfg.name} is draining: ${cfg.drainNote ?? "maintenance"}`);
-  if (t.s.meta(ANY_ABANDONED) !== null && t.s.meta(abandonedKey(input.jobId)) !== null) {
-    return fail(
-      "CONFLICT",
-      `job ${input.jobId}'s admission took too long and was abandoned; nothing was queued: submit again`,
-    );
-  }
-  if (input.hfUnchecked && cfg.hfUnavailable === "refuse") {
-    // The fleet stopped admitting jobs the hub could not check since the submitting isolate looked.
-    return fail("HF_UNAVAILABLE", input.hfUnchecked);
-  }
-  const classRefused = classRefusal(
-    priorityClasses(t.s),
-    input.spec.lifecycle.priority_class,
-    input.quota.max_priority_class,
-  );
-  if (classRefused) {
-    return fail(classRefused.code, classRefused.message, {
-      priority_class: input.spec.lifecycle.priority_class ?? DEFAULT_PRIORITY_CLASS,
-      max_priority_class: input.quota.max_priority_class,
-    });
-  }
-  const team = resolveTeam(teamsOf(t.s), input.userId, input.spec.resources.team);
-  if ("code" in team) return fail(team.code, team.message, team.details);
-  const spent = team.team ? budgetOf(t.s, { team: team.team }, t.now) : null;
-  if (spent && spent.policy !== "borrow_free") {
-    const r = budgetReason(team.team!, spent);
-    return fail("BUDGET_EXHAUSTED", `${r.message}; no new jobs until then`, r.details);
-  }
-  const image = input.launch.image;
-  // The allowlist as it is now, not as the submitting isolate cached it: a narrowed list binds every
-  // submit queued after the change.
-  if (image && !input.imageFromCatalog && cfg.imageAllowlist && !imageAllowed(image, cfg.imageAllowlist)) {
-    return fail(
-      "IMAGE_NOT_ALLOWED",
-      `image ${image} is not on fleet ${cfg.name}'s allowlist${cfg.imageAllowlist.length ? ` (${cfg.imageAllowlist.join(", ")})` : " (empty)"}`,
-      { image, allowlist: cfg.imageAllowlist },
-    );
-  }
-  return null;
-}
 
 /**
  * Queues admitted jobs, all or none (one, or a job array's). Per-user limits that span fleets (active
@@ -152,12 +77,6 @@ export function submit(t: Tx, inputs: readonly SubmitInput[]): Result<{ jobs: Jo
   // (and written to the outbox with them), and its JobSpec need not be encoded into the outbox twice.
   for (const r of rows) if (!t.emittedJobs.has(r.id)) emitJob(t, t.s.job(r.id)!);
   return ok({ jobs: rows.map((r) => jobDetail(t.s, r.id)!) });
-}
-
-/** The team a job runs for (queueRefusal refused the jobs whose team could not be resolved). */
-export function teamOfJob(t: Tx, input: Pick<SubmitInput, "userId" | "spec">): string | null {
-  const team = resolveTeam(teamsOf(t.s), input.userId, input.spec.resources.team);
-  return "team" in team ? team.team : null;
 }
 
 /** One admitted job into the queue, with its admitted event and its ledger entries. */
