@@ -55,6 +55,13 @@ export interface DiagnosisInput {
   metrics?: ReadonlyArray<{ rank: number; step: number; key: string; value: number | string }>;
 }
 
+/** An admin's rule as the classifier tries it, before its own (contract/diagnosis-policy.ts DiagnosisRule). */
+export interface CustomRule {
+  re?: RegExp;
+  exit_code?: number;
+  cls: FailureClass;
+}
+
 export interface Diagnosis {
   class: FailureClass;
   rank: number | null;
@@ -63,6 +70,8 @@ export interface Diagnosis {
   line: { rank: number; seq: number; text: string } | null;
   /** Why, in a sentence (the exception's message where there is one). */
   summary: string;
+  /** The admin rule that decided it (its index in the rules given), if one did. */
+  rule?: number;
 }
 
 /** A pattern of a class in one log line (or kernel message); `echo`: a consequence of another rank's failure. */
@@ -299,8 +308,58 @@ function anchored(f: Finding, all: readonly Finding[], input: DiagnosisInput): F
   return cause;
 }
 
-/** The diagnosis of a failed (or stopped as hung) run. Pure. */
-export function diagnose(input: DiagnosisInput): Diagnosis {
+/**
+ * The earliest line or exit an admin's rule names: rules are tried before the built-in ones, so any match
+ * decides (the first in time; at one time, the first rule).
+ */
+function customFinding(
+  input: DiagnosisInput,
+  rules: readonly CustomRule[],
+): (Finding & { rule: number }) | null {
+  let best: (Finding & { rule: number }) | null = null;
+  const better = (f: Finding & { rule: number }) =>
+    !best || f.t < best.t || (f.t === best.t && f.rule < best.rule);
+  for (const r of input.ranks) {
+    let lastT = 0;
+    for (const l of r.lines) {
+      const t = l.t ?? lastT;
+      lastT = t;
+      const i = rules.findIndex((c) => c.re?.test(l.text));
+      const rule = rules[i];
+      if (!rule) continue;
+      const f = {
+        cls: rule.cls,
+        rank: r.rank,
+        seq: l.seq,
+        t,
+        echo: false,
+        text: l.text.trim(),
+        general: true,
+        rule: i,
+      };
+      if (better(f)) best = f;
+      break;
+    }
+    const i = rules.findIndex((c) => c.exit_code !== undefined && c.exit_code === r.exit_code);
+    const rule = rules[i];
+    if (rule) {
+      const f = {
+        cls: rule.cls,
+        rank: r.rank,
+        seq: null,
+        t: lastT,
+        echo: false,
+        text: `exit code ${r.exit_code}`,
+        rule: i,
+      };
+      if (better(f)) best = f;
+    }
+  }
+  return best;
+}
+
+/** The diagnosis of a failed (or stopped as hung) run; an admin's `rules` are tried first. Pure. */
+export function diagnose(input: DiagnosisInput, rules: readonly CustomRule[] = []): Diagnosis {
   const nodeOf = (rank: number | null) => input.ranks.find((r) => r.rank === rank)?.node ?? null;
   const events = input.events ?? [];
   const verdict = (f: Finding): Diagnosis => ({
@@ -310,6 +369,8 @@ export function diagnose(input: DiagnosisInput): Diagnosis {
     line: f.seq === null || f.rank === null ? null : { rank: f.rank, seq: f.seq, text: f.text },
     summary: f.general ? `${SUMMARY[f.cls]}: ${f.text}` : SUMMARY[f.cls],
   });
+  const custom = rules.length > 0 ? customFinding(input, rules) : null;
+  if (custom) return { ...verdict(custom), rule: custom.rule };
   const findings: Finding[] = [];
   for (const r of input.ranks) findings.push(...lineFindings(r.rank, r.lines));
   for (const e of events) {

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { Orphan } from "./agent-frames.schema.js";
 import { FleetNetwork, JobView, PendingReasons, type Quota, TimeWindow } from "./api.schema.js";
 import type { Entrypoint } from "./catalog.schema.js";
+import { DiagnosisView, FleetDiagnosis } from "./diagnosis-policy.js";
 import type { JobSpec } from "./jobspec.schema.js";
 import { Placement } from "./launch-request.schema.js";
 import type { PlacementCandidate } from "./placement.js";
@@ -32,6 +33,8 @@ export const FleetConfig = z.object({
   hfUnavailable: z.enum(["admit", "refuse"]).optional(),
   /** Preemptions that may start per minute (rules/preempt.ts); absent in older configurations: 10. */
   preemptionsPerMinute: z.number().int().min(0).optional(),
+  /** The fleet's failure rules and retry overrides (contract/diagnosis-policy.ts); absent: the built-ins. */
+  diagnosis: FleetDiagnosis.optional(),
 });
 export type FleetConfig = z.infer<typeof FleetConfig>;
 
@@ -98,6 +101,8 @@ export const RunView = z.looseObject({
    * stored checkpoint (work lost to the preemption); null when it reported no steps.
    */
   steps_lost: z.number().nullable().optional(),
+  /** Why a failed run failed (docs/operations.md "Failure diagnosis"); null until diagnosed, or if it did not fail. */
+  diagnosis: DiagnosisView.nullable().default(null),
 });
 export type RunView = z.infer<typeof RunView>;
 

@@ -177,6 +177,8 @@ export const runs = sqliteTable(
     resumedFrom: text("resumed_from"),
     /** 1: it used GPUs beyond its team's guarantee (borrowed from idle teams). */
     borrowed: integer("borrowed", { mode: "boolean" }).notNull().default(false),
+    /** JSON StoredDiagnosis of a failed run (contract/diagnosis-policy.ts; docs/operations.md). */
+    diagnosis: text("diagnosis"),
   },
   (t) => [index("runs_job").on(t.jobId), index("runs_user_active").on(t.userId, t.endedAt)],
 );

@@ -18,6 +18,7 @@ export interface SettingsEnv {
   SF_WEBHOOK_MAX_ATTEMPTS?: string;
   SF_RESERVATION_SETTLE_SECONDS?: string;
   SF_SITE_LOST_SECONDS?: string;
+  SF_DIAGNOSIS_SETTLE_SECONDS?: string;
   /** HMAC key for run-scoped ingest tokens (a secret: never in wrangler.toml). */
   SF_JWT_SECRET?: string;
   /** base64url of the 32-byte key job secrets are sealed with (a secret; docs/security.md). */
@@ -61,6 +62,8 @@ const DoSettings = z.object({
    * their fleets even if they must wait there (re-routing, fleet/rerouter.ts).
    */
   siteLostMs: seconds(120),
+  /** How long a failed run's diagnosis waits for its other ranks' exits and last log lines. */
+  diagnosisSettleMs: seconds(2),
   publicUrl: z.string().optional(),
   jwtSecret: z.string().optional(),
   secretsKey: z.string().optional(),
@@ -86,6 +89,7 @@ export function doSettings(env: SettingsEnv): DoSettings {
       webhookMaxAttempts: env.SF_WEBHOOK_MAX_ATTEMPTS,
       reservationSettleMs: env.SF_RESERVATION_SETTLE_SECONDS,
       siteLostMs: env.SF_SITE_LOST_SECONDS,
+      diagnosisSettleMs: env.SF_DIAGNOSIS_SETTLE_SECONDS,
       publicUrl: env.SF_PUBLIC_URL || undefined,
       jwtSecret: env.SF_JWT_SECRET || undefined,
       secretsKey: env.SF_SECRETS_KEY || undefined,

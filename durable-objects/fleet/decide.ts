@@ -7,6 +7,7 @@
  */
 import type { Inventory, JournalEntry, Orphan } from "../../contract/agent-frames.schema.js";
 import type { Quota, RegisterNodeBody } from "../../contract/api.schema.js";
+import type { RunVerdict } from "../../contract/diagnosis-policy.js";
 import type { Result } from "../../contract/errors.js";
 import type {
   Actor,
@@ -34,6 +35,7 @@ import {
 } from "./rules/agents.js";
 import { setBudgets } from "./rules/budgets.js";
 import { setPriorityClasses } from "./rules/classes.js";
+import { applyDiagnosis, diagnoseFromFacts } from "./rules/diagnosis.js";
 import { runEvent } from "./rules/events.js";
 import type { Handoff } from "./rules/handoff-state.js";
 import { config, resumeResolved } from "./rules/ledger.js";
@@ -48,11 +50,11 @@ import {
   type MoveOffer,
   placementTimedOut,
 } from "./rules/reroute.js";
+import { retryDue } from "./rules/retry.js";
 import {
   action,
   confirmAdmissions,
   maxRuntimeOver,
-  retryDue,
   settleAdmissions,
   submit,
   withdrawAdmissions,
@@ -113,7 +115,9 @@ export type FleetEvent =
   /** The fleet this one offered a job to answered. */
   | { type: "handoff_done"; jobId: string; moveId: string; answer: MoveAnswer }
   /** A job's placement timeout ended (the adapter adds the other candidates' reasons from D1). */
-  | { type: "placement_timeout"; jobId: string; others: PlacementCandidate[] };
+  | { type: "placement_timeout"; jobId: string; others: PlacementCandidate[] }
+  /** A failed run's verdict (the adapter read its logs from its Run DO: fleet/diagnoser.ts). */
+  | { type: "diagnosed"; runId: string; verdict: RunVerdict };
 
 /** What each event answers. */
 export interface FleetResults {
@@ -146,6 +150,7 @@ export interface FleetResults {
   accept_move: MoveAnswer;
   handoff_done: undefined;
   placement_timeout: undefined;
+  diagnosed: undefined;
 }
 
 export interface Decision<T> {
@@ -260,6 +265,9 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
     case "placement_timeout":
       placementTimedOut(t, e.jobId, e.others);
       return undefined;
+    case "diagnosed":
+      applyDiagnosis(t, e.runId, e.verdict);
+      return undefined;
   }
 }
 
@@ -273,6 +281,7 @@ function timerDue(t: Tx, id: string): void {
   else if (target.kind === "placement") placementTimedOut(t, target.jobId, []);
   else if (target.kind === "preempt_wait") t.schedule();
   else if (target.kind === "runtime") maxRuntimeOver(t, target.runId);
+  else if (target.kind === "diagnose") diagnoseFromFacts(t, target.runId);
 }
 
 /** The drain's current report, or null before the fleet is configured (a read: no effects). */

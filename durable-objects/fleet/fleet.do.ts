@@ -35,6 +35,7 @@ import type { ConfirmInput, FleetAdmissions, JobVersions } from "../user/types.j
 import { AgentSockets } from "./agent-sockets.js";
 import { CommandSender } from "./commands.js";
 import { currentDrainReport, decide, type FleetEvent, type FleetResults } from "./decide.js";
+import { Diagnoser } from "./diagnoser.js";
 import { DRY_RUN, dryRunAnswer } from "./dry-run.js";
 import { OutboxFlusher } from "./flusher.js";
 import { noticeKey, priorRunKey } from "./keys.js";
@@ -56,6 +57,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   private readonly unconfirmed: UnconfirmedAdmissions;
   private readonly sockets: AgentSockets;
   private readonly rerouter: Rerouter;
+  private readonly diagnoser: Diagnoser;
   /** The alarm as this instance last set it (undefined: not known; the runtime clears it when it fires). */
   private alarmAt: number | null | undefined = undefined;
 
@@ -78,6 +80,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
       () => this.afterChange(),
     );
     this.rerouter = new Rerouter(this.store, env, (event) => this.decide(event));
+    this.diagnoser = new Diagnoser(this.store, env, (event) => this.decide(event));
     // Heartbeats are answered by the runtime without waking this object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     void ctx.blockConcurrencyWhile(async () => {
@@ -408,6 +411,7 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
         else if (target.kind === "unconfirmed") await this.unconfirmed.settle(now);
         else if (target.kind === "reroute") await this.rerouter.check(now);
         else if (target.kind === "placement") await this.rerouter.timedOut(target.jobId);
+        else if (target.kind === "diagnose") await this.diagnoser.diagnose(target.runId);
         else if (target.kind !== "commands" && target.kind !== "unknown")
           this.decide({ type: "timer", id: t.id });
         // `commands`: afterChange below sends what is due a re-send.
@@ -436,7 +440,11 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
     return decide(this.store, event, {
       now: Date.now(),
       newId,
-      settings: { retryBaseMs: settings.retryBackoffMs, lostGraceMs: settings.lostGraceMs },
+      settings: {
+        retryBaseMs: settings.retryBackoffMs,
+        lostGraceMs: settings.lostGraceMs,
+        diagnosisSettleMs: settings.diagnosisSettleMs,
+      },
     }).result;
   }
 

@@ -138,6 +138,25 @@ export function moveKey(moveId: string): string {
   return `${MOVE_PREFIX}${moveId}`;
 }
 
+const DIAGNOSIS_PREFIX = "diagnosis:";
+const DIAGNOSE_PENDING_PREFIX = "diagnose_pending:";
+
+/** A failed run's diagnosis (JSON StoredDiagnosis, contract/diagnosis-policy.ts): `diagnosis:<run>`. */
+export function diagnosisKey(runId: string): string {
+  return `${DIAGNOSIS_PREFIX}${runId}`;
+}
+
+/**
+ * A failed run waiting for its diagnosis (JSON PendingDiagnosis, rules/diagnosis.ts): its FAILED event,
+ * whose webhook goes out with the diagnosis, and whether the agent saw an infrastructure failure.
+ */
+export function diagnosePendingKey(runId: string): string {
+  return `${DIAGNOSE_PENDING_PREFIX}${runId}`;
+}
+
+/** Failed runs diagnosed here, ever, by class (JSON Record<class, n>): starforge_failures_total. */
+export const FAILURES_KEY = "failures_total";
+
 /** Whether `key` is one job's (one row per job: read without caching it, store.ts). */
 export function isPerJobKey(key: string): boolean {
   return (
@@ -153,6 +172,8 @@ export function isPerJobKey(key: string): boolean {
     key.startsWith(MOVE_PREFIX) ||
     key.startsWith(PRIOR_RUNS_PREFIX) ||
     key.startsWith(PRIOR_RUN_PREFIX) ||
-    key.startsWith(PREEMPTED_FOR_PREFIX)
+    key.startsWith(PREEMPTED_FOR_PREFIX) ||
+    key.startsWith(DIAGNOSIS_PREFIX) ||
+    key.startsWith(DIAGNOSE_PENDING_PREFIX)
   );
 }

@@ -284,6 +284,13 @@ export class MemoryFleetState implements Ledger {
 
   // helpers for tests ----------------------------------------------------------------------
 
+  /** When the earliest timer row is due, or null when none is armed. */
+  nextTimerAt(): number | null {
+    let next: number | null = null;
+    for (const at of this.timerRows.values()) if (next === null || at < next) next = at;
+    return next;
+  }
+
   /** Timer rows due at `now`, earliest first, removed as the DO's alarm removes them. */
   takeDueTimers(now: number): string[] {
     const due = [...this.timerRows]

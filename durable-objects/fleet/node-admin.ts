@@ -1,11 +1,13 @@
 /**
  * What an admin decided about each node (rules/nodes.ts writes it): kept in meta `node_admin:<node>`,
  * apart from the node row that hellos and inventories rewrite. Read by the scheduler, the views and the
- * adapter (which refuses a revoked agent). Reads only.
+ * adapter (which refuses a revoked agent). `setNodeAdmin` is the one write (rules/nodes.ts, and a GPU failure's
+ * diagnosis cordoning its node: rules/diagnosis.ts).
  */
 import type { Orphan } from "../../contract/agent-frames.schema.js";
 import { NODE_ADMIN_PREFIX } from "./keys.js";
 import type { FleetState } from "./state.js";
+import type { Tx } from "./tx.js";
 
 export interface NodeAdmin {
   cordoned: boolean;
@@ -23,6 +25,21 @@ export const nodeAdminKey = (nodeId: string) => `${NODE_ADMIN_PREFIX}${nodeId}`;
 export function nodeAdmin(s: FleetState, nodeId: string): NodeAdmin | null {
   const v = s.meta(nodeAdminKey(nodeId));
   return v === null ? null : (JSON.parse(v) as NodeAdmin);
+}
+
+/** Records a change of what is decided about a node (by whom and when). */
+export function setNodeAdmin(t: Tx, nodeId: string, change: Partial<NodeAdmin>, actor: string): void {
+  const next: NodeAdmin = {
+    cordoned: false,
+    note: null,
+    revoked_at: null,
+    removed_at: null,
+    ...nodeAdmin(t.s, nodeId),
+    ...change,
+    by: actor,
+    at: t.now,
+  };
+  t.setMeta(nodeAdminKey(nodeId), JSON.stringify(next));
 }
 
 /** Every node an admin took out of scheduling (cordoned, drained, revoked), by node id. */

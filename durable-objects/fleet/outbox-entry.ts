@@ -42,6 +42,8 @@ export type RunSnapshot = Omit<RunRow, "allocated_at" | "ended_at"> & {
   ended_at: string | null;
   /** JSON { run_id, step } of the checkpoint the run continued from, or null. */
   resumed_from: string | null;
+  /** JSON StoredDiagnosis of a failed run (contract/diagnosis-policy.ts), or null. */
+  diagnosis?: string | null;
 };
 
 export interface NodeSnapshot {
@@ -100,6 +102,11 @@ export type OutboxEntry =
       resume_step: number | null;
       steps_lost?: number | null;
     }
+  /**
+   * A failed run's diagnosis (rules/diagnosis.ts): its job's FAILED event, whose detail now carries it,
+   * rewrites the event D1 holds and goes out as the `job.failed` webhook (held back until now).
+   */
+  | { kind: "diagnosed"; event: JobEventRecord; job: EventJob }
   /** A job admitted here: its admission row in D1 (key and request hash; its state follows the job). */
   | {
       kind: "admission";
@@ -118,6 +125,7 @@ export function outboxJobId(e: OutboxEntry): string | null {
       return e.job.id;
     case "event":
     case "preempted":
+    case "diagnosed":
       return e.event.job_id;
     case "admission":
     case "blob_refs":

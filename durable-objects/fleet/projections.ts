@@ -11,7 +11,7 @@ import { ACTIVE_STATES } from "../../contract/job-states.js";
 import { jobEventId, PREEMPTED_EVENT_TYPE, transitionEventType } from "../../contract/webhooks.schema.js";
 import { schema } from "../../d1/client.js";
 import { jobEventPayload } from "../webhooks/payload.js";
-import type { OutboxEntry } from "./outbox-entry.js";
+import type { JobEventRecord, OutboxEntry } from "./outbox-entry.js";
 
 const { jobs, runs, nodes, jobEvents, blobRefs, runUsage, admissions, webhooks, webhookDeliveries } = schema;
 
@@ -94,6 +94,7 @@ const RUN_PROPS = [
   "version",
   "resumedFrom",
   "borrowed",
+  "diagnosis",
 ] as const;
 const NODE_PROPS = [
   "id",
@@ -147,6 +148,7 @@ const SQL_TEXT = (() => {
     "createdAt",
   ]);
   const [admJob, admState, admVersion] = adm.columns;
+  const evDetail = ev.columns[EVENT_PROPS.indexOf("detail")];
   const [whId, whUser, whFleet, whCreated, whEvents] = wh.columns;
   const [, usageDay, , , usageSeconds, , , usageLost] = usage.columns;
   return {
@@ -161,8 +163,11 @@ const SQL_TEXT = (() => {
       FROM (SELECT json_extract(value, '$[0]') AS job_id, json_extract(value, '$[1]') AS state,
               json_extract(value, '$[2]') AS version FROM json_each(?1)) AS j
       WHERE ${adm.table}.${admJob} = j.job_id AND ${adm.table}.${admVersion} < j.version`,
+    // A diagnosed failure's event comes again with the diagnosis in its detail: the only event rewritten.
     events: `INSERT INTO ${ev.table} (${ev.columns.join(", ")})
-      SELECT ${fromRows(EVENT_PROPS.length)} FROM json_each(?1) WHERE true ON CONFLICT DO NOTHING`,
+      SELECT ${fromRows(EVENT_PROPS.length)} FROM json_each(?1) WHERE true
+      ON CONFLICT DO UPDATE SET ${evDetail} = excluded.${evDetail}
+      WHERE excluded.${evDetail} <> ${ev.table}.${evDetail} AND ${ev.table}.${evDetail} LIKE '%"diagnosis":"pending"%'`,
     blobRefs: `INSERT INTO ${refs.table} (${refs.columns.join(", ")})
       SELECT ${fromRows(2)} FROM json_each(?1) WHERE true ON CONFLICT DO NOTHING`,
     usage: `INSERT INTO ${usage.table} (${usage.columns.join(", ")})
@@ -183,6 +188,11 @@ const SQL_TEXT = (() => {
 })();
 
 /** The statements that fan events out to webhook deliveries (their changes tell whether any was made). */
+/** A FAILED event whose run's diagnosis is on its way: its webhook goes out with it (rules/diagnosis.ts). */
+function awaitsDiagnosis(v: JobEventRecord): boolean {
+  return v.to_status === "FAILED" && v.detail.includes('"diagnosis":"pending"');
+}
+
 const fanouts = new WeakSet<D1PreparedStatement>();
 
 export function isFanout(stmt: D1PreparedStatement): boolean {
@@ -279,6 +289,7 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
           r.version,
           r.resumed_from,
           r.borrowed ?? 0,
+          r.diagnosis ?? null,
         ]);
         break;
       }
@@ -302,8 +313,9 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
         const v = e.event;
         rows.events.push([v.job_id, v.seq, v.ts, v.from_status, v.to_status, v.edge, v.actor, v.detail]);
         // In the same D1 transaction as the event: each subscribed endpoint gets exactly one delivery. A
-        // preemption's goes out when its run has released its GPUs ("preempted" below).
-        if (e.job && transitionEventType(v) !== PREEMPTED_EVENT_TYPE) {
+        // preemption's goes out when its run has released its GPUs ("preempted" below), a failure's with
+        // its diagnosis ("diagnosed").
+        if (e.job && transitionEventType(v) !== PREEMPTED_EVENT_TYPE && !awaitsDiagnosis(v)) {
           rows.fanout.push([
             jobEventId(v.job_id, v.seq),
             e.job.user_id,
@@ -333,6 +345,20 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
           v.job_id,
           PREEMPTED_EVENT_TYPE,
           payload,
+          v.ts,
+        ]);
+        break;
+      }
+      case "diagnosed": {
+        const v = e.event;
+        rows.events.push([v.job_id, v.seq, v.ts, v.from_status, v.to_status, v.edge, v.actor, v.detail]);
+        rows.fanout.push([
+          jobEventId(v.job_id, v.seq),
+          e.job.user_id,
+          e.job.fleet_id,
+          v.job_id,
+          transitionEventType(v),
+          jobEventPayload(v, e.job),
           v.ts,
         ]);
         break;

@@ -4,7 +4,7 @@
  * little whatever its history. Sockets are counted by the caller, which holds them.
  */
 import { ACTIVE_STATES } from "../../contract/job-states.js";
-import { PREEMPTED_TOTAL_KEY, PREEMPTION_LOST_KEY, REROUTED_IN_KEY } from "./keys.js";
+import { FAILURES_KEY, PREEMPTED_TOTAL_KEY, PREEMPTION_LOST_KEY, REROUTED_IN_KEY } from "./keys.js";
 
 /** Statuses reported per fleet: the active ones and PAUSED (the rest only grow, and D1 has them). */
 export const REPORTED_STATUSES = [...ACTIVE_STATES, "PAUSED"] as const;
@@ -26,6 +26,8 @@ export interface FleetStats {
   preemption_lost_gpu_seconds: number;
   /** Waiting jobs that moved here from another of their fleets, ever, by why (`starts_sooner`, `site_lost`). */
   rerouted_in: Record<string, number>;
+  /** Failed runs diagnosed here, ever, by class (docs/operations.md "Failure diagnosis"). */
+  failures: Record<string, number>;
 }
 
 export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number): FleetStats {
@@ -71,5 +73,6 @@ export function fleetStats(sql: SqlStorage, connectedAgents: number, now: number
       site_lost: 0,
       ...(JSON.parse(meta(REROUTED_IN_KEY) ?? "{}") as Record<string, number>),
     },
+    failures: JSON.parse(meta(FAILURES_KEY) ?? "{}") as Record<string, number>,
   };
 }

@@ -46,6 +46,17 @@ export function preemptWaitTimer(jobId: string): string {
 export function placementTimer(jobId: string): string {
   return `${PLACEMENT_PREFIX}${jobId}`;
 }
+const DIAGNOSE_PREFIX = "diagnose:";
+
+/**
+ * The timer that diagnoses a failed run once its ranks' last logs and exits had a moment to arrive
+ * (rules/diagnosis.ts; the adapter's fleet/diagnoser.ts reads the logs from the run's Run DO).
+ */
+export function diagnoseTimer(runId: string): string {
+  return `${DIAGNOSE_PREFIX}${runId}`;
+}
+/** How long after a run failed its diagnosis waits for the other ranks' exits and last log lines. */
+export const DIAGNOSIS_SETTLE_MS = 2_000;
 const RENEW_PREFIX = "renew:";
 const LOST_PREFIX = "lost:";
 const HOLD_PREFIX = "hold:";
@@ -78,6 +89,7 @@ export type TimerTarget =
   | { kind: "hold"; jobId: string }
   | { kind: "placement"; jobId: string }
   | { kind: "runtime"; runId: string }
+  | { kind: "diagnose"; runId: string }
   | { kind: "preempt_wait"; jobId: string }
   | { kind: "outbox" | "commands" | "liveness" | "unconfirmed" | "reroute" }
   | { kind: "unknown" };
@@ -98,6 +110,7 @@ export function timerTarget(id: string): TimerTarget {
   if (id.startsWith(HOLD_PREFIX)) return { kind: "hold", jobId: id.slice(HOLD_PREFIX.length) };
   if (id.startsWith(PLACEMENT_PREFIX)) return { kind: "placement", jobId: id.slice(PLACEMENT_PREFIX.length) };
   if (id.startsWith(RUNTIME_PREFIX)) return { kind: "runtime", runId: id.slice(RUNTIME_PREFIX.length) };
+  if (id.startsWith(DIAGNOSE_PREFIX)) return { kind: "diagnose", runId: id.slice(DIAGNOSE_PREFIX.length) };
   if (id.startsWith(PREEMPT_WAIT_PREFIX))
     return { kind: "preempt_wait", jobId: id.slice(PREEMPT_WAIT_PREFIX.length) };
   if (id.startsWith(RENEW_PREFIX)) return { kind: "renew", nodeId: id.slice(RENEW_PREFIX.length) };

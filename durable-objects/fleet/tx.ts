@@ -14,6 +14,8 @@ export interface DecideSettings {
   retryBaseMs: number;
   /** How long a lost agent's runs keep running before they fail (SF_AGENT_LOST_GRACE_SECONDS). */
   lostGraceMs: number;
+  /** How long a failed run's diagnosis waits for its last logs (SF_DIAGNOSIS_SETTLE_SECONDS; default 2 s). */
+  diagnosisSettleMs?: number;
 }
 
 export interface DecideContext {

@@ -7,12 +7,13 @@ import { nowIso } from "../../contract/ids.js";
 import { ALLOCATED_STATES, type JobState } from "../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../contract/pending-reasons.schema.js";
+import { diagnosisKey } from "./keys.js";
 import { nodeAdmin, nodeOrphans } from "./node-admin.js";
 import type { AllocRow, NodeRow, RunRow } from "./rows.js";
 import { allocationsByNode, config, fleetId } from "./rules/ledger.js";
 import type { FleetState } from "./state.js";
 
-export function runView(r: RunRow, resume: string | undefined): RunView {
+export function runView(r: RunRow, resume: string | undefined, diagnosis: string | null = null): RunView {
   const from = JSON.parse(resume ?? "null") as ResumeFrom | null;
   return {
     id: r.id,
@@ -27,6 +28,7 @@ export function runView(r: RunRow, resume: string | undefined): RunView {
     reason: r.reason,
     resumed_from: from ? { run_id: from.run_id, step: from.step } : null,
     borrowed: r.borrowed === 1,
+    diagnosis: diagnosis === null ? null : (JSON.parse(diagnosis) as RunView["diagnosis"]),
   };
 }
 
@@ -49,7 +51,10 @@ export function jobDetail(s: FleetState, jobId: string): JobDetail | null {
     created_at: nowIso(job.created_at),
     updated_at: nowIso(job.updated_at),
     // A job never dispatched (attempt 0) has no run: every admission's answer skips the read.
-    runs: job.attempt === 0 ? [] : s.runsOfJob(jobId).map((r) => runView(r, s.runResume(r.id))),
+    runs:
+      job.attempt === 0
+        ? []
+        : s.runsOfJob(jobId).map((r) => runView(r, s.runResume(r.id), s.meta(diagnosisKey(r.id)))),
   };
 }
 

@@ -122,3 +122,6 @@ export function consoleLines(chunk: string, maxLine: number): string[] {
   }
   return lines;
 }
+
+/** Lines per rank a failure's diagnosis reads (its last ones): a traceback and what led to it fit well within. */
+export const DIAGNOSIS_LINES = 500;

@@ -9,6 +9,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
+import { type RunFacts, type RunVerdict, runVerdict } from "../../contract/diagnosis-policy.js";
 import {
   type EnvironmentNode,
   type HardwarePoint,
@@ -43,7 +44,7 @@ import {
 } from "./ingest-rows.js";
 import { LiveTails } from "./live-tails.js";
 import { SecretMasks, storeLogBatch } from "./log-ingest.js";
-import { LOG_HOLD_LIMITS } from "./policy.js";
+import { DIAGNOSIS_LINES, LOG_HOLD_LIMITS } from "./policy.js";
 import { RendezvousWaiters, rendezvousView } from "./rendezvous.js";
 import { RunReportsStore } from "./reports-store.js";
 import { SSE_HEADERS } from "./sse-frames.js";
@@ -363,6 +364,15 @@ export class RunDO extends DurableObject<DoEnv> {
     if (last === null) return null;
     const ckpt = resumeCheckpoint(this.store.artifacts());
     return Math.max(0, last - (ckpt?.step ?? resumedFrom ?? 0));
+  }
+
+  /**
+   * Why this run failed (its Fleet DO asks, with what it knows: fleet/diagnoser.ts): the classifier over
+   * each rank's last DIAGNOSIS_LINES stored lines and the facts (contract/diagnosis-policy.ts).
+   */
+  async diagnose(facts: RunFacts): Promise<RunVerdict> {
+    const logs = new Map(facts.ranks.map((r) => [r.rank, this.store.lastLines(r.rank, DIAGNOSIS_LINES)]));
+    return runVerdict(facts, logs);
   }
 
   /** The checkpoint a later run of this job would continue from (see `resumeCheckpoint`). */

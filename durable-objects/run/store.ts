@@ -5,6 +5,7 @@
  * rewrites the same rows: log lines by (rank, stream, seq), metrics by (key, step), lifecycle events by
  * (rank, event), artifacts by path, rendezvous registrations by (epoch, node rank).
  */
+import type { RunLogLine } from "../../contract/diagnosis-policy.js";
 import type { LogStream } from "../../contract/ingest.schema.js";
 import { SqlStore } from "../sql-store.js";
 import { LOG_HOLD_LIMITS, planRelease } from "./policy.js";
@@ -213,6 +214,19 @@ export class RunStore extends SqlStore {
         `SELECT cursor, rank, stream, seq, ts, line FROM log_lines WHERE ${where.join(" AND ")}
          ORDER BY cursor LIMIT ?`,
         ...args,
+        limit,
+      )
+      .toArray();
+  }
+
+  /** A rank's last `limit` stored lines over both streams, oldest first (held ones too: for a diagnosis). */
+  lastLines(rank: number, limit: number): RunLogLine[] {
+    return this.sql
+      .exec<RunLogLine>(
+        `SELECT stream, seq, cursor, ts, line FROM
+           (SELECT stream, seq, cursor, ts, line FROM log_lines WHERE rank = ? ORDER BY ts DESC, seq DESC LIMIT ?)
+         ORDER BY ts, seq`,
+        rank,
         limit,
       )
       .toArray();

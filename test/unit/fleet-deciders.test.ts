@@ -2,7 +2,9 @@
  * The Fleet engine's rules as tables, in memory: each event's result, the effects it produced and the
  * state after. No workerd: the same `decide` the Fleet DO runs, against MemoryFleetState.
  */
+
 import { describe, expect, it } from "vitest";
+import { DIAGNOSIS_SETTLE_MS } from "../../durable-objects/fleet/timers.js";
 import { ADA, Fleet, inventory, T0 } from "./fleet-harness.js";
 
 const reasons = (f: Fleet, id: string) =>
@@ -207,12 +209,13 @@ describe("run events", () => {
     f.checkInvariants();
   });
 
-  it("an infrastructure failure is retried after the backoff as a new run; a user failure is not", () => {
+  it("an infrastructure failure is retried after its diagnosis and the backoff as a new run; a user failure is not", () => {
     const { f, id } = running(1, { maxRetries: 1 });
     const first = f.currentRun(id);
     f.report(id, "exited", { exitCode: 137, infra: true });
     expect(f.job(id).status).toBe("FAILED");
-    f.advance(29_999);
+    // The retry is the diagnosis's to decide (SIGNAL with the agent's infrastructure bit: retried).
+    f.advance(DIAGNOSIS_SETTLE_MS + 29_999);
     expect(f.job(id).status).toBe("FAILED");
     f.advance(1);
     expect(f.job(id).status).toBe("SUBMITTED");

@@ -25,6 +25,9 @@ import { config } from "../../durable-objects/fleet/rules/ledger.js";
 import type { Hold } from "../../durable-objects/fleet/rules/preempt.js";
 import { timerTarget } from "../../durable-objects/fleet/timers.js";
 
+/** The timers the rules handle themselves (the adapter's own — outbox, commands, … — never fire here). */
+const RULE_TIMERS = ["schedule", "retry", "lost", "hold", "placement", "preempt_wait", "runtime", "diagnose"];
+
 export const T0 = Date.UTC(2026, 11, 1, 10, 0, 0);
 export const FLEET_ID = "flt_test";
 export const ADA: Actor = { userId: "usr_ada", name: "ada", admin: false };
@@ -356,12 +359,17 @@ export class Fleet {
 
   /** Moves the clock and fires every rule timer that came due, as the DO's alarm does. */
   advance(ms: number): void {
-    this.now += ms;
-    for (const id of this.s.takeDueTimers(this.now)) {
-      const target = timerTarget(id);
-      if (["schedule", "retry", "lost", "hold", "placement", "preempt_wait", "runtime"].includes(target.kind))
-        this.decide({ type: "timer", id });
+    const end = this.now + ms;
+    // Each timer fires at its own time, as the alarm fires it, and may arm another within the span (a
+    // diagnosis plans a retry): the clock steps from one due time to the next.
+    for (let at = this.s.nextTimerAt(); at !== null && at <= end; at = this.s.nextTimerAt()) {
+      this.now = Math.max(this.now, at);
+      for (const id of this.s.takeDueTimers(this.now)) {
+        const target = timerTarget(id);
+        if (RULE_TIMERS.includes(target.kind)) this.decide({ type: "timer", id });
+      }
     }
+    this.now = end;
   }
 
   /** The job transitions recorded in the outbox, in order, as "FROM→TO". */

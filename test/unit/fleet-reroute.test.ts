@@ -2,8 +2,10 @@
  * Re-routing a waiting job between fleets (rules/reroute.ts), in memory against the Fleet DO's rules: the
  * handoff's three steps and what each fleet does when an answer is lost, repeated, or a refusal.
  */
+
 import { describe, expect, it } from "vitest";
 import { CLUSTER_LIMIT_SLACK_MS } from "../../durable-objects/fleet/rules/runs.js";
+import { DIAGNOSIS_SETTLE_MS } from "../../durable-objects/fleet/timers.js";
 import { ADA, Fleet } from "./fleet-harness.js";
 import { FleetNet } from "./fleet-reroute-net.js";
 
@@ -195,7 +197,7 @@ describe("a job whose site is lost while it runs", () => {
     expect(net.plan("a", true)).toEqual([]);
     a.advance(300_000);
     expect(a.s.run(first)!.ended_at).not.toBeNull();
-    a.advance(30_000);
+    a.advance(DIAGNOSIS_SETTLE_MS + 30_000);
     expect(a.job(job).status).toBe("QUEUED");
     const [offer] = net.plan("a", true);
     expect(offer?.runs).toEqual([{ id: first, attempt: 1 }]);

@@ -38,6 +38,7 @@ export const KNOWN_MIGRATIONS = [
   "0014_teams.sql",
   "0015_lost_work.sql",
   "0016_placement.sql",
+  "0017_diagnosis.sql",
 ] as const;
 
 export const EXPECTED_MIGRATION = KNOWN_MIGRATIONS.at(-1)!;

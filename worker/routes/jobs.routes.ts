@@ -149,6 +149,8 @@ export const jobsRoutes = new Hono<Env>()
     const lost = await stepsLost(c.env, history);
     return c.json({
       job: { ...jobView(job), spec: JSON.parse(job.spec) as unknown },
+      // Why its latest run failed (docs/operations.md "Failure diagnosis"), or null.
+      diagnosis: history.runs.at(-1)?.diagnosis ?? null,
       ...history,
       runs: history.runs.map((r) => (lost.has(r.id) ? { ...r, steps_lost: lost.get(r.id) } : r)),
     });

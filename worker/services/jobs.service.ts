@@ -1,5 +1,6 @@
 import { asc, eq } from "drizzle-orm";
 import type { JobView } from "../../contract/api.schema.js";
+import type { StoredDiagnosis } from "../../contract/diagnosis-policy.js";
 import type { JobState } from "../../contract/job-states.js";
 import type { PendingReason } from "../../contract/pending-reasons.schema.js";
 import { type Db, schema } from "../../d1/client.js";
@@ -83,6 +84,7 @@ export async function jobHistory(d: Db, jobId: string) {
       reason: r.reason,
       resumed_from: JSON.parse(r.resumedFrom ?? "null") as { run_id: string; step: number | null } | null,
       borrowed: r.borrowed,
+      diagnosis: JSON.parse(r.diagnosis ?? "null") as StoredDiagnosis | null,
     })),
     events: events.map((e) => ({
       seq: e.seq,

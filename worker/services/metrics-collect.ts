@@ -309,6 +309,17 @@ export async function collectMetrics(env: AppEnv, now: number): Promise<Family[]
       fleetName,
     ),
     {
+      name: "starforge_failures_total",
+      help: 'Failed runs by the class their diagnosis found (CUDA_OOM, NCCL_TIMEOUT, …; docs/operations.md "Failure diagnosis").',
+      type: "counter",
+      samples: g.fleets.flatMap((f) =>
+        Object.entries(f.stats?.failures ?? {}).map(([cls, n]) => ({
+          labels: { fleet: f.name, class: cls },
+          value: n,
+        })),
+      ),
+    },
+    {
       name: "starforge_reroutes_total",
       help: "Waiting jobs that moved to this fleet from another of theirs, by reason: starts_sooner (this fleet could start them now) or site_lost (every agent of their fleet was gone).",
       type: "counter",

@@ -8,7 +8,14 @@ import type { FleetConfig } from "../../../contract/fleet.schema.js";
 import { nowIso } from "../../../contract/ids.js";
 import { type JobState, transition } from "../../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../../contract/launch-request.schema.js";
-import { checkpointKey, noticeKey, PREEMPTION_LOST_KEY, placementKey, preemptEventKey } from "../keys.js";
+import {
+  checkpointKey,
+  diagnosisKey,
+  noticeKey,
+  PREEMPTION_LOST_KEY,
+  placementKey,
+  preemptEventKey,
+} from "../keys.js";
 import type {
   EventJob,
   JobEventRecord,
@@ -112,7 +119,7 @@ export function recordEvent(
 }
 
 /** A job's owner and fleet as they ride along with its events, for webhook deliveries. */
-function eventJob(s: FleetState, job: JobRow): EventJob {
+export function eventJob(s: FleetState, job: JobRow): EventJob {
   return { user_id: job.user_id, fleet_id: fleetId(s), name: job.name, run_id: job.current_run_id };
 }
 
@@ -242,6 +249,7 @@ export function emitRun(t: Tx, run: RunRow): void {
     allocated_at: nowIso(run.allocated_at),
     ended_at: run.ended_at === null ? null : nowIso(run.ended_at),
     resumed_from: resume ? JSON.stringify({ run_id: resume.run_id, step: resume.step }) : null,
+    diagnosis: t.s.meta(diagnosisKey(run.id)),
   };
   emit(t, { kind: "run", run: snapshot });
 }

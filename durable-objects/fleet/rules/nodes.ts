@@ -11,7 +11,7 @@ import { fail, ok, type Result } from "../../../contract/errors.js";
 import type { DrainBlocker, NodeAction, NodeView } from "../../../contract/fleet.schema.js";
 import { ALLOCATED_STATES, type JobState } from "../../../contract/job-states.js";
 import { movedKey } from "../keys.js";
-import { type NodeAdmin, nodeAdmin, nodeAdminKey } from "../node-admin.js";
+import { nodeAdmin, setNodeAdmin } from "../node-admin.js";
 import type { NodeRow } from "../rows.js";
 import type { FleetState } from "../state.js";
 import { lostTimer } from "../timers.js";
@@ -32,21 +32,6 @@ export interface NodeAdminReport {
   blockers: DrainBlocker[];
   /** Agents whose sockets the adapter must close now (revoke). */
   disconnect: string[];
-}
-
-function setAdmin(t: Tx, nodeId: string, change: Partial<NodeAdmin>, actor: string): void {
-  const prev = nodeAdmin(t.s, nodeId);
-  const next: NodeAdmin = {
-    cordoned: false,
-    note: null,
-    revoked_at: null,
-    removed_at: null,
-    ...prev,
-    ...change,
-    by: actor,
-    at: t.now,
-  };
-  t.setMeta(nodeAdminKey(nodeId), JSON.stringify(next));
 }
 
 /** The node a reference names: its id, else its name. */
@@ -76,17 +61,17 @@ export function nodeAction(
   const revoked = admin?.revoked_at != null;
   switch (action) {
     case "cordon":
-      setAdmin(t, node.id, { cordoned: true, note }, actor);
+      setNodeAdmin(t, node.id, { cordoned: true, note }, actor);
       break;
     case "uncordon":
       if (revoked) {
         return fail("CONFLICT", `node ${node.name} was revoked; enroll its agent again to bring it back`);
       }
-      setAdmin(t, node.id, { cordoned: false, note: null }, actor);
+      setNodeAdmin(t, node.id, { cordoned: false, note: null }, actor);
       t.schedule();
       break;
     case "drain": {
-      setAdmin(t, node.id, { cordoned: true, note }, actor);
+      setNodeAdmin(t, node.id, { cordoned: true, note }, actor);
       const why = `node ${node.name} is drained${note ? `: ${note}` : ""}`;
       for (const job of jobsOn(t.s, node.id)) {
         if (!jobResumable(job)) {
@@ -122,7 +107,7 @@ export function nodeAction(
             : `node ${node.name} has no agent to revoke (an admin registered it); cordon or remove it`,
         );
       }
-      setAdmin(t, node.id, { cordoned: true, note: note ?? "revoked", revoked_at: t.now }, actor);
+      setNodeAdmin(t, node.id, { cordoned: true, note: note ?? "revoked", revoked_at: t.now }, actor);
       // Its runs are handled like a lost agent's: they keep their GPUs for the grace period, then fail as
       // infrastructure failures (and auto-retry places them elsewhere).
       nodeLost(t, node.id);
@@ -144,7 +129,7 @@ export function nodeAction(
         );
       }
       for (const n of [node, ...clusterNodesOf(t.s, node.id)]) {
-        setAdmin(t, n.id, { cordoned: true, removed_at: t.now }, actor);
+        setNodeAdmin(t, n.id, { cordoned: true, removed_at: t.now }, actor);
         t.cancelTimer(lostTimer(n.id));
         t.put({ kind: "node_gone", id: n.id });
         emitNode(t, { ...n, status: "removed", version: n.version + 1, updated_at: t.now });

@@ -5,7 +5,6 @@
  */
 
 import type { Quota } from "../../../contract/api.schema.js";
-import { backoffDelay } from "../../../contract/backoff.js";
 import { fail, ok, type Result } from "../../../contract/errors.js";
 import type {
   Actor,
@@ -23,11 +22,12 @@ import { DEFAULT_PRIORITY_CLASS } from "../../../contract/priority-classes.js";
 import { jobPriority } from "../../../contract/quota.js";
 import { movedKey, noticeKey, placementKey, retriesKey } from "../keys.js";
 import { GONE_RANK_STATES, type JobRow, type RankRow, type RunRow } from "../rows.js";
-import { REROUTE_CHECK_MS, REROUTE_TIMER, retryTimer, runtimeTimer } from "../timers.js";
+import { REROUTE_CHECK_MS, REROUTE_TIMER, runtimeTimer } from "../timers.js";
 import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
 import { abandon, leftFleet, queueRefusal, teamOfJob } from "./admission.js";
 import { classOf, preemptionFloor } from "./classes.js";
+import { awaitDiagnosis, DIAGNOSIS_PENDING } from "./diagnosis.js";
 import { armPlacementTimeout, armPreemptWait, handoffOf } from "./handoff-state.js";
 import {
   closeRun,
@@ -48,7 +48,6 @@ export const CLUSTER_LIMIT_SLACK_MS = 120_000;
 
 /** Seconds a workload gets between SIGTERM and SIGKILL when it is stopped. */
 export const STOP_GRACE_SECONDS = 30;
-const MAX_RETRY_BACKOFF_MS = 15 * 60_000;
 
 /**
  * Queues admitted jobs, all or none (one, or a job array's). Per-user limits that span fleets (active
@@ -464,8 +463,14 @@ export function maxRuntimeOver(t: Tx, runId: string): void {
     return;
   const max = (JSON.parse(job.spec) as JobSpec).lifecycle.max_runtime_seconds;
   const reason = `it reached its max_runtime_seconds (${max} s)`;
-  setStatus(t, job, "FAILED", "system:runtime", { reason, code: "TIMEOUT", infra: false });
+  const event = setStatus(t, job, "FAILED", "system:runtime", {
+    reason,
+    code: "TIMEOUT",
+    infra: false,
+    diagnosis: DIAGNOSIS_PENDING,
+  });
   stopRun(t, run, "FAILED", reason);
+  awaitDiagnosis(t, run, event, false, [{ kind: "max_runtime", at: t.now }]);
   t.schedule();
 }
 
@@ -486,39 +491,16 @@ function failRun(
   const named =
     ranks.length > 1 ? `rank ${rank} on ${(where && t.s.node(where)?.name) ?? where}: ${reason}` : reason;
   closeRun(t, run, "FAILED", named, code);
-  setStatus(t, job, "FAILED", actor, { rank, exit_code: code, reason: named, infra });
-  for (const r of t.s.ranks(run.id)) if (r.rank !== rank) stopRank(t, run, r, `rank ${rank} failed`);
-  planRetry(t, job, infra);
-}
-
-/**
- * Auto-retry: an infrastructure failure (or any failure, if the spec asks) re-queues the job after a
- * backoff, while its budget (`lifecycle.max_retries`) lasts. A timer row does it, so the retry survives
- * a restart; each attempt is a new run with its own id, epoch and token.
- */
-function planRetry(t: Tx, job: JobRow, infra: boolean): void {
-  const lifecycle = (JSON.parse(job.spec) as JobSpec).lifecycle;
-  // Only automatic retries count: runs started by resume, drain or windows do not use up the budget.
-  const used = Number(t.s.meta(retriesKey(job.id)) ?? "0");
-  if (!(infra || lifecycle.retry_on_user_failure) || used >= lifecycle.max_retries) return;
-  const delay = backoffDelay(used, {
-    baseMs: t.ctx.settings.retryBaseMs,
-    capMs: MAX_RETRY_BACKOFF_MS,
-    jitter: "none",
+  const event = setStatus(t, job, "FAILED", actor, {
+    rank,
+    exit_code: code,
+    reason: named,
+    infra,
+    diagnosis: DIAGNOSIS_PENDING,
   });
-  t.setMeta(retryTimer(job.id), String(job.attempt));
-  t.setTimer(retryTimer(job.id), t.now + delay);
-}
-
-/** The retry timer fired: re-queue (FAILED → QUEUED, edge `retry`) unless something else moved the job. */
-export function retryDue(t: Tx, jobId: string): void {
-  const job = t.s.job(jobId);
-  const planned = t.s.meta(retryTimer(jobId));
-  if (job?.status !== "FAILED" || planned !== String(job.attempt)) return;
-  const used = Number(t.s.meta(retriesKey(jobId)) ?? "0") + 1;
-  t.setMeta(retriesKey(jobId), String(used));
-  setStatus(t, job, "QUEUED", "system:retry", { attempt: job.attempt + 1, retry: used });
-  t.schedule();
+  for (const r of t.s.ranks(run.id)) if (r.rank !== rank) stopRank(t, run, r, `rank ${rank} failed`);
+  // Whether it is retried is the diagnosis's to say (rules/diagnosis.ts), a moment from now.
+  awaitDiagnosis(t, run, event, infra);
 }
 
 function describeExit(event: RunEventInput["event"], code: number | null): string {

@@ -1,0 +1,154 @@
+/**
+ * Failure diagnosis (issue 29, docs/operations.md "Failure diagnosis"): a failed run's job goes FAILED at
+ * once, and its diagnosis follows a moment later (DIAGNOSIS_SETTLE_MS: the other ranks' exits and last log
+ * lines arrive). The adapter (fleet/diagnoser.ts) reads the run's logs from its Run DO and hands the verdict
+ * here; without them (the Run DO did not answer) the verdict rests on the exits and events this object saw.
+ * The class then decides the retry (contract/diagnosis-policy.ts), a GPU failure cordons its node, and the
+ * FAILED event's `job.failed` webhook goes out carrying the diagnosis.
+ */
+import {
+  CLASS_POLICY,
+  classAction,
+  type RunFacts,
+  type RunVerdict,
+  retryDecision,
+  runVerdict,
+  type StoredDiagnosis,
+} from "../../../contract/diagnosis-policy.js";
+import { nowIso } from "../../../contract/ids.js";
+import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import { diagnosePendingKey, diagnosisKey, FAILURES_KEY, retriesKey } from "../keys.js";
+import { setNodeAdmin } from "../node-admin.js";
+import type { JobEventRecord } from "../outbox-entry.js";
+import type { RunRow } from "../rows.js";
+import type { FleetState } from "../state.js";
+import { DIAGNOSIS_SETTLE_MS, diagnoseTimer } from "../timers.js";
+import type { Tx } from "../tx.js";
+import { config, emit, emitRun, eventJob, putRun } from "./ledger.js";
+import { planRetry } from "./retry.js";
+
+/** A failed run waiting for its diagnosis (meta `diagnose_pending:<run>`). */
+interface PendingDiagnosis {
+  /** Its job's FAILED event: its webhook waits for the diagnosis. */
+  event: JobEventRecord;
+  infra: boolean;
+  /** What the control plane saw end it (a time limit), in epoch milliseconds. */
+  events: RunFacts["events"];
+}
+
+/** Detail of a FAILED event whose diagnosis is on its way (its webhook waits for it: projections.ts). */
+export const DIAGNOSIS_PENDING = "pending";
+
+/**
+ * A run failed (its job's FAILED event just recorded, with `diagnosis: "pending"` in its detail): the
+ * diagnosis is due once its ranks had a moment to report; the retry waits for it.
+ */
+export function awaitDiagnosis(
+  t: Tx,
+  run: RunRow,
+  event: JobEventRecord,
+  infra: boolean,
+  events: RunFacts["events"] = [],
+): void {
+  const pending: PendingDiagnosis = { event, infra, events };
+  t.setMeta(diagnosePendingKey(run.id), JSON.stringify(pending));
+  t.setTimer(diagnoseTimer(run.id), t.now + (t.ctx.settings.diagnosisSettleMs ?? DIAGNOSIS_SETTLE_MS));
+}
+
+/** What this fleet knows of a failed run for its diagnosis, or null when none is due. */
+export function runFacts(s: FleetState, runId: string): RunFacts | null {
+  const raw = s.meta(diagnosePendingKey(runId));
+  if (raw === null) return null;
+  const pending = JSON.parse(raw) as PendingDiagnosis;
+  const events = [...pending.events];
+  const ranks = s.ranks(runId).map((r) => {
+    const reason = r.reason ?? "";
+    // The agents' words for what only they saw (forgelet's runtimes, rules/agents.ts).
+    if (/OOM.?kill/i.test(reason)) events.push({ kind: "oom_killed", rank: r.rank, at: r.updated_at });
+    if (/was silent for more than/.test(reason))
+      events.push({ kind: "node_lost", rank: r.rank, at: r.updated_at });
+    return {
+      rank: r.rank,
+      node: s.node(r.node_id)?.name ?? r.node_id,
+      exit_code: r.state === "exited" ? r.exit_code : null,
+      reason: r.reason,
+      at: r.updated_at,
+    };
+  });
+  return { ranks, events, rules: config(s)?.diagnosis?.rules ?? [] };
+}
+
+/** The diagnosis timer fired without the adapter (tier 1, or the Run DO unreachable): exits and events only. */
+export function diagnoseFromFacts(t: Tx, runId: string): void {
+  const facts = runFacts(t.s, runId);
+  if (facts) applyDiagnosis(t, runId, runVerdict(facts, null));
+}
+
+/**
+ * A failed run's verdict: stored with the run (D1 `runs.diagnosis`, GET /v1/jobs/:id), the FAILED event's
+ * webhook sent with it, the failure counted by class, a GPU failure's node cordoned, and the retry decided
+ * by the class. A verdict for a run no longer waiting for one changes nothing (a repeat).
+ */
+export function applyDiagnosis(t: Tx, runId: string, verdict: RunVerdict): void {
+  const raw = t.s.meta(diagnosePendingKey(runId));
+  const run = t.s.run(runId);
+  if (raw === null || !run) return;
+  const pending = JSON.parse(raw) as PendingDiagnosis;
+  t.deleteMeta(diagnosePendingKey(runId));
+  t.cancelTimer(diagnoseTimer(runId));
+  const job = t.s.job(run.job_id);
+  const fleetRules = config(t.s)?.diagnosis;
+  const rule = verdict.rule === null ? undefined : fleetRules?.rules[verdict.rule];
+  const policy = classAction(verdict.class, fleetRules, rule);
+  const lifecycle = job ? (JSON.parse(job.spec) as JobSpec).lifecycle : null;
+  const used = job ? Number(t.s.meta(retriesKey(job.id)) ?? "0") : 0;
+  // Still this run's failure to answer: a person may have resumed the job in the meantime.
+  const current = job?.status === "FAILED" && job.current_run_id === run.id;
+  const decision =
+    current && lifecycle
+      ? retryDecision(verdict.class, policy, {
+          infra: pending.infra,
+          retryOnUserFailure: lifecycle.retry_on_user_failure,
+          used,
+          max: lifecycle.max_retries,
+        })
+      : { retry: false, why: "the job moved on before its diagnosis (a person acted on it)" };
+  const cordoned = policy === "retry_elsewhere" ? cordonFor(t, run, verdict) : null;
+  const stored: StoredDiagnosis = {
+    ...verdict,
+    hint: rule?.hint ?? CLASS_POLICY[verdict.class].hint,
+    action: { policy, retried: decision.retry, why: decision.why, cordoned },
+    diagnosed_at: nowIso(t.now),
+  };
+  t.setMeta(diagnosisKey(runId), JSON.stringify(stored));
+  const counts = JSON.parse(t.s.meta(FAILURES_KEY) ?? "{}") as Record<string, number>;
+  t.setMeta(FAILURES_KEY, JSON.stringify({ ...counts, [stored.class]: (counts[stored.class] ?? 0) + 1 }));
+  run.version += 1;
+  putRun(t, run);
+  emitRun(t, run);
+  if (job) {
+    const detail = { ...(JSON.parse(pending.event.detail) as Record<string, unknown>), diagnosis: stored };
+    emit(t, {
+      kind: "diagnosed",
+      event: { ...pending.event, detail: JSON.stringify(detail) },
+      job: { ...eventJob(t.s, job), run_id: run.id },
+    });
+    if (decision.retry) planRetry(t, job);
+  }
+}
+
+/** The node of a GPU failure's rank, cordoned with the diagnosis as its note; its name, or null. */
+function cordonFor(t: Tx, run: RunRow, verdict: RunVerdict): string | null {
+  const rank = t.s.ranks(run.id).find((r) => r.rank === verdict.rank);
+  const node = rank ? t.s.node(rank.node_id) : null;
+  if (!node) return null;
+  const note = `${verdict.class} in run ${run.id} (rank ${verdict.rank}): ${verdict.line?.text ?? verdict.summary}`;
+  setNodeAdmin(t, node.id, { cordoned: true, note: note.slice(0, 500) }, "system:diagnosis");
+  return node.name;
+}
+
+/** The stored diagnosis of a run, or null (it did not fail, or its diagnosis is still on its way). */
+export function runDiagnosis(s: FleetState, runId: string): StoredDiagnosis | null {
+  const raw = s.meta(diagnosisKey(runId));
+  return raw === null ? null : (JSON.parse(raw) as StoredDiagnosis);
+}
