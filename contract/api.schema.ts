@@ -1,6 +1,7 @@
 /** Request bodies and response views of the HTTP API (docs/api.md documents each route). */
 import { z } from "zod";
 import { RECIPE_NAME_RE } from "./catalog.schema.js";
+import { FleetDiagnosis } from "./diagnosis-policy.js";
 import { Digest } from "./digest.js";
 import { JOB_STATES, JobState } from "./job-states.js";
 import { PendingReason } from "./pending-reasons.schema.js";
@@ -114,6 +115,8 @@ export const CreateFleetBody = z.object({
   preemptions_per_minute: z.number().int().min(0).max(10_000).default(10),
   /** What a job's fleet selector matches (`site`, `region`, …): docs/scheduling.md "Placement". */
   labels: FleetLabels.default({}),
+  /** The fleet's failure rules and per-class retry overrides (docs/operations.md "Failure diagnosis"). */
+  diagnosis: FleetDiagnosis.default({ rules: [], actions: {} }),
 });
 export type CreateFleetBody = z.infer<typeof CreateFleetBody>;
 /** PATCH: only the fields given change (no defaults here, so an omitted field is left alone). */
@@ -126,6 +129,8 @@ export const UpdateFleetBody = z.object({
   preemptions_per_minute: z.number().int().min(0).max(10_000).optional(),
   /** Replaces the fleet's labels (`{}` removes them all). */
   labels: FleetLabels.optional(),
+  /** Replaces the fleet's failure rules and retry overrides (`{}` goes back to the built-ins). */
+  diagnosis: FleetDiagnosis.optional(),
 });
 
 export const DrainBody = z.object({ note: z.string().min(1).max(500) });

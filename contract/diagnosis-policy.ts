@@ -224,12 +224,11 @@ export interface RunFacts {
     reason: string | null;
     at: number;
   }>;
-  /** A time limit, a node lost, an OOM kill: in epoch milliseconds. */
-  events: Array<{
-    kind: "oom_killed" | "node_lost" | "max_runtime" | "no_progress";
-    rank?: number;
-    at: number;
-  }>;
+  /** A time limit, a node lost, an OOM kill, a live anomaly: in epoch milliseconds. */
+  events: Array<
+    | { kind: "oom_killed" | "node_lost" | "max_runtime" | "no_progress"; rank?: number; at: number }
+    | { kind: "nan_loss"; at: number; key: string; step: number; value: string }
+  >;
   rules: DiagnosisRule[];
 }
 
@@ -265,7 +264,12 @@ export function runVerdict(
         text: l.line,
       })),
     })),
-    events: facts.events.map((e) => ({ kind: e.kind, rank: e.rank, t: e.at / 1000 })),
+    events: facts.events.flatMap((e) =>
+      e.kind === "nan_loss" ? [] : [{ kind: e.kind, rank: e.rank, t: e.at / 1000 }],
+    ),
+    metrics: facts.events.flatMap((e) =>
+      e.kind === "nan_loss" ? [{ rank: 0, step: e.step, key: e.key, value: e.value }] : [],
+    ),
   };
   const rules = facts.rules.map((r) => ({
     cls: r.class,

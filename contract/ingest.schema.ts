@@ -97,10 +97,15 @@ const Items = z.array(z.unknown());
 
 // metrics ------------------------------------------------------------------------------------
 
+/**
+ * A value JSON cannot carry as a number: NaN or an infinity, as Python writes it (`str(float("nan"))`). Not
+ * charted; a loss that becomes one is a NAN_LOSS anomaly (docs/operations.md "Failure diagnosis").
+ */
+export const NON_FINITE_VALUES = ["nan", "inf", "-inf"] as const;
 export const MetricPoint = z.object({
   key: z.string().min(1).max(256),
   step: z.number().int().min(0),
-  value: z.number(),
+  value: z.union([z.number(), z.enum(NON_FINITE_VALUES)]),
   ts: Timestamp.nullish(),
 });
 export type MetricPoint = z.infer<typeof MetricPoint>;

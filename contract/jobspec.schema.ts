@@ -118,6 +118,15 @@ export const JobSpec = z
          * this long for one of them to start it without preemption; 0: at once. Default 60.
          */
         preemption_wait_seconds: z.number().int().min(0).max(86_400).optional(),
+        /**
+         * What a live anomaly does while the run goes on (docs/operations.md "Failure diagnosis"): a NaN or
+         * infinite loss in its reported metrics, or a hang (no new step for `hang_factor` × its median step
+         * interval, and at least `hang_floor_seconds`). `warn` (default): a `job.anomaly` event and webhook;
+         * `stop`: that, then the run is stopped with a checkpoint attempt and the job FAILED with the class.
+         */
+        on_anomaly: z.enum(["warn", "stop"]).optional(),
+        hang_factor: z.number().min(2).max(1000).optional(),
+        hang_floor_seconds: z.number().int().min(5).max(86_400).optional(),
       })
       .default({ max_retries: 2, retry_on_user_failure: false }),
     provenance: z.object({

@@ -10,7 +10,17 @@ import { JOB_STATES, type JobState } from "./job-states.js";
  * `job.preempted`: the RUNNING → PAUSED of a preemption (its detail says by whom), instead of `job.paused`.
  */
 export const PREEMPTED_EVENT_TYPE = "job.preempted";
-export const JOB_EVENT_TYPES: string[] = [...JOB_STATES.map((s) => jobEventType(s)), PREEMPTED_EVENT_TYPE];
+/**
+ * A running job's live anomaly (a NaN loss, a hang: docs/operations.md "Failure diagnosis"), recorded as an
+ * event of edge `anomaly` that changes no status.
+ */
+export const ANOMALY_EVENT_TYPE = "job.anomaly";
+export const ANOMALY_EDGE = "anomaly";
+export const JOB_EVENT_TYPES: string[] = [
+  ...JOB_STATES.map((s) => jobEventType(s)),
+  PREEMPTED_EVENT_TYPE,
+  ANOMALY_EVENT_TYPE,
+];
 export const TEST_EVENT_TYPE = "webhook.test";
 /** A team used 80 % / 100 % of a period's GPU-hour budget (once per team, period and threshold). */
 export const BUDGET_WARNING_EVENT = "team.budget_warning";
@@ -27,8 +37,12 @@ export function jobEventType(status: JobState | string): string {
   return `job.${status.toLowerCase()}`;
 }
 
-/** The type of one recorded transition: its status's, or `job.preempted` for a preemption's pause. */
-export function transitionEventType(e: { to_status: string; actor: string }): string {
+/**
+ * The type of one recorded event: its status's, `job.preempted` for a preemption's pause, `job.anomaly`
+ * for a live anomaly.
+ */
+export function transitionEventType(e: { to_status: string; actor: string; edge?: string }): string {
+  if (e.edge === ANOMALY_EDGE) return ANOMALY_EVENT_TYPE;
   return e.to_status === "PAUSED" && e.actor === "system:preempt"
     ? PREEMPTED_EVENT_TYPE
     : jobEventType(e.to_status);

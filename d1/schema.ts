@@ -87,6 +87,8 @@ export const fleets = sqliteTable("fleets", {
   preemptionsPerMinute: integer("preemptions_per_minute").notNull().default(10),
   /** JSON FleetLabels (`site`, `region`, …) a job's fleet selector matches. */
   labels: text("labels").notNull().default("{}"),
+  /** JSON FleetDiagnosis: the fleet's failure rules and retry overrides (docs/operations.md "Failure diagnosis"). */
+  diagnosis: text("diagnosis").notNull().default("{}"),
 });
 
 /**

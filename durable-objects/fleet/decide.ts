@@ -33,6 +33,7 @@ import {
   refusedCommand,
   type Welcome,
 } from "./rules/agents.js";
+import { type AnomalyOutcome, type AnomalyReport, runAnomaly } from "./rules/anomaly.js";
 import { setBudgets } from "./rules/budgets.js";
 import { setPriorityClasses } from "./rules/classes.js";
 import { applyDiagnosis, diagnoseFromFacts } from "./rules/diagnosis.js";
@@ -117,7 +118,9 @@ export type FleetEvent =
   /** A job's placement timeout ended (the adapter adds the other candidates' reasons from D1). */
   | { type: "placement_timeout"; jobId: string; others: PlacementCandidate[] }
   /** A failed run's verdict (the adapter read its logs from its Run DO: fleet/diagnoser.ts). */
-  | { type: "diagnosed"; runId: string; verdict: RunVerdict };
+  | { type: "diagnosed"; runId: string; verdict: RunVerdict }
+  /** A running run's live anomaly (its Run DO saw a NaN loss or a hang: run/monitor.ts). */
+  | { type: "anomaly"; runId: string; anomaly: AnomalyReport };
 
 /** What each event answers. */
 export interface FleetResults {
@@ -151,6 +154,7 @@ export interface FleetResults {
   handoff_done: undefined;
   placement_timeout: undefined;
   diagnosed: undefined;
+  anomaly: AnomalyOutcome;
 }
 
 export interface Decision<T> {
@@ -268,6 +272,8 @@ function apply(t: Tx, e: FleetEvent): FleetResults[FleetEvent["type"]] {
     case "diagnosed":
       applyDiagnosis(t, e.runId, e.verdict);
       return undefined;
+    case "anomaly":
+      return runAnomaly(t, e.runId, e.anomaly);
   }
 }
 

@@ -31,6 +31,7 @@ import type { FleetBudgets, FleetTeams } from "../../contract/teams.js";
 import { type DoEnv, doSettings } from "../env.js";
 import { fromWire, type Settled, serveWire, type Wire } from "../group-commit.js";
 import { type Rpc, stubOf } from "../rpc.js";
+import type { FleetWatch, Watch } from "../run/monitor.js";
 import type { ConfirmInput, FleetAdmissions, JobVersions } from "../user/types.js";
 import { AgentSockets } from "./agent-sockets.js";
 import { CommandSender } from "./commands.js";
@@ -41,6 +42,7 @@ import { OutboxFlusher } from "./flusher.js";
 import { noticeKey, priorRunKey } from "./keys.js";
 import { agentAdmitted } from "./node-admin.js";
 import { Rerouter } from "./rerouter.js";
+import { type AnomalyOutcome, type AnomalyReport, runWatch } from "./rules/anomaly.js";
 import { movedTo } from "./rules/handoff-state.js";
 import type { NodeAction, NodeAdminReport } from "./rules/nodes.js";
 import { type MoveAnswer, type MoveOffer, priorRuns } from "./rules/reroute.js";
@@ -50,7 +52,7 @@ import { COMMANDS_TIMER, LIVENESS_TIMER, OUTBOX_TIMER, timerTarget } from "./tim
 import { UnconfirmedAdmissions } from "./unconfirmed.js";
 import { inspect, jobDetail, runView } from "./views.js";
 
-export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
+export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions, FleetWatch {
   private readonly store: FleetStore;
   private readonly outbox: OutboxFlusher;
   private readonly commands: CommandSender;
@@ -152,6 +154,18 @@ export class FleetDO extends DurableObject<DoEnv> implements FleetAdmissions {
   async checkpointed(runId: string, step: number | null): Promise<void> {
     this.decide({ type: "checkpointed", runId, step });
     await this.afterChange();
+  }
+
+  /** What run `runId`'s job asks of its live watch (its Run DO asks once: run/monitor.ts), or null. */
+  async watchOf(runId: string): Promise<Watch | null> {
+    return runWatch(this.store, runId);
+  }
+
+  /** A running run's live anomaly, from its Run DO (rules/anomaly.ts): recorded once, and acted on. */
+  async runAnomaly(runId: string, anomaly: AnomalyReport): Promise<AnomalyOutcome> {
+    const outcome = this.decide({ type: "anomaly", runId, anomaly });
+    await this.afterChange();
+    return outcome;
   }
 
   /** Why and by when run `runId` is being stopped (GET /v1/ingest/notice), or null: nobody asked it to. */

@@ -154,6 +154,13 @@ export function diagnosePendingKey(runId: string): string {
   return `${DIAGNOSE_PENDING_PREFIX}${runId}`;
 }
 
+const ANOMALY_PREFIX = "anomaly:";
+
+/** The live anomalies a run raised (JSON string[]: `NAN_LOSS`, `HANG@<step>`): each is recorded once. */
+export function anomalyKey(runId: string): string {
+  return `${ANOMALY_PREFIX}${runId}`;
+}
+
 /** Failed runs diagnosed here, ever, by class (JSON Record<class, n>): starforge_failures_total. */
 export const FAILURES_KEY = "failures_total";
 
@@ -174,6 +181,7 @@ export function isPerJobKey(key: string): boolean {
     key.startsWith(PRIOR_RUN_PREFIX) ||
     key.startsWith(PREEMPTED_FOR_PREFIX) ||
     key.startsWith(DIAGNOSIS_PREFIX) ||
-    key.startsWith(DIAGNOSE_PENDING_PREFIX)
+    key.startsWith(DIAGNOSE_PENDING_PREFIX) ||
+    key.startsWith(ANOMALY_PREFIX)
   );
 }

@@ -14,7 +14,8 @@ import { type HardwareRow, NO_GPU, NO_ID, type RunReportsStore } from "./reports
 import type { ArtifactRow, EventRow, MetricRow } from "./store.js";
 import type { ArtifactRecord, LifecycleRecord } from "./types.js";
 
-export function metricRow(p: MetricPoint, now: number): MetricRow {
+/** A point with a number (NaN and infinities are not charted: run/monitor.ts watches for them). */
+export function metricRow(p: MetricPoint & { value: number }, now: number): MetricRow {
   return { key: p.key, step: p.step, value: p.value, ts: normalizeTs(p.ts, now) };
 }
 

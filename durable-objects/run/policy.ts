@@ -125,3 +125,11 @@ export function consoleLines(chunk: string, maxLine: number): string[] {
 
 /** Lines per rank a failure's diagnosis reads (its last ones): a traceback and what led to it fit well within. */
 export const DIAGNOSIS_LINES = 500;
+
+/** Meta keys of the run's live watch (run/monitor.ts): its job's settings, its progress, what it raised. */
+export const WATCH_KEY = "watch";
+export const PROGRESS_KEY = "progress";
+export const NAN_RAISED_KEY = "nan_raised";
+/** An anomaly its fleet did not take (unreachable): the alarm tries again after ANOMALY_RETRY_MS. */
+export const ANOMALY_PENDING_KEY = "anomaly_pending";
+export const ANOMALY_RETRY_MS = 5_000;

@@ -33,6 +33,7 @@ import type {
 import { db, schema } from "../../d1/client.js";
 import type { SecretRow } from "../../d1/secrets.js";
 import type { DoEnv } from "../env.js";
+import { stubOf } from "../rpc.js";
 import { doSettings } from "../settings.js";
 import {
   artifactRow,
@@ -44,7 +45,25 @@ import {
 } from "./ingest-rows.js";
 import { LiveTails } from "./live-tails.js";
 import { SecretMasks, storeLogBatch } from "./log-ingest.js";
-import { DIAGNOSIS_LINES, LOG_HOLD_LIMITS } from "./policy.js";
+import {
+  type Anomaly,
+  type FleetWatch,
+  hangAt,
+  hangDue,
+  nanLoss,
+  observe,
+  type Progress,
+  type Watch,
+} from "./monitor.js";
+import {
+  ANOMALY_PENDING_KEY,
+  ANOMALY_RETRY_MS,
+  DIAGNOSIS_LINES,
+  LOG_HOLD_LIMITS,
+  NAN_RAISED_KEY,
+  PROGRESS_KEY,
+  WATCH_KEY,
+} from "./policy.js";
 import { RendezvousWaiters, rendezvousView } from "./rendezvous.js";
 import { RunReportsStore } from "./reports-store.js";
 import { SSE_HEADERS } from "./sse-frames.js";
@@ -163,12 +182,26 @@ export class RunDO extends DurableObject<DoEnv> {
     this.masks.forget();
   }
 
-  async ingestMetrics(runId: string, points: MetricPoint[]): Promise<{ accepted: number }> {
+  /**
+   * Stores a batch of metric points (NaN and infinities are not charted) and watches the run's progress:
+   * a loss that became NaN or infinite, and the step reports a hang is judged by (run/monitor.ts), are
+   * reported to its fleet (`fleetId`, from its ingest token) while the run goes on.
+   */
+  async ingestMetrics(runId: string, points: MetricPoint[], fleetId?: string): Promise<{ accepted: number }> {
     const now = Date.now();
+    const finite = points.filter((p): p is MetricPoint & { value: number } => typeof p.value === "number");
     this.tx(() => {
       this.bind(runId);
-      this.store.upsertMetrics(points.map((p) => metricRow(p, now)));
+      this.store.upsertMetrics(finite.map((p) => metricRow(p, now)));
+      const progress = observe(this.progress(), points, now);
+      if (progress) this.store.setMeta(PROGRESS_KEY, JSON.stringify(progress));
     });
+    if (!this.ended && fleetId) {
+      await this.loadWatch(runId, fleetId);
+      const nan = nanLoss(points);
+      if (nan && this.store.getMeta(NAN_RAISED_KEY) === null) await this.raise(runId, nan);
+    }
+    await this.armAlarm();
     return { accepted: points.length };
   }
 
@@ -411,6 +444,7 @@ export class RunDO extends DurableObject<DoEnv> {
   override async alarm(): Promise<void> {
     try {
       this.releaseDue();
+      await this.watchProgress(Date.now());
       // Any alarm with tails open doubles as their keep-alive (an extra comment early is harmless).
       if (this.tails.size > 0) {
         if (!this.ended) await this.checkLedger();
@@ -473,6 +507,58 @@ export class RunDO extends DurableObject<DoEnv> {
     }
   }
 
+  // live anomalies (run/monitor.ts) -------------------------------------------------------
+
+  private progress(): Progress | null {
+    const raw = this.store.getMeta(PROGRESS_KEY);
+    return raw === null ? null : (JSON.parse(raw) as Progress);
+  }
+
+  private watch(): Watch | null {
+    const raw = this.store.getMeta(WATCH_KEY);
+    return raw === null ? null : (JSON.parse(raw) as Watch);
+  }
+
+  /** What the run's job asks of its watch, from its fleet (once; a fleet that does not know it: not yet). */
+  private async loadWatch(runId: string, fleetId: string): Promise<void> {
+    if (this.store.getMeta(WATCH_KEY) !== null) return;
+    const w = await stubOf<FleetWatch>(this.env.FLEET, fleetId).watchOf(runId);
+    if (w) this.store.setMeta(WATCH_KEY, JSON.stringify(w));
+  }
+
+  /** The alarm's look at the run: a hang due, or an anomaly its fleet has not taken yet. */
+  private async watchProgress(now: number): Promise<void> {
+    const runId = this.store.getMeta("run_id");
+    if (this.ended || !runId) return;
+    const pending = this.store.getMeta(ANOMALY_PENDING_KEY);
+    if (pending !== null) await this.raise(runId, JSON.parse(pending) as Anomaly);
+    const w = this.watch();
+    const progress = this.progress();
+    const hang = w ? hangAt(progress, w, now) : null;
+    if (hang && progress) {
+      this.store.setMeta(PROGRESS_KEY, JSON.stringify({ ...progress, hang_raised_at_step: progress.step }));
+      await this.raise(runId, hang);
+    }
+  }
+
+  /** Reports an anomaly to the run's fleet; one it could not reach is tried again by the alarm. */
+  private async raise(runId: string, a: Anomaly): Promise<void> {
+    const w = this.watch();
+    if (!w) return;
+    if (a.class === "NAN_LOSS") this.store.setMeta(NAN_RAISED_KEY, "1");
+    try {
+      await stubOf<FleetWatch>(this.env.FLEET, w.fleet_id).runAnomaly(runId, {
+        ...a,
+        policy: w.policy,
+        at: Date.now(),
+      });
+      this.store.deleteMeta(ANOMALY_PENDING_KEY);
+    } catch (err) {
+      console.error(`run ${runId}: its ${a.class} could not reach its fleet; trying again`, err);
+      this.store.setMeta(ANOMALY_PENDING_KEY, JSON.stringify(a));
+    }
+  }
+
   /** The alarm is a cursor over what is due next: the oldest hole's deadline, the next keep-alive. */
   private async armAlarm(): Promise<void> {
     const due: number[] = [];
@@ -480,6 +566,12 @@ export class RunDO extends DurableObject<DoEnv> {
     if (oldest !== null) due.push(oldest + LOG_HOLD_LIMITS.maxWaitMs);
     const keepAlive = this.tails.due();
     if (keepAlive !== null) due.push(keepAlive);
+    const watch = this.watch();
+    if (!this.ended && watch) {
+      const hang = hangDue(this.progress(), watch);
+      if (hang !== null) due.push(hang);
+      if (this.store.getMeta(ANOMALY_PENDING_KEY) !== null) due.push(Date.now() + ANOMALY_RETRY_MS);
+    }
     if (due.length === 0) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(Math.min(...due));
   }

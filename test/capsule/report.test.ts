@@ -87,7 +87,9 @@ describe("starforge.report", () => {
     expect(server.metrics("train.deep.er")).toMatchObject([{ step: 1000, value: 2 }]);
     expect(server.metrics("after")).toMatchObject([{ step: 1001, value: 1 }]); // None after 1000 -> 1001
     expect(server.metrics("ok")).toMatchObject([{ step: 1002, value: 1 }]);
-    for (const key of ["bad", "nan", "none", "neg", "after_finish"]) expect(server.metrics(key)).toEqual([]);
+    // JSON has no NaN: it goes as "nan" (the control plane watches a loss for it, and does not chart it).
+    expect(server.metrics("nan")).toMatchObject([{ step: 1002, value: "nan" }]);
+    for (const key of ["bad", "none", "neg", "after_finish"]) expect(server.metrics(key)).toEqual([]);
     // ISO-8601 timestamps, as the original client sends them.
     expect(loss.every((p) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(String(p.ts)))).toBe(true);
     expect(server.accepted("/hparams")).toEqual([
@@ -144,7 +146,7 @@ finish()`;
       /^starforge\.report: ingest \/environment failed \(.*Connection refused.*\), retrying$/m,
     );
     expect(res.stderr).toMatch(
-      /^starforge\.report: not delivered: 604 metric points, 1 hparams, 1 environment probe, 1 node entry$/m,
+      /^starforge\.report: not delivered: 605 metric points, 1 hparams, 1 environment probe, 1 node entry$/m,
     );
     expect(res.stderr.trim().split("\n")).toHaveLength(2);
     expect(res.ms).toBeLessThan(15_000);

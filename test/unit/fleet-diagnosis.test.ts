@@ -265,3 +265,79 @@ describe("the class table", () => {
     expect(CLASS_POLICY.GPU_HARDWARE.action).toBe("retry_elsewhere");
   });
 });
+
+describe("a live anomaly", () => {
+  const hang = { class: "HANG" as const, summary: "no new step for 600 s after step 40", step: 40, at: 0 };
+  const nan = {
+    class: "NAN_LOSS" as const,
+    summary: "train/loss became nan at step 12",
+    step: 12,
+    key: "train/loss",
+    value: "nan",
+    at: 0,
+  };
+  const anomalyEvents = (f: Fleet, id: string) =>
+    f.s.outbox.flatMap((e) =>
+      e.kind === "event" && e.event.job_id === id && e.event.edge === "anomaly" ? [e] : [],
+    );
+
+  it("warns by default: an event (the job.anomaly webhook) once per kind, and the run goes on", () => {
+    const { f, id, run } = runningJob();
+    expect(f.decide({ type: "anomaly", runId: run.id, anomaly: { ...hang, policy: "warn" } }).result).toBe(
+      "warned",
+    );
+    expect(f.decide({ type: "anomaly", runId: run.id, anomaly: { ...hang, policy: "warn" } }).result).toBe(
+      "ignored",
+    );
+    // Another stall, at a later step, is another anomaly.
+    const later = { ...hang, step: 90, policy: "warn" as const };
+    expect(f.decide({ type: "anomaly", runId: run.id, anomaly: later }).result).toBe("warned");
+    const events = anomalyEvents(f, id);
+    expect(events).toHaveLength(2);
+    expect(events[0]!.job).toBeDefined();
+    expect(events[0]!.event).toMatchObject({
+      from_status: "RUNNING",
+      to_status: "RUNNING",
+      actor: "system:monitor",
+    });
+    expect(JSON.parse(events[0]!.event.detail)).toMatchObject({
+      run_id: run.id,
+      anomaly: { class: "HANG", step: 40, policy: "warn" },
+    });
+    expect(f.job(id).status).toBe("RUNNING");
+    f.checkInvariants();
+  });
+
+  it("under on_anomaly stop: the run is stopped (its runner told why) and the job FAILED with the class, a NaN not retried", () => {
+    const { f, id, run } = runningJob({ retryOnUserFailure: false });
+    expect(f.decide({ type: "anomaly", runId: run.id, anomaly: { ...nan, policy: "stop" } }).result).toBe(
+      "stopped",
+    );
+    expect(f.job(id).status).toBe("FAILED");
+    expect(JSON.parse(f.s.meta(`notice:${run.id}`)!)).toMatchObject({ cause: "stopped" });
+    expect(f.s.openCommands(f.s.ranks(run.id)[0]!.node_id).some((c) => c.kind === "stop")).toBe(true);
+    f.advance(DIAGNOSIS_SETTLE_MS);
+    expect(diagnosisOf(f, run.id)).toMatchObject({ class: "NAN_LOSS", action: { retried: false } });
+    f.advance(3_600_000);
+    expect(f.job(id).status).toBe("FAILED");
+  });
+
+  it("a hang stopped is HANG, and retried", () => {
+    const { f, id, run } = runningJob();
+    f.decide({ type: "anomaly", runId: run.id, anomaly: { ...hang, at: f.now, policy: "stop" } });
+    f.report(id, "stopped", { exitCode: 143 });
+    f.advance(DIAGNOSIS_SETTLE_MS);
+    expect(diagnosisOf(f, run.id)).toMatchObject({ class: "HANG", action: { retried: true } });
+    f.advance(RETRY_BASE);
+    expect(f.currentRun(id).id).not.toBe(run.id);
+  });
+
+  it("of a run that is no longer the running one changes nothing", () => {
+    const { f, id, run } = runningJob();
+    f.report(id, "failed", { exitCode: 1 });
+    expect(f.decide({ type: "anomaly", runId: run.id, anomaly: { ...nan, policy: "stop" } }).result).toBe(
+      "ignored",
+    );
+    expect(anomalyEvents(f, id)).toEqual([]);
+  });
+});

@@ -430,8 +430,13 @@ export class Fleet {
     this.checkPreemption(allocs);
     // Every recorded transition is an edge of the table.
     for (const e of this.s.outbox) {
-      // `rerouted` records a move between fleets, not a change of status.
-      if (e.kind !== "event" || e.event.from_status === null || e.event.edge === "rerouted") continue;
+      // `rerouted` records a move between fleets, `anomaly` a live anomaly: neither changes a status.
+      if (
+        e.kind !== "event" ||
+        e.event.from_status === null ||
+        ["rerouted", "anomaly"].includes(e.event.edge)
+      )
+        continue;
       expect(
         findEdge(e.event.from_status as JobState, e.event.to_status as JobState),
         `${e.event.from_status}→${e.event.to_status}`,

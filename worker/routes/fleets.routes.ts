@@ -59,6 +59,7 @@ export const fleetsRoutes = new Hono<Env>()
       hfUnavailable: body.hf_unavailable,
       preemptionsPerMinute: body.preemptions_per_minute,
       labels: JSON.stringify(body.labels),
+      diagnosis: JSON.stringify(body.diagnosis),
     };
     // Configure the DO first: a fleet row in D1 must always have a configured DO behind it. A DO
     // configured for a row that then failed to insert is never addressed (its id is fresh).
@@ -100,6 +101,7 @@ export const fleetsRoutes = new Hono<Env>()
         ? { preemptionsPerMinute: body.preemptions_per_minute }
         : {}),
       ...(body.labels ? { labels: JSON.stringify(body.labels) } : {}),
+      ...(body.diagnosis ? { diagnosis: JSON.stringify(body.diagnosis) } : {}),
     };
     if (Object.keys(changes).length === 0) return c.json({ fleet: fleetView(f) });
     await d.update(schema.fleets).set(changes).where(eq(schema.fleets.id, f.id)).run();

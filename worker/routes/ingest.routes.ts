@@ -165,7 +165,11 @@ export const ingestRoutes = new Hono<IngestEnv>()
     const body = await runBody(c, MetricsBatch);
     const items = checkItems(body.points, MetricPoint, MAX_METRIC_POINTS);
     const points = items.valid.map((v) => v.value);
-    const r = points.length ? await runStub(c.env, body.run_id).ingestMetrics(body.run_id, points) : null;
+    // The run's fleet rides along: its Run DO reports live anomalies there (run/monitor.ts).
+    const fleet = c.get("claims").fleet;
+    const r = points.length
+      ? await runStub(c.env, body.run_id).ingestMetrics(body.run_id, points, fleet)
+      : null;
     return c.json(answer(r?.accepted ?? 0, items.rejected));
   })
   .post("/logs", async (c) => {

@@ -1,5 +1,6 @@
 import { eq, or } from "drizzle-orm";
 import { FleetNetwork, TimeWindow } from "../../contract/api.schema.js";
+import { FleetDiagnosis } from "../../contract/diagnosis-policy.js";
 import type { FleetConfig } from "../../contract/fleet.schema.js";
 import { type Db, db, schema } from "../../d1/client.js";
 import { fleetStub } from "../../durable-objects/fleet/stub.js";
@@ -38,6 +39,7 @@ export function fleetConfig(f: FleetRow): FleetConfig {
     imageAllowlist: JSON.parse(f.imageAllowlist) as string[],
     hfUnavailable: f.hfUnavailable,
     preemptionsPerMinute: f.preemptionsPerMinute,
+    diagnosis: FleetDiagnosis.parse(JSON.parse(f.diagnosis)),
   };
 }
 
@@ -55,6 +57,7 @@ export function fleetView(f: FleetRow) {
     hf_unavailable: f.hfUnavailable,
     preemptions_per_minute: f.preemptionsPerMinute,
     labels: JSON.parse(f.labels) as Record<string, string>,
+    diagnosis: FleetDiagnosis.parse(JSON.parse(f.diagnosis)),
     created_at: f.createdAt,
   };
 }

@@ -80,8 +80,9 @@ def _finish_timeout():
 
 
 def _to_float(value):
-    """A metric value as a finite float, or None. Numbers, bools, numpy/torch scalars; a tensor or
-    array is reduced to its mean; anything else (strings, None, lists) is not a metric."""
+    """A metric value as a finite float ("nan", "inf" or "-inf" when it is not), or None. Numbers, bools,
+    numpy/torch scalars; a tensor or array is reduced to its mean; anything else (strings, None, lists) is
+    not a metric."""
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, (int, float)):
@@ -95,8 +96,9 @@ def _to_float(value):
         f = float(value.item())
     else:
         return None
-    # JSON has no NaN/Infinity, and the server's schema wants a plain number.
-    return f if math.isfinite(f) else None
+    # JSON has no NaN/Infinity: they go as "nan", "inf", "-inf" (not charted; a loss that becomes one is
+    # the control plane's NAN_LOSS anomaly).
+    return f if math.isfinite(f) else str(f)
 
 
 def _join(prefix, key):
