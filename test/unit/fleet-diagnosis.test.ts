@@ -4,6 +4,8 @@
  * cordons its node, an admin's rules and overrides come first, and the FAILED event's webhook waits for
  * the diagnosis so it carries it.
  */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FAILURE_CLASSES } from "../../contract/diagnosis.js";
 import {
@@ -263,6 +265,12 @@ describe("the class table", () => {
     for (const c of ["NODE_LOST", "NETWORK", "NCCL_ERROR"] as const)
       expect(CLASS_POLICY[c].action).toBe("retry");
     expect(CLASS_POLICY.GPU_HARDWARE.action).toBe("retry_elsewhere");
+  });
+
+  it("is the one docs/operations.md prints: every class, with its action", () => {
+    const doc = readFileSync(resolve(import.meta.dirname, "../../docs/operations.md"), "utf8");
+    const rows = [...doc.matchAll(/^\| `([A-Z_]+)` +\|[^|]+\| `([a-z_]+)` +\|$/gm)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual(FAILURE_CLASSES.map((c) => [c, CLASS_POLICY[c].action]));
   });
 });
 
