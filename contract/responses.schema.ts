@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import { FleetNetwork, JobView, QuotaBody, Role } from "./api.schema.js";
+import { DiagnosisView } from "./diagnosis-policy.js";
 import {
   DrainBlocker,
   DryRunJob,
@@ -200,6 +201,8 @@ export type JobEvent = z.infer<typeof JobEvent>;
 /** GET /v1/jobs/:id */
 export const JobDetailResponse = z.looseObject({
   job: z.looseObject({ ...JobView.shape, spec: z.unknown() }),
+  /** Why its latest run failed (docs/operations.md "Failure diagnosis"); null otherwise, or not yet. */
+  diagnosis: DiagnosisView.nullable().default(null),
   runs: z.array(RunView),
   events: z.array(JobEvent),
 });

@@ -3,7 +3,7 @@
  * implementation only when it runs, so `sf --help` loads none of it.
  */
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { examples } from "./options.js";
+import { examples, int } from "./options.js";
 
 type Action = "stop" | "pause" | "resume";
 const ACTIONS: Array<[Action, string, string]> = [
@@ -56,12 +56,16 @@ export function register(program: Command): void {
     .command("status")
     .argument("<id>", "the job id (job_…)")
     .description(
-      "show a job: why it waits while queued, its runs (exit code, reason, placement), the latest run's hyperparameters and environment, and recent events",
+      "show a job: why it failed (its diagnosis: class, rank, the log line, a hint, what was done) or why it waits while queued, its runs (exit code, reason, placement), the latest run's hyperparameters and environment, and recent events",
     )
     .option("--events <n>", "how many recent events to show (default 8)")
     .addHelpText(
       "after",
-      examples(["sf job status job_01jv6…", "sf job status job_01jv6… --json | jq '.job.pending_reasons'"]),
+      examples([
+        "sf job status job_01jv6…",
+        "sf job status job_01jv6… --json | jq '.job.pending_reasons'",
+        "sf job status job_01jv6… --json | jq '.diagnosis | {class, rank, hint}'",
+      ]),
     )
     .action(async (id: string, o, cmd: Command) => (await import("../impl/job/show.js")).show(cmd, id, o));
 
@@ -77,7 +81,9 @@ export function register(program: Command): void {
   job
     .command("logs")
     .argument("[id]", "the job id (default: your most recent job)")
-    .description("print a job's log lines, or follow them live until the job ends")
+    .description(
+      "print a job's log lines, follow them live until the job ends, or show the lines around why it failed (--cause)",
+    )
     .option(
       "-f, --follow",
       "stream new lines until the job ends; resumes after a dropped connection without gaps or repeats",
@@ -93,11 +99,23 @@ export function register(program: Command): void {
       },
     )
     .option("-q, --quiet", "with -f: no waiting/reconnecting/final-status notes on stderr")
+    .option(
+      "--cause",
+      "a failed job: the lines around the one its diagnosis rests on (that rank's, the cause marked >>), then the hint",
+    )
+    .option(
+      "--before <n>",
+      "with --cause: how many of the rank's lines to show before the cause (default 20)",
+      int("--before", 0),
+    )
     .addHelpText(
       "after",
-      `${examples(["sf job logs                      # your most recent job", "sf job logs job_01jv6… --tail 50", "sf job logs job_01jv6… -f        # exits 0 on SUCCEEDED, 7 on FAILED/STOPPED", "sf job logs job_01jv6… --rank 3  # one rank of a distributed job"])}
+      `${examples(["sf job logs                      # your most recent job", "sf job logs job_01jv6… --tail 50", "sf job logs job_01jv6… -f        # exits 0 on SUCCEEDED, 7 on FAILED/STOPPED", "sf job logs job_01jv6… --rank 3  # one rank of a distributed job", "sf job logs job_01jv6… --cause --before 40  # why it failed, in its log"])}
 
-With --json, lines are printed as one JSON object per line (with -f, ending with the job's final status).`,
+With --json, lines are printed as one JSON object per line (with -f, ending with the job's final status);
+with --cause, one object: the diagnosis, and the lines before, at and after the cause.
+A job with no diagnosis (it has not failed, or failed a moment ago and is still being diagnosed)
+exits 4 with NO_DIAGNOSIS.`,
     )
     .action(async (id: string | undefined, o, cmd: Command) =>
       (await import("../impl/job/logs.js")).logs(cmd, id, o),

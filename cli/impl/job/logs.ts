@@ -1,12 +1,15 @@
-/** `sf job logs [ID] [-f] [--tail N]`: a run's log lines, or a live follow until the job ends. */
+/**
+ * `sf job logs [ID] [-f] [--tail N]`: a run's log lines, or a live follow until the job ends; with `--cause`,
+ * the lines around a failure's cause (cause.ts).
+ */
 import type { Command } from "commander";
-import { type LogLine, LogsPage } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { info, isJson, printJson } from "../../output.js";
+import { cause } from "./cause.js";
 import { followExitCode, followJob, formatLogLine } from "./follow.js";
 import { latestJob } from "./list.js";
+import { readLogs } from "./log-pages.js";
 
 export interface LogsOptions {
   follow?: boolean;
@@ -14,6 +17,31 @@ export interface LogsOptions {
   run?: string;
   quiet?: boolean;
   rank?: number;
+  cause?: boolean;
+  before?: number;
+}
+
+/** What `--cause` cannot be combined with: it picks the run's rank and lines itself. */
+function checkCause(o: LogsOptions): void {
+  if (!o.cause) {
+    if (o.before !== undefined)
+      throw new CliError("--before goes with --cause (the lines before a failure's cause)", {
+        exit: EXIT.USAGE,
+      });
+    return;
+  }
+  const clash = o.follow
+    ? "--follow"
+    : o.tail !== undefined
+      ? "--tail"
+      : o.rank !== undefined
+        ? "--rank"
+        : null;
+  if (clash)
+    throw new CliError(
+      `--cause cannot be combined with ${clash} (it shows the cause's rank, --before lines before it)`,
+      { exit: EXIT.USAGE },
+    );
 }
 
 function parseTail(raw: string | undefined): number | undefined {
@@ -24,48 +52,22 @@ function parseTail(raw: string | undefined): number | undefined {
   return n;
 }
 
-/** Every released line of one run (the job's current or latest unless `run` is given), in cursor order. */
-export async function readLogs(
-  api: Api,
-  jobId: string,
-  run?: string,
-  rank?: number,
-): Promise<{ run_id: string; lines: LogLine[] }> {
-  const lines: LogLine[] = [];
-  let offset = 0;
-  let runId = run;
-  for (;;) {
-    const q = new URLSearchParams({ offset: String(offset), limit: "5000" });
-    // Pin the run the first page picked, so a retry starting mid-read cannot splice two runs together.
-    if (runId) q.set("run", runId);
-    if (rank !== undefined) q.set("rank", String(rank));
-    const p = await api
-      .get(`/v1/jobs/${encodeURIComponent(jobId)}/logs?${q}`, LogsPage)
-      .catch((err: unknown) => {
-        if (err instanceof CliError && err.code === "NOT_FOUND" && !run) {
-          throw new CliError(err.message, {
-            code: err.code,
-            exit: err.exit,
-            hint: `\`sf job status ${jobId}\` shows why it waits; \`sf job logs ${jobId} -f\` waits for it`,
-          });
-        }
-        throw err;
-      });
-    runId = p.run_id;
-    lines.push(...p.lines);
-    if (p.lines.length === 0) return { run_id: p.run_id, lines };
-    offset = p.next_offset;
-  }
-}
-
 export async function logs(cmd: Command, id: string | undefined, o: LogsOptions): Promise<void> {
   const api = authedApi(cmd);
+  checkCause(o);
   const tail = parseTail(o.tail);
   let jobId = id;
   if (!jobId) {
     const latest = await latestJob(api);
     jobId = latest.id;
     info(`(your most recent job: ${latest.id} ${latest.name})`);
+  }
+  if (o.cause) {
+    await cause(api, jobId, {
+      ...(o.run ? { run: o.run } : {}),
+      ...(o.before !== undefined ? { before: o.before } : {}),
+    });
+    return;
   }
   if (o.follow) {
     if (o.run)

@@ -1,4 +1,4 @@
-/** `sf job status ID`: one job, why it waits, its runs and its recent history. */
+/** `sf job status ID`: one job, why it failed or why it waits, its runs and its recent history. */
 import type { Command } from "commander";
 import {
   EnvironmentView,
@@ -10,6 +10,7 @@ import { JobDetailResponse } from "../../../contract/responses.schema.js";
 import type { Api } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { c, emit, humanBytes, print, status } from "../../output.js";
+import { failureBlock, outputWidth } from "./diagnosis.js";
 import { age, colorTable, placementSummary } from "./format.js";
 
 const LAST_EVENTS = 8;
@@ -62,6 +63,12 @@ export async function show(cmd: Command, id: string, o: { events?: string }): Pr
       if (j.pending_reasons.length === 0) print(`${c.yellow("waiting:")} for the next scheduling pass`);
       for (const r of j.pending_reasons)
         print(`${c.yellow("waiting:")} ${r.message} ${c.dim(`[${r.code}]`)}`);
+    }
+    // Why it failed comes before the rest: it is what a person opening a failed job wants to read.
+    const failure = failureBlock(d, outputWidth());
+    if (failure.length > 0) {
+      print();
+      for (const line of failure) print(line);
     }
     if (d.runs.length > 0) {
       print();
@@ -118,7 +125,11 @@ function noteOf(detail: unknown): string | null {
   // A team took back the GPUs of its guarantee that this job had borrowed.
   if (d.preempted === true && d.cause === "reclaim" && typeof d.reclaiming_team === "string")
     return `reclaimed by team ${d.reclaiming_team}${typeof d.preempted_by === "string" ? ` for ${d.preempted_by}` : ""}: its guaranteed GPUs, which this job borrowed`;
-  for (const k of ["reason", "message", "note"]) if (typeof d[k] === "string") return d[k];
+  // A failure's event names its diagnosis: its class once made, "pending" for the seconds before.
+  const dg = d.diagnosis;
+  const cls = dg === "pending" ? "diagnosing…" : (dg as { class?: unknown } | null)?.class;
+  for (const k of ["reason", "message", "note"])
+    if (typeof d[k] === "string") return typeof cls === "string" ? `${d[k]} (${cls})` : d[k];
   return null;
 }
 
