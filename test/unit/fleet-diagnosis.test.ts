@@ -349,3 +349,17 @@ describe("a live anomaly", () => {
     expect(anomalyEvents(f, id)).toEqual([]);
   });
 });
+
+describe("what only the agent saw", () => {
+  it.each([
+    ["OOM-killed by the host", "HOST_OOM"],
+    ["head: container ray-head was killed for exceeding its memory limit (OOMKilled)", "HOST_OOM"],
+    ["ran out of memory (OUT_OF_MEMORY)", "HOST_OOM"],
+    ["lost a node (NODE_FAIL)", "NODE_LOST"],
+  ])("%s is %s", (reason, cls) => {
+    const { f, id, run } = runningJob();
+    f.report(id, "exited", { exitCode: null, reason, infra: true });
+    f.advance(DIAGNOSIS_SETTLE_MS);
+    expect(diagnosisOf(f, run.id)).toMatchObject({ class: cls, action: { retried: true } });
+  });
+});

@@ -55,6 +55,13 @@ export function awaitDiagnosis(
   t.setTimer(diagnoseTimer(run.id), t.now + (t.ctx.settings.diagnosisSettleMs ?? DIAGNOSIS_SETTLE_MS));
 }
 
+/**
+ * The agents' words for what only they saw: docker's and Kubernetes' OOMKilled, Slurm's OUT_OF_MEMORY
+ * (forgelet/runtimes), and a node gone: Slurm's NODE_FAIL, an agent silent past its grace (rules/agents.ts).
+ */
+const AGENT_OOM = /OOM.?kill|OUT_OF_MEMORY/i;
+const AGENT_NODE_LOST = /was silent for more than|NODE_FAIL/;
+
 /** What this fleet knows of a failed run for its diagnosis, or null when none is due. */
 export function runFacts(s: FleetState, runId: string): RunFacts | null {
   const raw = s.meta(diagnosePendingKey(runId));
@@ -63,10 +70,8 @@ export function runFacts(s: FleetState, runId: string): RunFacts | null {
   const events = [...pending.events];
   const ranks = s.ranks(runId).map((r) => {
     const reason = r.reason ?? "";
-    // The agents' words for what only they saw (forgelet's runtimes, rules/agents.ts).
-    if (/OOM.?kill/i.test(reason)) events.push({ kind: "oom_killed", rank: r.rank, at: r.updated_at });
-    if (/was silent for more than/.test(reason))
-      events.push({ kind: "node_lost", rank: r.rank, at: r.updated_at });
+    if (AGENT_OOM.test(reason)) events.push({ kind: "oom_killed", rank: r.rank, at: r.updated_at });
+    if (AGENT_NODE_LOST.test(reason)) events.push({ kind: "node_lost", rank: r.rank, at: r.updated_at });
     return {
       rank: r.rank,
       node: s.node(r.node_id)?.name ?? r.node_id,
