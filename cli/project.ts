@@ -3,6 +3,7 @@
  *
  *   starforge.yaml                    marker (found by walking up, like git): {version, project, fleet?}
  *   experiments/<name>/config.yaml    {method, hyperparams, image?, fleet?, model?, data?, lifecycle?}
+ *                                     (lifecycle: the JobSpec's, contract/jobspec.schema.ts)
  *   experiments/<name>/recipe.lock.json   the pinned recipe (contract/recipe-lock.schema.ts)
  *   experiments/<name>/…              the recipe's template files (e.g. train.sh) and your code
  *   common/, configs/                 shared code and configs, packed with every submit
@@ -11,6 +12,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } f
 import { dirname, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { JobSpec } from "../contract/jobspec.schema.js";
 import { writeFileAtomic } from "../contract/node-files.js";
 import { RecipeLock } from "../contract/recipe-lock.schema.js";
 import { CliError, EXIT } from "./errors.js";
@@ -30,6 +32,17 @@ export const ProjectConfig = z.object({
 export type ProjectConfig = z.infer<typeof ProjectConfig>;
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+const SpecLifecycle = JobSpec.shape.lifecycle.unwrap();
+/**
+ * config.yaml's `lifecycle`: the JobSpec's, key for key and with its limits, so a bad value is refused
+ * naming the file before anything is packed. Strict: a misspelt key is an error, not a setting quietly
+ * dropped. The JobSpec's defaults stay the JobSpec's: a key left out here is left out of the spec.
+ */
+const Lifecycle = SpecLifecycle.extend({
+  max_retries: SpecLifecycle.shape.max_retries.unwrap().optional(),
+  retry_on_user_failure: SpecLifecycle.shape.retry_on_user_failure.unwrap().optional(),
+}).strict();
 export const ExperimentConfig = z
   .object({
     method: z.string().min(1),
@@ -38,15 +51,7 @@ export const ExperimentConfig = z
     fleet: z.string().optional(),
     model: z.object({ hf_repo: z.string().optional(), revision: z.string().optional() }).optional(),
     data: z.object({ hf_dataset: z.string().optional(), revision: z.string().optional() }).optional(),
-    lifecycle: z
-      .object({
-        priority: z.number().int().optional(),
-        priority_class: z.string().optional(),
-        max_retries: z.number().int().optional(),
-        retry_on_user_failure: z.boolean().optional(),
-        max_runtime_seconds: z.number().int().optional(),
-      })
-      .optional(),
+    lifecycle: Lifecycle.optional(),
   })
   .strict();
 export type ExperimentConfig = z.infer<typeof ExperimentConfig>;

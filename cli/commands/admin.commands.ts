@@ -129,8 +129,13 @@ export function register(program: Command): void {
 
   const fleet = admin
     .command("fleet")
-    .description("create and inspect fleets, mint agent enrollment tokens")
-    .addHelpText("after", examples(["sf admin fleet ls", "sf admin fleet show local"]));
+    .description(
+      "create and inspect fleets, set their labels, network settings and failure rules, mint agent enrollment tokens",
+    )
+    .addHelpText(
+      "after",
+      examples(["sf admin fleet ls", "sf admin fleet show local", "sf admin fleet diagnosis local"]),
+    );
 
   fleet
     .command("create")
@@ -229,6 +234,48 @@ export function register(program: Command): void {
     )
     .action(async (name: string, labels: string[], o, cmd: Command) =>
       (await fleets()).fleetLabels(cmd, name, labels, o),
+    );
+
+  fleet
+    .command("diagnosis")
+    .argument("<name>", "the fleet")
+    .description(
+      "show or replace the fleet's own failure rules (a log-line pattern or an exit code → a class, tried before the built-in ones) and its per-class retry actions",
+    )
+    .addOption(
+      new Option(
+        "--set <file>",
+        "replace them all from a JSON or YAML file: { rules: [{ pattern | exit_code, class, hint?, action? }], actions: { CLASS: action } }",
+      ).conflicts("clear"),
+    )
+    .option("--clear", "remove them all: the built-in table decides again")
+    .addHelpText(
+      "after",
+      `${examples([
+        "sf admin fleet diagnosis lab",
+        "sf admin fleet diagnosis lab --set rules.yaml",
+        "sf admin fleet diagnosis lab --clear",
+        "sf admin fleet diagnosis lab --json | jq '.diagnosis.rules[0]'",
+      ])}
+
+A rules.yaml (docs/operations.md "A fleet's own rules"):
+  rules:
+    - pattern: "(?i)lustre.*stale file handle"   # a JavaScript regex over one log line
+      class: NETWORK
+      hint: "The scratch mount went away: ask #storage."
+      action: retry              # retry | retry_elsewhere | retry_if_infra | no_retry
+    - exit_code: 42
+      class: DISK_FULL
+  actions:
+    DISK_FULL: no_retry          # this fleet's action for a class
+
+The earliest line or exit a rule matches decides, and the diagnosis names the rule (its index). The file is
+checked before anything is sent: a pattern that does not compile or matches an empty line, an unknown class
+or action, a rule with both or neither of pattern and exit_code is refused (INVALID_RULES, exit 5) naming
+the rule. Only failures diagnosed after the change use the new rules.`,
+    )
+    .action(async (name: string, o: { set?: string; clear?: boolean }, cmd: Command) =>
+      (await import("../impl/admin/fleet-diagnosis.js")).fleetDiagnosis(cmd, name, o),
     );
 
   fleet

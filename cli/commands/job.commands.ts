@@ -86,7 +86,7 @@ export function register(program: Command): void {
     )
     .option(
       "-f, --follow",
-      "stream new lines until the job ends; resumes after a dropped connection without gaps or repeats",
+      "stream new lines until the job ends, through the retries its failures' diagnoses decide; resumes after a dropped connection without gaps or repeats",
     )
     .option("--tail <n>", "only the last N lines (with -f: then follow)")
     .option("--run <run>", "a specific run (run_…) instead of the current one (not with -f)")
@@ -112,8 +112,10 @@ export function register(program: Command): void {
       "after",
       `${examples(["sf job logs                      # your most recent job", "sf job logs job_01jv6… --tail 50", "sf job logs job_01jv6… -f        # exits 0 on SUCCEEDED, 7 on FAILED/STOPPED", "sf job logs job_01jv6… --rank 3  # one rank of a distributed job", "sf job logs job_01jv6… --cause --before 40  # why it failed, in its log"])}
 
-With --json, lines are printed as one JSON object per line (with -f, ending with the job's final status);
-with --cause, one object: the diagnosis, and the lines before, at and after the cause.
+With -f, a run that fails while the job will be retried (its diagnosis says so) is not the end: sf
+says why it failed and follows the next attempt. A job that ends FAILED shows its diagnosis on the way out.
+With --json, lines are printed as one JSON object per line (with -f, ending with the job's final status
+and diagnosis); with --cause, one object: the diagnosis, and the lines before, at and after the cause.
 A job with no diagnosis (it has not failed, or failed a moment ago and is still being diagnosed)
 exits 4 with NO_DIAGNOSIS.`,
     )

@@ -50,7 +50,10 @@ Examples:
       "after",
       `
 Locks the method's latest version. config.yaml gets every hyperparameter with its default and a
-comment (type, range, doc). All-or-nothing: a failure leaves no directory behind. Needs a login.
+comment (type, range, doc), and the lifecycle keys commented out: priority_class, priority, max_retries,
+retry_on_user_failure, max_runtime_seconds, on_anomaly (warn|stop), hang_factor, hang_floor_seconds,
+resumable, placement_timeout_seconds, preemption_wait_seconds (limits: docs/api.md "JobSpec").
+All-or-nothing: a failure leaves no directory behind. Needs a login.
 
 Examples:
   sf new exp1 --method python/charlm

@@ -50,7 +50,10 @@ export function register(program: Command): void {
       .argument("<experiment>", "experiment name (a directory under experiments/)"),
   )
     .option("--name <name>", "job name (default: the experiment's)")
-    .option("-f, --follow", "stream the job's logs until it ends (exit 7 if it ends FAILED or STOPPED)")
+    .option(
+      "-f, --follow",
+      "stream the job's logs until it ends, through its automatic retries (exit 7 if it ends FAILED or STOPPED)",
+    )
     .option(
       "--dry-run",
       "run every check and say what would happen now (start, preempt which jobs, or wait and why); submit nothing",
@@ -65,6 +68,9 @@ server lacks are uploaded, with a progress bar (bytes, throughput, time left). F
 straight to object storage in 16 MiB parts where the server offers it; if an upload is interrupted, run
 the same command again: only the parts not yet stored are sent.
 Environment: SF_DIRECT_UPLOAD_THRESHOLD_BYTES (default 67108864) changes that size.
+config.yaml's lifecycle (retries, time limits, on_anomaly, hang_factor, hang_floor_seconds, …; see
+\`sf new --help\`) becomes the job's; a value out of its limits is refused with BAD_CONFIG (exit 5).
+With --follow, a failure its diagnosis retries is followed into the next attempt.
 
 Examples:
   sf submit exp1 --profile h200:1

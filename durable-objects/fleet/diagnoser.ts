@@ -8,7 +8,7 @@ import type { RunVerdict } from "../../contract/diagnosis-policy.js";
 import type { DoEnv } from "../env.js";
 import { runStub } from "../run/stub.js";
 import type { FleetEvent, FleetResults } from "./decide.js";
-import { runFacts } from "./rules/diagnosis.js";
+import { diagnosisDue, runFacts } from "./rules/diagnosis.js";
 import type { FleetStore } from "./store.js";
 import { diagnoseTimer } from "./timers.js";
 
@@ -23,6 +23,11 @@ export class Diagnoser {
   ) {}
 
   async diagnose(runId: string): Promise<void> {
+    // Still waiting for the failing rank's agent (rules/diagnosis.ts): the rule re-arms the timer.
+    if (!diagnosisDue(this.store, runId, Date.now())) {
+      this.decide({ type: "timer", id: diagnoseTimer(runId) });
+      return;
+    }
     const facts = runFacts(this.store, runId);
     if (!facts) return;
     let timer: ReturnType<typeof setTimeout> | undefined;

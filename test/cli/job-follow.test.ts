@@ -151,12 +151,17 @@ describe("sf job logs --follow", () => {
     }
   });
 
-  it("exits 7 (JOB_FAILED) when the followed job fails, printing the run's reason", async () => {
+  it("exits 7 (JOB_FAILED) when the followed job fails and is not retried, printing the run's reason and its diagnosis", async () => {
     const id = await lineJob(3, 0.2, 3);
     const r = await sf(["job", "logs", id, "--follow"], { home, server: cp.url });
     expect(r.code, r.stderr).toBe(7);
     expect(stdoutLines(r.stdout)).toEqual(numbered(3));
-    expect(r.stderr).toMatch(/FAILED: .*code 3/);
+    expect(r.stderr).toMatch(/FAILED: .*code 3\n/);
+    // Its diagnosis, waited for (retries were left: only the class kept it from another attempt).
+    expect(r.stderr).toContain(
+      "\n  UNKNOWN — no known cause in the logs; UNKNOWN without an infrastructure failure is not retried\n",
+    );
+    expect(r.stderr).toContain(`\n  why: sf job logs ${id} --cause\n`);
   });
 
   it("with --tail N starts at the last N lines already written, then follows to the end", async () => {

@@ -17,7 +17,7 @@ import {
   type StoredDiagnosis,
 } from "../../contract/diagnosis-policy.js";
 import type { FleetConfig } from "../../contract/fleet.schema.js";
-import { runFacts } from "../../durable-objects/fleet/rules/diagnosis.js";
+import { AGENT_WAIT_MS, runFacts } from "../../durable-objects/fleet/rules/diagnosis.js";
 import { DIAGNOSIS_SETTLE_MS } from "../../durable-objects/fleet/timers.js";
 import { jobDetail, nodeView } from "../../durable-objects/fleet/views.js";
 import { FLEET_ID, Fleet } from "./fleet-harness.js";
@@ -361,5 +361,83 @@ describe("what only the agent saw", () => {
     f.report(id, "exited", { exitCode: null, reason, infra: true });
     f.advance(DIAGNOSIS_SETTLE_MS);
     expect(diagnosisOf(f, run.id)).toMatchObject({ class: cls, action: { retried: true } });
+  });
+});
+
+describe("a per_gpu run", () => {
+  it("is diagnosed over every process's global rank, each on its node", () => {
+    const f = new Fleet();
+    for (const n of ["gpu-a", "gpu-b"]) f.agent(n, 2);
+    const id = f.submit({ nodes: 2, gpus: 2, processes: "per_gpu", maxRetries: 2 });
+    f.report(id, "started");
+    const run = f.currentRun(id);
+    const second = f.s.node(f.s.ranks(run.id).find((r) => r.rank === 1)!.node_id)!.name;
+    f.decide({
+      type: "run_event",
+      input: {
+        runId: run.id,
+        epoch: run.epoch,
+        rank: 1,
+        event: "failed",
+        exitCode: 1,
+        reason: "local rank 1 (rank 3): the training exited with code 1",
+        infra: false,
+        source: "runner",
+      },
+    });
+    const oom = OOM.map((l) => ({ ...l, ts: l.ts + 5_000 }));
+    const echo = lines("RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer").map(
+      (l) => ({ ...l, ts: l.ts + 9_000 }),
+    );
+    f.decide({
+      type: "diagnosed",
+      runId: run.id,
+      verdict: verdictFor(f, run.id, { 0: echo, 1: echo, 3: oom }),
+    });
+    expect(diagnosisOf(f, run.id)).toMatchObject({
+      class: "CUDA_OOM",
+      rank: 3,
+      node: second,
+      line: { rank: 3, seq: 14 },
+      action: { retried: false },
+    });
+    expect(runFacts(f.s, run.id)).toBeNull();
+  });
+});
+
+describe("a failure its runner reported first", () => {
+  const runnerFailed = (f: Fleet, run: { id: string; epoch: number }) =>
+    f.decide({
+      type: "run_event",
+      input: {
+        runId: run.id,
+        epoch: run.epoch,
+        rank: 0,
+        event: "failed",
+        exitCode: 137,
+        reason: "the training was killed by SIGKILL",
+        infra: false,
+        source: "runner",
+      },
+    });
+
+  it("waits for the agent's word (docker's OOMKilled) and takes it: HOST_OOM, retried", () => {
+    const { f, id, run } = runningJob();
+    runnerFailed(f, run);
+    expect(f.job(id).status).toBe("FAILED");
+    f.advance(DIAGNOSIS_SETTLE_MS + 3_000);
+    expect(diagnosisOf(f, run.id)).toBeNull();
+    f.report(id, "exited", { exitCode: 137, reason: "OOM-killed by the host", infra: true });
+    f.advance(0);
+    expect(diagnosisOf(f, run.id)).toMatchObject({ class: "HOST_OOM", action: { retried: true } });
+  });
+
+  it("is diagnosed without it once AGENT_WAIT_MS passed (an agent that never says)", () => {
+    const { f, run } = runningJob();
+    runnerFailed(f, run);
+    f.advance(AGENT_WAIT_MS - 1);
+    expect(diagnosisOf(f, run.id)).toBeNull();
+    f.advance(1_000);
+    expect(diagnosisOf(f, run.id)).toMatchObject({ class: "SIGNAL", action: { retried: false } });
   });
 });

@@ -147,6 +147,8 @@ export type SubmitOptions = SpecOptions & {
   user?: string;
   priority?: number;
   launch?: "python" | "script";
+  /** A distributed recipe's processes (`per_gpu`: its logs are per global rank); absent: not distributed. */
+  processes?: "per_node" | "per_gpu";
   /** The submitter's GPU quota (default: unlimited in practice). */
   maxGpus?: number;
   /** Queued beside its reservation: waits for `confirm` or `withdraw`. */
@@ -301,8 +303,12 @@ export class Fleet {
           launch: {
             entrypoint:
               o.launch === "python" || o.python
-                ? { kind: "python", module: "charlm.train" }
-                : { kind: "script", path: "train.sh" },
+                ? {
+                    kind: "python",
+                    module: "charlm.train",
+                    ...(o.processes ? { processes: o.processes } : {}),
+                  }
+                : { kind: "script", path: "train.sh", ...(o.processes ? { processes: o.processes } : {}) },
             image: o.image ?? null,
           },
           ...(o.unconfirmed ? { unconfirmed: true } : {}),

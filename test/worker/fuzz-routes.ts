@@ -16,6 +16,7 @@ import { expectCodedAnswer, type Fixture } from "./fuzz-model.js";
 import { requestArb, routesOf } from "./fuzz-requests.js";
 import { seedFor } from "./fuzz-seeds.js";
 import {
+  diagnosesSettled,
   expectConsistentFleet,
   fleetSnapshot,
   fuzzParams,
@@ -64,6 +65,7 @@ export function fuzzRouteGroup(group: RouteGroup, afterwards?: (f: Fixture) => P
 
   /** Everything a refused request could have left behind. */
   async function footprint() {
+    await diagnosesSettled([f.main.id, f.side.id]);
     return {
       ledger: await ledgerSnapshot(),
       main: await fleetSnapshot(f.main.id),

@@ -91,6 +91,29 @@ export async function ledgerSnapshot(): Promise<Record<string, unknown>> {
   return out;
 }
 
+/**
+ * Waits out the diagnoses of runs that failed (each is made a moment after its failure, by the fleet's
+ * alarm: rules/diagnosis.ts), so a footprint is taken between asynchronous changes, never across one.
+ */
+export async function diagnosesSettled(fleetIds: string[]): Promise<void> {
+  for (const id of fleetIds) {
+    const stub = testEnv.FLEET.get(testEnv.FLEET.idFromName(id));
+    const pending = () =>
+      runInDurableObject(
+        stub,
+        (_i, state) =>
+          state.storage.sql
+            .exec<{ n: number }>("SELECT COUNT(*) AS n FROM meta WHERE key LIKE 'diagnose_pending:%'")
+            .one().n,
+      );
+    for (let i = 0; (await pending()) > 0; i++) {
+      if (i > 100) throw new Error(`fleet ${id}: a diagnosis is still pending after 10 s`);
+      await new Promise((r) => setTimeout(r, 100));
+      await runDurableObjectAlarm(stub);
+    }
+  }
+}
+
 /** A Fleet DO's scheduling state: nodes, allocations, jobs, runs, ranks and commands (not its timers). */
 export async function fleetSnapshot(fleetId: string): Promise<Record<string, unknown>> {
   const stub = testEnv.FLEET.get(testEnv.FLEET.idFromName(fleetId));

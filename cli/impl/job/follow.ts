@@ -4,7 +4,8 @@
  * the last cursor printed, so every line is printed exactly once and in order. The run to read is pinned
  * by id, because cursors only mean something within one run. When the tail says `end`, the job's final
  * status is read from the ledger (which can trail the run by a moment), and a retry's new run is followed
- * in turn.
+ * in turn. A FAILED job is not over while its failure's diagnosis is on its way or says it is retried
+ * (docs/operations.md "Failure diagnosis"): the control plane re-queues it after a backoff.
  */
 import { type Backoff, backoffDelay, sleepBackoff } from "../../../contract/backoff.js";
 import {
@@ -17,6 +18,7 @@ import type { Api } from "../../api.js";
 import { parse, readJson } from "../../api.js";
 import { CliError, EXIT, type ExitCode } from "../../errors.js";
 import { c, info, isJson, status as paintStatus } from "../../output.js";
+import { actionText, type Diagnosis, diagnosing, oneLine } from "./diagnosis.js";
 import { getJob as getJobOnce } from "./show.js";
 import { SseParser } from "./sse.js";
 
@@ -34,6 +36,8 @@ export interface FollowResult {
   run_id: string | null;
   reason: string | null;
   exit_code: number | null;
+  /** A FAILED job's last run's diagnosis (null: none, or not made yet). */
+  diagnosis: Diagnosis | null;
 }
 
 const RESTING = new Set(["SUCCEEDED", "FAILED", "STOPPED", "PAUSED"]);
@@ -43,9 +47,30 @@ const IDLE_MS = 40_000;
 const GIVE_UP_MS = 120_000;
 /** How long the ledger may trail the end of a run before we stop waiting for its final status. */
 const SETTLE_MS = 60_000;
+/** A summary quotes its log line at times: the retry notice keeps it to one line of a terminal. */
+const SUMMARY_WIDTH = 160;
 
 export function followExitCode(status: string): ExitCode {
   return status === "FAILED" || status === "STOPPED" ? EXIT.JOB_FAILED : EXIT.OK;
+}
+
+/**
+ * What a FAILED job waits for, if anything: the diagnosis of its current run (due within seconds), or the
+ * retry that diagnosis decided (due after a backoff). Null: it rests, as any other final status.
+ */
+export function awaitingRetry(
+  d: JobDetailResponse,
+): { kind: "diagnosing" } | { kind: "retrying"; run: RunView; diagnosis: Diagnosis } | null {
+  if (d.job.status !== "FAILED") return null;
+  const run = d.runs.find((r) => r.id === (d.job.current_run_id ?? d.runs.at(-1)?.id));
+  if (run?.diagnosis)
+    return run.diagnosis.action.retried ? { kind: "retrying", run, diagnosis: run.diagnosis } : null;
+  return diagnosing(d) ? { kind: "diagnosing" } : null;
+}
+
+/** `attempt 1 failed: NETWORK — a network connection failed; retry 1 of 1 (NETWORK is retried); …`. */
+export function retryNotice(run: Pick<RunView, "attempt">, dg: Diagnosis): string {
+  return `${c.yellow(`attempt ${run.attempt} failed:`)} ${c.bold(dg.class)} — ${oneLine(dg.summary, SUMMARY_WIDTH)}; ${actionText(dg.action)}; attempt ${run.attempt + 1} follows after the retry backoff`;
 }
 
 export function formatLogLine(l: LogLine, multiRank: boolean): string {
@@ -144,11 +169,18 @@ async function waitForRun(
     const current = d.job.current_run_id ?? d.runs.at(-1)?.id ?? null;
     const run = d.runs.find((r) => r.id === current);
     if (run && run.id !== previous) return run;
-    if (RESTING.has(d.job.status)) return null;
+    const retry = awaitingRetry(d);
+    if (RESTING.has(d.job.status) && !retry) return null;
     const why = d.job.pending_reasons.map((r) => r.message).join("; ");
     const line =
-      d.job.status === "QUEUED" ? `waiting: ${why || "queued"}` : `waiting: job is ${d.job.status}`;
-    if (line !== told) say(c.dim(line));
+      retry?.kind === "retrying"
+        ? retryNotice(retry.run, retry.diagnosis)
+        : retry?.kind === "diagnosing"
+          ? c.dim("waiting: the failure's diagnosis decides whether it is retried")
+          : c.dim(
+              d.job.status === "QUEUED" ? `waiting: ${why || "queued"}` : `waiting: job is ${d.job.status}`,
+            );
+    if (line !== told) say(line);
     told = line;
     await sleep(Math.min(3_000, 500 + i * 250), signal);
   }
@@ -259,15 +291,20 @@ function jsonOf(data: string): unknown {
   }
 }
 
-/** After a run's end: "done" once the job rests, "next" when a retry gave it a new run. */
+/**
+ * After a run's end: "done" once the job rests, "next" when a retry gave it a new run or is going to (a
+ * FAILED job whose diagnosis retries it; one whose diagnosis is still on its way is waited for).
+ */
 async function settle(api: Api, jobId: string, runId: string, signal: AbortSignal): Promise<"done" | "next"> {
   const deadline = Date.now() + SETTLE_MS;
   for (let i = 0; ; i++) {
     const d = await getJob(api, jobId);
     const current = d.job.current_run_id;
-    if (RESTING.has(d.job.status)) return "done";
     // QUEUED again (a retry, a resume) or already on another run: there is a next run to follow.
     if (d.job.status === "QUEUED" || (current && current !== runId)) return "next";
+    const retry = awaitingRetry(d);
+    if (retry?.kind === "retrying") return "next";
+    if (RESTING.has(d.job.status) && !retry) return "done";
     if (Date.now() > deadline) return "done";
     await sleep(Math.min(2_000, 200 * (i + 1)), signal);
   }
@@ -286,6 +323,7 @@ async function finish(
     run_id: run?.id ?? null,
     reason: run?.reason ?? null,
     exit_code: run?.exit_code ?? null,
+    diagnosis: d.job.status === "FAILED" ? (run?.diagnosis ?? null) : null,
   };
   if (isJson()) process.stdout.write(`${JSON.stringify({ job_id: jobId, ...result })}\n`);
   else if (!opts.quiet) {
@@ -297,6 +335,12 @@ async function finish(
         ? ` (exit code ${result.exit_code})`
         : "";
     info(`${mark} ${jobId} ${paintStatus(result.status)}${why}${code}`);
+    const dg = result.diagnosis;
+    if (dg) {
+      info(`  ${c.bold(dg.class)} — ${oneLine(dg.summary, SUMMARY_WIDTH)}; ${actionText(dg.action)}`);
+      info(c.dim(`  why: sf job logs ${jobId} --cause`));
+    } else if (result.status === "FAILED" && awaitingRetry(d)?.kind === "diagnosing")
+      info(c.dim(`  its diagnosis is on its way: sf job status ${jobId}`));
   }
   return result;
 }

@@ -72,8 +72,29 @@ export function renderConfig(o: ConfigInput): string {
   }
   const rest = Object.fromEntries(Object.entries(extras).filter(([, v]) => v !== undefined));
   if (Object.keys(rest).length) lines.push(stringify(rest).trimEnd());
+  if (extras.lifecycle === undefined) lines.push(...LIFECYCLE_HELP);
   return `${lines.join("\n")}\n`;
 }
+
+/**
+ * config.yaml's `lifecycle` keys, commented out with their defaults: a new experiment shows what can be set
+ * (every key and its limits: docs/api.md "JobSpec"; what a failure or an anomaly does: docs/operations.md).
+ */
+const LIFECYCLE_HELP = [
+  "# How the job runs, all optional (uncomment to set; the values shown are the defaults or examples):",
+  "# lifecycle:",
+  "#   priority_class: normal        # `sf admin priority-class ls`",
+  "#   priority: 50                  # 0-100 within the class (default and cap: your quota's)",
+  "#   max_retries: 2                # automatic retries, of the failures their diagnosis retries",
+  "#   retry_on_user_failure: false  # true: retry every failure but a time limit",
+  "#   max_runtime_seconds: 86400    # a run's time limit (default: none)",
+  "#   on_anomaly: warn              # a NaN loss or a hang: warn (an event), or stop (the job fails)",
+  "#   hang_factor: 10               # a hang: no new step for 10x the median step interval,",
+  "#   hang_floor_seconds: 300       #   and at least this long",
+  "#   resumable: true               # it checkpoints on SIGTERM and resumes (default: catalog methods)",
+  "#   placement_timeout_seconds: 3600  # fail it if it has not started by then (default: never)",
+  "#   preemption_wait_seconds: 60   # placed over several fleets: wait this long before preempting",
+];
 
 /** Adds `added` to config.yaml's hyperparams, each with a comment, keeping everything else as written. */
 export function addParamsToConfig(

@@ -48,7 +48,7 @@ A StarForge project: experiments you submit to GPU fleets with \`sf\`.
 | Path | What it holds |
 | --- | --- |
 | \`${PROJECT_MARKER}\` | marks the project root (\`sf\` finds it by walking up, like git) |
-| \`experiments/<name>/config.yaml\` | the method and its hyperparameters |
+| \`experiments/<name>/config.yaml\` | the method, its hyperparameters and how the job runs (\`lifecycle\`: retries, time limits, what a NaN loss or a hang does) |
 | \`experiments/<name>/recipe.lock.json\` | the pinned recipe version and framework runtime (never edit by hand) |
 | \`experiments/<name>/…\` | the recipe's template files and your code |
 | \`common/\` | code shared by every experiment, packed with each submit |

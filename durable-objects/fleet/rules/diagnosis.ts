@@ -6,6 +6,8 @@
  * The class then decides the retry (contract/diagnosis-policy.ts), a GPU failure cordons its node, and the
  * FAILED event's `job.failed` webhook goes out carrying the diagnosis.
  */
+
+import type { Entrypoint } from "../../../contract/catalog.schema.js";
 import {
   CLASS_POLICY,
   classAction,
@@ -17,6 +19,7 @@ import {
 } from "../../../contract/diagnosis-policy.js";
 import { nowIso } from "../../../contract/ids.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
+import { type Placement, processLayout } from "../../../contract/launch-request.schema.js";
 import { diagnosePendingKey, diagnosisKey, FAILURES_KEY, retriesKey } from "../keys.js";
 import { setNodeAdmin } from "../node-admin.js";
 import type { JobEventRecord } from "../outbox-entry.js";
@@ -32,6 +35,11 @@ interface PendingDiagnosis {
   /** Its job's FAILED event: its webhook waits for the diagnosis. */
   event: JobEventRecord;
   infra: boolean;
+  /** The rank whose failure failed the run, whether its agent reported its end yet, and what it said. */
+  rank?: number;
+  agent_seen?: boolean;
+  agent_reason?: string | null;
+  failed_at?: number;
   /** What the control plane saw end it (a time limit), in epoch milliseconds. */
   events: RunFacts["events"];
 }
@@ -49,10 +57,16 @@ export function awaitDiagnosis(
   event: JobEventRecord,
   infra: boolean,
   events: RunFacts["events"] = [],
+  failed: { rank: number; agentSeen: boolean } | null = null,
 ): void {
-  const pending: PendingDiagnosis = { event, infra, events };
+  const pending: PendingDiagnosis = {
+    event,
+    infra,
+    events,
+    ...(failed ? { rank: failed.rank, agent_seen: failed.agentSeen, failed_at: t.now } : {}),
+  };
   t.setMeta(diagnosePendingKey(run.id), JSON.stringify(pending));
-  t.setTimer(diagnoseTimer(run.id), t.now + (t.ctx.settings.diagnosisSettleMs ?? DIAGNOSIS_SETTLE_MS));
+  t.setTimer(diagnoseTimer(run.id), t.now + settleMs(t));
 }
 
 /**
@@ -62,29 +76,87 @@ export function awaitDiagnosis(
 const AGENT_OOM = /OOM.?kill|OUT_OF_MEMORY/i;
 const AGENT_NODE_LOST = /was silent for more than|NODE_FAIL/;
 
-/** What this fleet knows of a failed run for its diagnosis, or null when none is due. */
+/**
+ * A run's own runner reported its failure first (a training killed by SIGKILL); what the container runtime
+ * saw comes with the agent's report of the same rank, a moment later (docker's OOMKilled): the diagnosis
+ * waits for it, up to AGENT_WAIT_MS after the failure, and takes its infrastructure bit and its words.
+ */
+export const AGENT_WAIT_MS = 30_000;
+
+export function noteAgentExit(
+  t: Tx,
+  runId: string,
+  rank: number,
+  infra: boolean,
+  reason: string | null,
+): void {
+  const raw = t.s.meta(diagnosePendingKey(runId));
+  if (raw === null) return;
+  const p = JSON.parse(raw) as PendingDiagnosis;
+  if (p.rank !== rank || p.agent_seen !== false) return;
+  const next: PendingDiagnosis = { ...p, agent_seen: true, infra: p.infra || infra, agent_reason: reason };
+  t.setMeta(diagnosePendingKey(runId), JSON.stringify(next));
+  // Its settle time may be over already: diagnose now.
+  t.setTimer(diagnoseTimer(runId), Math.max(t.now, (p.failed_at ?? t.now) + settleMs(t)));
+}
+
+function settleMs(t: Tx): number {
+  return t.ctx.settings.diagnosisSettleMs ?? DIAGNOSIS_SETTLE_MS;
+}
+
+/** Whether a failed run's diagnosis may be made at `now`: its failing rank's agent reported, or waited enough. */
+export function diagnosisDue(s: FleetState, runId: string, now: number): boolean {
+  const raw = s.meta(diagnosePendingKey(runId));
+  if (raw === null) return false;
+  const p = JSON.parse(raw) as PendingDiagnosis;
+  return p.agent_seen !== false || now >= (p.failed_at ?? 0) + AGENT_WAIT_MS;
+}
+
+/**
+ * What this fleet knows of a failed run for its diagnosis, or null when none is due. Its ranks are the
+ * ranks its logs are stored under: the node ranks, or in `per_gpu` mode every process's global rank (the
+ * runner ships each process's lines under it), each with its node; a node's exit goes with its first.
+ */
 export function runFacts(s: FleetState, runId: string): RunFacts | null {
   const raw = s.meta(diagnosePendingKey(runId));
-  if (raw === null) return null;
+  const run = s.run(runId);
+  if (raw === null || !run) return null;
   const pending = JSON.parse(raw) as PendingDiagnosis;
   const events = [...pending.events];
-  const ranks = s.ranks(runId).map((r) => {
-    const reason = r.reason ?? "";
-    if (AGENT_OOM.test(reason)) events.push({ kind: "oom_killed", rank: r.rank, at: r.updated_at });
-    if (AGENT_NODE_LOST.test(reason)) events.push({ kind: "node_lost", rank: r.rank, at: r.updated_at });
-    return {
-      rank: r.rank,
-      node: s.node(r.node_id)?.name ?? r.node_id,
-      exit_code: r.state === "exited" ? r.exit_code : null,
-      reason: r.reason,
+  const job = s.job(run.job_id);
+  const launch = JSON.parse(job?.launch ?? "null") as { entrypoint?: Entrypoint } | null;
+  const layout = launch?.entrypoint
+    ? processLayout({ entrypoint: launch.entrypoint, placement: JSON.parse(run.placement) as Placement[] })
+    : null;
+  const perGpu = layout?.mode === "per_gpu";
+  const ranks = s.ranks(runId).flatMap((r) => {
+    const first = perGpu ? (layout.base[r.rank] ?? r.rank) : r.rank;
+    const count = perGpu ? (layout.local[r.rank] ?? 1) : 1;
+    const reason = [r.reason, r.rank === pending.rank ? pending.agent_reason : null]
+      .filter(Boolean)
+      .join("; ");
+    if (AGENT_OOM.test(reason)) events.push({ kind: "oom_killed", rank: first, at: r.updated_at });
+    if (AGENT_NODE_LOST.test(reason)) events.push({ kind: "node_lost", rank: first, at: r.updated_at });
+    const node = s.node(r.node_id)?.name ?? r.node_id;
+    return Array.from({ length: count }, (_, i) => ({
+      rank: first + i,
+      node,
+      exit_code: i === 0 && r.state === "exited" ? r.exit_code : null,
+      reason: i === 0 ? reason || null : null,
       at: r.updated_at,
-    };
+    }));
   });
   return { ranks, events, rules: config(s)?.diagnosis?.rules ?? [] };
 }
 
 /** The diagnosis timer fired without the adapter (tier 1, or the Run DO unreachable): exits and events only. */
 export function diagnoseFromFacts(t: Tx, runId: string): void {
+  if (!diagnosisDue(t.s, runId, t.now)) {
+    // The agent's report arms it at once (noteAgentExit); without one, it is made at the end of the wait.
+    const p = JSON.parse(t.s.meta(diagnosePendingKey(runId)) ?? "{}") as PendingDiagnosis;
+    t.setTimer(diagnoseTimer(runId), (p.failed_at ?? t.now) + AGENT_WAIT_MS);
+    return;
+  }
   const facts = runFacts(t.s, runId);
   if (facts) applyDiagnosis(t, runId, runVerdict(facts, null));
 }
@@ -144,8 +216,7 @@ export function applyDiagnosis(t: Tx, runId: string, verdict: RunVerdict): void 
 
 /** The node of a GPU failure's rank, cordoned with the diagnosis as its note; its name, or null. */
 function cordonFor(t: Tx, run: RunRow, verdict: RunVerdict): string | null {
-  const rank = t.s.ranks(run.id).find((r) => r.rank === verdict.rank);
-  const node = rank ? t.s.node(rank.node_id) : null;
+  const node = verdict.node === null ? null : t.s.nodeByName(verdict.node);
   if (!node) return null;
   const note = `${verdict.class} in run ${run.id} (rank ${verdict.rank}): ${verdict.line?.text ?? verdict.summary}`;
   setNodeAdmin(t, node.id, { cordoned: true, note: note.slice(0, 500) }, "system:diagnosis");

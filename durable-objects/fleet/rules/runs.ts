@@ -27,7 +27,7 @@ import type { Tx } from "../tx.js";
 import { jobDetail } from "../views.js";
 import { abandon, leftFleet, queueRefusal, teamOfJob } from "./admission.js";
 import { classOf, preemptionFloor } from "./classes.js";
-import { awaitDiagnosis, DIAGNOSIS_PENDING } from "./diagnosis.js";
+import { awaitDiagnosis, DIAGNOSIS_PENDING, noteAgentExit } from "./diagnosis.js";
 import { armPlacementTimeout, armPreemptWait, handoffOf } from "./handoff-state.js";
 import {
   closeRun,
@@ -357,6 +357,9 @@ export function applyRunEvent(t: Tx, e: RunEventInput): Omit<RunEventOutcome, "r
   if (!rank) return { kind: "unknown_run", stopWorkload: true };
   const running =
     e.event === "accepted" || e.event === "waiting" || e.event === "launched" || e.event === "started";
+  // The agent's word on a rank its runner already reported, for the diagnosis waiting on it (an OOM kill
+  // only the container runtime saw).
+  if (!running && e.source === "agent") noteAgentExit(t, run.id, rank.rank, e.infra, e.reason);
   // A released run, or a rank already gone, is over: whatever still runs for it must stop (fencing). A
   // rank that already reported its own exit (its runner's `succeeded`/`failed`, with a code) is only
   // finishing, and an agent that polls a cluster can hear of its start after that: it gets a moment to
@@ -408,7 +411,7 @@ export function applyRunEvent(t: Tx, e: RunEventInput): Omit<RunEventOutcome, "r
     // means the workload ran, so the job passes through RUNNING first, whatever arrived before.
     if (e.event !== "launch_failed") markStarted(t, job, run, actor, rank.rank);
     const failed = e.event === "failed" || e.event === "launch_failed" || e.event === "stopped" || code !== 0;
-    if (failed) failRun(t, job, run, rank.rank, code, reason, e.infra, actor);
+    if (failed) failRun(t, job, run, rank.rank, code, reason, e.infra, actor, e.source === "agent");
     else if (t.s.ranks(run.id).every((r) => r.state === "exited" && r.exit_code === 0)) {
       closeRun(t, run, "SUCCEEDED", "all ranks exited 0", 0);
       setStatus(t, job, "SUCCEEDED", actor, { exit_code: 0 });
@@ -484,6 +487,7 @@ function failRun(
   reason: string,
   infra: boolean,
   actor: string,
+  byAgent: boolean,
 ): void {
   // In a gang the reason says which rank, and where: the first thing a user needs to find the culprit.
   const ranks = t.s.ranks(run.id);
@@ -499,8 +503,10 @@ function failRun(
     diagnosis: DIAGNOSIS_PENDING,
   });
   for (const r of t.s.ranks(run.id)) if (r.rank !== rank) stopRank(t, run, r, `rank ${rank} failed`);
-  // Whether it is retried is the diagnosis's to say (rules/diagnosis.ts), a moment from now.
-  awaitDiagnosis(t, run, event, infra);
+  // Whether it is retried is the diagnosis's to say (rules/diagnosis.ts), a moment from now; a failure its
+  // runner reported first waits for its agent's word too (a node with no agent has none to give).
+  const agentless = where !== undefined && t.s.node(where)?.agent !== 1;
+  awaitDiagnosis(t, run, event, infra, [], { rank, agentSeen: byAgent || agentless });
 }
 
 function describeExit(event: RunEventInput["event"], code: number | null): string {
