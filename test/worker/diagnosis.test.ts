@@ -117,6 +117,9 @@ describe("a failed run's diagnosis", () => {
     });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     expect(saved.body.fleet.diagnosis.rules).toHaveLength(1);
+    // A PATCH of nothing changes nothing (and the rules stay).
+    const none = await api(ADMIN, "PATCH", "/v1/fleets/dg-rule", {});
+    expect([none.status, none.body.fleet.diagnosis.rules.length]).toEqual([200, 1]);
     const f = await runningJob(op, "dg-rule");
     await ingest(f.token, "/logs", {
       run_id: f.runId,
