@@ -5,7 +5,8 @@
  * admin page; she signs in with her token, finds her running job, watches the loss chart grow and log
  * lines arrive, pauses and resumes it from the job page while the fleet's GPU grid shows the GPU held,
  * released and held again; then the bad cases (another user's job, no metrics, XSS through a log line, a
- * metric key and an hparam, a revoked session), keyboard-only actions and an accessibility scan. Every
+ * metric key and an hparam, a job that fails and the diagnosis on its page, a revoked session),
+ * keyboard-only actions and an accessibility scan. Every
  * page is saved as a screenshot, light and dark, under test-results/ui/.
  */
 import { readdirSync } from "node:fs";
@@ -467,6 +468,87 @@ PY
         tab,
       ).toContain('<script>alert("sf-xss")</script>');
     }
+    expect(dialogs).toEqual([]);
+  });
+
+  it("a job that fails shows why on top, live; its line's link opens the log at that line, highlighted", async () => {
+    // The training prints, waits (so the page is open when it fails), then raises with markup in its message.
+    const workspace = await uploadWorkspace(cp.url, adaToken, [
+      {
+        path: "exp/train.sh",
+        mode: 0o755,
+        content: `#!/usr/bin/env bash
+set -e
+for i in $(seq 1 300); do echo "step $i loss 0.5"; done
+sleep 5
+python3 - <<'PY'
+raise ValueError(${JSON.stringify(`bad label ${XSS}`)})
+PY
+`,
+      },
+    ]);
+    const failing = await submitCustom(cp, adaToken, {
+      name: "ui-fails",
+      fleet: FLEET,
+      workspace,
+      maxRetries: 0,
+    });
+    await waitForStatus(cp, adaToken, failing, ["RUNNING"], 90_000);
+    await page.goto(`${cp.url}/console/jobs/${failing}`);
+    // The page follows the job: FAILED, "Diagnosing…" for a moment, then the diagnosis, without a reload.
+    // Fails with what the page and the API last showed: which of the two lagged.
+    await until(
+      "the diagnosis on the page",
+      async () => ({
+        page: await page
+          .locator("[data-diagnosis-slot]")
+          .textContent({ timeout: 2000 })
+          .then((t) => t ?? "")
+          .catch(() => "(no slot)"),
+        api: (
+          (await call(cp, adaToken, "GET", `/v1/jobs/${failing}`)).body.diagnosis as { class?: string } | null
+        )?.class,
+      }),
+      (v) => v.page.includes("USER_EXCEPTION"),
+      90_000,
+    );
+    const cls = page.locator("[data-diagnosis-class]");
+    expect(await cls.textContent()).toBe("USER_EXCEPTION");
+    expect(await jobState(page)).toBe("FAILED");
+    const block = page.getByRole("region", { name: "Why it failed USER_EXCEPTION" });
+    expect(await block.locator("code").textContent()).toBe(`ValueError: bad label ${XSS}`);
+    expect(await block.textContent()).toContain("What to change:");
+    expect(await block.textContent()).toContain("USER_EXCEPTION is not retried");
+    expect(await block.locator("img[src=x], script").count()).toBe(0);
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const found = serious(await axeScan(page));
+      expect(found, `failed job (${scheme}): ${JSON.stringify(found, null, 2)}`).toEqual([]);
+    }
+    await shots(page, "job-diagnosis");
+
+    // A fresh load shows the same block (rendered by the server).
+    await page.reload();
+    expect(await page.locator("[data-diagnosis-class]").textContent()).toBe("USER_EXCEPTION");
+    await block.getByRole("link", { name: /^Show this line in rank 0's log$/ }).click();
+    await page.waitForURL(/\/logs\?.*&at=\d+#log-\d+$/);
+    const target = page.locator("ol#log-lines > li.log-target");
+    expect(await target.count()).toBe(1);
+    expect(await target.locator(".log-text").textContent()).toBe(`ValueError: bad label ${XSS}`);
+    expect(await target.getAttribute("aria-current")).toBe("true");
+    expect(await target.isVisible()).toBe(true);
+    // Scrolled to, inside the log box, with the lines before it there to read.
+    const seen = await target.evaluate((li) => {
+      const r = li.getBoundingClientRect();
+      const box = li.closest("[data-log-box]")!.getBoundingClientRect();
+      return r.top >= box.top && r.bottom <= box.bottom && r.top >= 0 && r.bottom <= window.innerHeight;
+    });
+    expect(seen).toBe(true);
+    const lines = page.locator("ol#log-lines > li");
+    expect(await lines.count()).toBeGreaterThan(100);
+    expect(await page.locator("main img[src=x], main script").count()).toBe(0);
+    expect(serious(await axeScan(page)), "logs at the diagnosed line").toEqual([]);
+    await shots(page, "job-logs-diagnosed-line");
     expect(dialogs).toEqual([]);
   });
 

@@ -2,7 +2,9 @@
  * What the job page reads once per request (GET /v1/jobs/:id as the signed-in user) and hands to its
  * header (pages/job.tsx) and to the tab being shown (pages/job-tabs.tsx).
  */
+import type { z } from "zod";
 import type { JobView } from "../../contract/api.schema.js";
+import { DiagnosisView } from "../../contract/diagnosis-policy.js";
 import { apiGet, type ConsoleCtx } from "./api.js";
 
 export interface RunSummary {
@@ -19,6 +21,8 @@ export interface RunSummary {
   resumed_from: { run_id: string; step: number | null } | null;
   /** It ran beyond its team's guarantee, on GPUs lent by idle teams (absent from older servers). */
   borrowed?: boolean;
+  /** Why it failed (issue 29), once diagnosed; null before, absent from older servers. */
+  diagnosis?: unknown;
 }
 
 export interface JobEvent {
@@ -58,4 +62,16 @@ export function loadJob(c: ConsoleCtx, id: string): Promise<JobDetail> {
 /** The run a tab shows: `?run=` when it names one of the job's runs, else the latest. */
 export function selectedRun(detail: JobDetail, wanted: string | undefined): RunSummary | undefined {
   return detail.runs.find((r) => r.id === wanted) ?? detail.runs.at(-1);
+}
+
+export type Diagnosis = z.infer<typeof DiagnosisView>;
+
+/**
+ * A run's diagnosis as this console can show it, or null: none yet, or one of a shape it does not know
+ * (a newer server's); the API's own schema (contract/diagnosis-policy.ts DiagnosisView) checks it.
+ */
+export function diagnosisOf(value: unknown): Diagnosis | null {
+  if (value === null || value === undefined) return null;
+  const parsed = DiagnosisView.safeParse(value);
+  return parsed.success ? parsed.data : null;
 }

@@ -3,9 +3,13 @@
  * is polled every 3 s with If-None-Match, so an unchanged list costs a 304; each row's state badge and
  * duration change in place. The job page's header (`[data-live-job]`) is polled every 2 s: its state badge
  * and which action buttons are enabled follow the job. Only textContent, classes and attributes change;
- * a polite live region says when something did. Polling pauses while the tab is hidden.
+ * a polite live region says when something did. Polling pauses while the tab is hidden. The one block
+ * replaced whole is why the latest run failed (`[data-diagnosis-slot]`): when the job turns FAILED or the
+ * API's diagnosis differs from the one shown, the slot is taken from a fresh copy of the page, as the
+ * server rendered (and escaped) it, parsed inert by DOMParser.
  */
 import { formatDuration } from "../../../contract/time.js";
+import { initLocalTimes } from "./time.js";
 
 const JOBS_EVERY_MS = 3000;
 const JOB_EVERY_MS = 2000;
@@ -102,12 +106,32 @@ function initJobsList(root: Document): void {
   });
 }
 
+/**
+ * Replaces the page's diagnosis slot with the one of a fresh copy of this page. Answers whether it did,
+ * and the class now shown (null while pending or when there is none).
+ */
+async function refreshDiagnosis(root: Document, slot: HTMLElement): Promise<{ cls: string | null } | null> {
+  const res = await fetch(location.href, { headers: { accept: "text/html" }, credentials: "same-origin" });
+  if (!res.ok) return null;
+  const fresh = new DOMParser()
+    .parseFromString(await res.text(), "text/html")
+    .querySelector<HTMLElement>("[data-diagnosis-slot]");
+  if (!fresh) return null;
+  const adopted = root.importNode(fresh, true);
+  initLocalTimes(adopted);
+  slot.replaceWith(adopted);
+  return { cls: adopted.querySelector("[data-diagnosis-class]")?.textContent ?? null };
+}
+
 function initJobPage(root: Document): void {
   const head = root.querySelector<HTMLElement>("[data-live-job]");
   const id = head?.dataset.liveJob;
   if (!head || !id) return;
   const badge = head.querySelector("[data-job-state]");
   const status = head.querySelector("[data-live-status]");
+  let lastStatus = badge?.textContent ?? "";
+  // The diagnosis the slot was last rendered for: one fetch of the page per change the API shows.
+  let shownFor = head.querySelector<HTMLElement>("[data-diagnosis-slot]")?.dataset.diagnosedAt ?? "";
   every(JOB_EVERY_MS, async () => {
     const res = await fetch(`/console/api/jobs/${encodeURIComponent(id)}`, {
       headers: { accept: "application/json" },
@@ -115,9 +139,11 @@ function initJobPage(root: Document): void {
     });
     for (const el of head.querySelectorAll<HTMLElement>("[data-duration]")) tickDuration(el);
     if (!res.ok) return;
-    const { job, runs } = (await res.json()) as {
+    const { job, runs, diagnosis } = (await res.json()) as {
       job: LiveJob;
       runs: Array<{ allocated_at: string | null; ended_at: string | null }>;
+      /** The latest run's (absent from older servers). */
+      diagnosis?: { diagnosed_at?: string } | null;
     };
     // The header's timings as the server computes them: first run's start; last run's end once at rest.
     const d = head.querySelector<HTMLElement>("[data-duration]");
@@ -138,6 +164,17 @@ function initJobPage(root: Document): void {
       else btn.removeAttribute("title");
       const note = head.querySelector(`[data-why-for="${CSS.escape(btn.dataset.action ?? "")}"]`);
       if (note) note.textContent = why;
+    }
+    const slot = head.querySelector<HTMLElement>("[data-diagnosis-slot]");
+    const failedNow = job.status === "FAILED" && lastStatus !== "FAILED";
+    const diagnosedAt = diagnosis?.diagnosed_at ?? "";
+    lastStatus = job.status;
+    if (slot && (failedNow || diagnosedAt !== shownFor)) {
+      // Remembered once the slot is replaced: a page that failed to load is asked for again next time.
+      const shown = await refreshDiagnosis(root, slot);
+      if (shown) shownFor = diagnosedAt;
+      if (shown?.cls)
+        say(status, `Updated ${clock()}: the run failed with ${shown.cls}; the diagnosis is at the top.`);
     }
   });
 }

@@ -4,7 +4,9 @@
  * drops, the browser reconnects with Last-Event-ID and the server resumes right after the last line seen,
  * so nothing is missed or repeated), the search as you type (a class on each line, never HTML), the
  * rank/stream filters applied on change, scrolling that follows new lines only when the reader is at the
- * bottom, and a polite announcement of how many lines arrived, at most every few seconds.
+ * bottom, and a polite announcement of how many lines arrived, at most every few seconds. A line a
+ * diagnosis links to (`?at=<cursor>#log-<cursor>`, `li.log-target`) is brought to the middle of the box
+ * and the window, with the lines before it in view (without the script, the fragment does it).
  */
 
 /** Lines kept on the page; older ones leave the DOM (the download has them all). */
@@ -69,6 +71,9 @@ export function initLogs(root: Document): void {
     const hits = list.querySelectorAll("li.log-hit").length;
     count.textContent = `${hits} of ${total} lines match`;
   };
+
+  const target = list.querySelector<HTMLElement>("li.log-target");
+  target?.scrollIntoView({ block: "center" });
 
   search?.addEventListener("input", () => {
     needle = search.value.trim().toLowerCase();

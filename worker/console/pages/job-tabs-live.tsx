@@ -123,6 +123,40 @@ export async function chartsTab(
 
 const STREAMS = ["stdout", "stderr", "console"] as const;
 
+/**
+ * `?at=<cursor>` (the diagnosis's link): how far back, in run-wide cursors, the page reads for lines
+ * before the one at the cursor, and how many of them it keeps. A rank's lines interleave with the
+ * others', so the reach is wider than what is kept; the read's limit covers the reach and a page after,
+ * so the line is always on it.
+ */
+const AT_REACH = 1_000;
+const AT_BEFORE = 100;
+
+interface LogWindow {
+  lines: LogLineView[];
+  /** The cursor after the last line shown (where the live tail and "Next lines" go on from). */
+  next: number;
+  more: boolean;
+}
+
+/**
+ * The page's lines: from `offset` on; or, with `at`, the lines around the one at that cursor (up to
+ * AT_BEFORE before it, then the rest of a page).
+ */
+function logWindow(page: LogsPage, limit: number, at: number | null): LogWindow {
+  if (at === null) return { lines: page.lines, next: page.next_offset, more: page.lines.length >= limit };
+  const all = page.lines;
+  const i = all.findIndex((l) => l.cursor >= at);
+  const from = Math.max(0, (i < 0 ? all.length : i) - AT_BEFORE);
+  const lines = all.slice(from, from + LOG_PAGE);
+  const last = lines.at(-1);
+  return {
+    lines,
+    next: last ? last.cursor + 1 : page.next_offset,
+    more: from + lines.length < all.length || all.length >= limit,
+  };
+}
+
 export async function logsTab(c: ConsoleCtx, detail: JobDetail, run: RunSummary | undefined): Promise<Child> {
   if (!run) return <NoRun what="logs" />;
   const rankQ = c.req.query("rank") ?? "";
@@ -130,20 +164,25 @@ export async function logsTab(c: ConsoleCtx, detail: JobDetail, run: RunSummary 
   const streamQ = c.req.query("stream") ?? "";
   const stream = (STREAMS as readonly string[]).includes(streamQ) ? streamQ : "";
   const offsetQ = c.req.query("offset") ?? "";
-  const offset = /^\d{1,15}$/.test(offsetQ) ? offsetQ : "0";
+  const atQ = c.req.query("at") ?? "";
+  const at = /^\d{1,15}$/.test(atQ) ? Number(atQ) : null;
+  const offset =
+    at !== null ? String(Math.max(0, at - AT_REACH)) : /^\d{1,15}$/.test(offsetQ) ? offsetQ : "0";
   const search = (c.req.query("q") ?? "").slice(0, 200);
 
-  const params = new URLSearchParams({ run: run.id, limit: String(LOG_PAGE), offset });
+  const limit = at !== null ? AT_REACH + LOG_PAGE : LOG_PAGE;
+  const params = new URLSearchParams({ run: run.id, limit: String(limit), offset });
   if (rank) params.set("rank", rank);
   if (stream) params.set("stream", stream);
   const page = await apiGet<LogsPage>(c, jobPath(detail, `logs?${params}`));
+  const { lines, next, more } = logWindow(page, limit, at);
+  const target = at !== null && lines.some((l) => l.cursor === at) ? at : null;
   const ranks = [...new Set(page.streams.map((s) => s.rank))].sort((a, b) => a - b);
   const needle = search.toLowerCase();
   const matches = (l: LogLineView) => l.line.toLowerCase().includes(needle);
   const live = !page.ended && run.ended_at === null;
   const id = encodeURIComponent(detail.job.id);
   const download = `/console/api/jobs/${id}/logs/download?${runQuery(run)}`;
-  const more = page.lines.length >= LOG_PAGE;
 
   return (
     <div
@@ -151,7 +190,7 @@ export async function logsTab(c: ConsoleCtx, detail: JobDetail, run: RunSummary 
       data-logs=""
       data-job={detail.job.id}
       data-run={run.id}
-      data-next={String(page.next_offset)}
+      data-next={String(next)}
       data-rank={rank || undefined}
       data-stream={stream || undefined}
       data-live={live ? "1" : undefined}
@@ -189,12 +228,20 @@ export async function logsTab(c: ConsoleCtx, detail: JobDetail, run: RunSummary 
           Download logs
         </a>
       </form>
+      {at !== null ? (
+        <p class="note log-at" data-log-at={String(at)}>
+          {target !== null
+            ? `Lines${rank ? ` of rank ${rank}` : ""} around the line the diagnosis points at (highlighted). `
+            : "The line the diagnosis points at is not among these lines (a filter hides it). "}
+          <a href={hereWith(c, { at: null, offset: null })}>Show the log from the start</a>
+        </p>
+      ) : null}
       <p class="note" id="log-count">
         {search
-          ? `${page.lines.filter(matches).length} of ${page.lines.length} lines match`
-          : `${page.lines.length} line${page.lines.length === 1 ? "" : "s"}${live ? "; new lines appear as the run writes them" : ""}`}
+          ? `${lines.filter(matches).length} of ${lines.length} lines match`
+          : `${lines.length} line${lines.length === 1 ? "" : "s"}${live ? "; new lines appear as the run writes them" : ""}`}
       </p>
-      {page.lines.length === 0 && !live ? (
+      {lines.length === 0 && !live ? (
         <Notice kind="empty" title="No log lines">
           <p>
             {rank || stream
@@ -205,14 +252,21 @@ export async function logsTab(c: ConsoleCtx, detail: JobDetail, run: RunSummary 
       ) : null}
       <section class="log-box" tabindex={0} aria-label="Log lines" data-log-box="">
         <ol id="log-lines">
-          {page.lines.map((l) => (
+          {lines.map((l) => (
             <li
               data-offset={String(l.cursor)}
               data-rank={String(l.rank)}
               data-stream={l.stream}
-              class={search ? (matches(l) ? "log-hit" : "log-miss") : undefined}
+              id={l.cursor === target ? `log-${l.cursor}` : undefined}
+              aria-current={l.cursor === target ? "true" : undefined}
+              class={
+                [l.cursor === target ? "log-target" : "", search ? (matches(l) ? "log-hit" : "log-miss") : ""]
+                  .filter(Boolean)
+                  .join(" ") || undefined
+              }
             >
               <span class="log-meta">{`${l.rank} ${l.stream}`}</span>
+              {l.cursor === target ? <span class="visually-hidden">(the diagnosed line) </span> : null}
               <span class="log-text">{l.line}</span>
             </li>
           ))}
@@ -220,7 +274,7 @@ export async function logsTab(c: ConsoleCtx, detail: JobDetail, run: RunSummary 
       </section>
       {more ? (
         <p data-log-more="">
-          <a href={hereWith(c, { offset: String(page.next_offset) })}>Next lines</a>
+          <a href={hereWith(c, { offset: String(next), at: null })}>Next lines</a>
         </p>
       ) : null}
       <p id="log-status" class="visually-hidden" aria-live="polite" />

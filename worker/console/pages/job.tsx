@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 /**
- * The job page: a header (state with its reason, profile, GPUs, nodes, timings, provenance), the actions
- * (stop, pause, resume, retry: each a form, confirmed on a page of its own), the run selector, and the tab
+ * The job page: a header (state with its reason, why the latest run failed (pages/job-diagnosis.tsx),
+ * profile, GPUs, nodes, timings, provenance), the actions (stop, pause, resume, retry: each a form,
+ * confirmed on a page of its own), the run selector with each failed run's class, and the tab
  * bar over the tab being shown (pages/job-tabs.tsx). Everything comes from GET /v1/jobs/:id as the
  * signed-in user: another user's job, or a missing one, is the 404 page (index.tsx onError). The header
  * carries data-live-job so the script (client/live.ts) keeps its state and buttons current.
@@ -22,6 +23,7 @@ import {
 } from "../job-data.js";
 import { CsrfField, Layout, Notice, Time } from "../layout.js";
 import type { Session } from "../session.js";
+import { DiagnosisSlot, RunClass } from "./job-diagnosis.js";
 import { Placement } from "./job-placement.js";
 import { tabContent } from "./job-tabs.js";
 import { durationOf, StateBadge } from "./jobs.js";
@@ -205,6 +207,7 @@ const Header: FC<{ detail: JobDetail; nodeNames: Map<string, string>; session: S
         {showReason ? <span class="reason">{latest!.reason}</span> : null}
       </p>
       <p class="live-status note" aria-live="polite" data-live-status="" />
+      <DiagnosisSlot detail={detail} />
       <Preempted detail={detail} />
       {job.status === "QUEUED" && job.pending_reasons.length > 0 ? (
         <div class="pending">
@@ -292,6 +295,7 @@ const RunSelector: FC<{ detail: JobDetail; run: RunSummary | undefined; tab: Tab
               aria-current={r.id === run?.id ? "page" : undefined}
             >
               {`Run ${r.attempt}`} <span class="note">{r.status}</span>
+              <RunClass run={r} />
               <Borrowed run={r} />
             </a>
           </li>
