@@ -13,6 +13,9 @@ import { closedUnanswered, describeFetchError } from "./net-errors.js";
 /** A blob's GET is sent at most this many times when its connection closes unanswered. */
 const GET_ATTEMPTS = 3;
 const GET_RETRY_MS = 200;
+/** 503s a blob GET waits out (Retry-After each, at most MAX_RETRY_AFTER_MS) before it gives up. */
+const UNAVAILABLE_ATTEMPTS = 5;
+const MAX_RETRY_AFTER_MS = 3_000;
 
 export class DigestMismatchError extends Error {
   constructor(
@@ -74,12 +77,15 @@ export class BlobCache {
 
   /**
    * The blob's GET, sent again (up to GET_ATTEMPTS, after a short pause) when its connection closed before
-   * any answer: nothing was read yet, and a GET changes nothing.
+   * any answer: nothing was read yet, and a GET changes nothing. A 503 (the control plane's ledger is a
+   * moment behind its fleet: "retry shortly") is sent again too, after its Retry-After (at most
+   * MAX_RETRY_AFTER_MS), up to UNAVAILABLE_ATTEMPTS: a launch must not fail on it.
    */
   private async get(digest: string, source?: string): Promise<Response> {
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1, unavailable = 1; ; attempt++) {
+      let res: Response;
       try {
-        return await fetch(`${this.server}${source ?? `/v1/blobs/${digest}`}`, {
+        res = await fetch(`${this.server}${source ?? `/v1/blobs/${digest}`}`, {
           headers: { authorization: `Bearer ${this.credential}` },
         });
       } catch (err) {
@@ -87,7 +93,14 @@ export class BlobCache {
           throw new BlobFetchError(digest, 0, `fetching blob ${digest} failed: ${describeFetchError(err)}`);
         }
         await new Promise((r) => setTimeout(r, GET_RETRY_MS * attempt));
+        continue;
       }
+      if (res.status !== 503 || unavailable >= UNAVAILABLE_ATTEMPTS) return res;
+      unavailable++;
+      await res.body?.cancel();
+      const after = Number(res.headers.get("retry-after"));
+      const wait = Number.isFinite(after) && after > 0 ? after * 1000 : GET_RETRY_MS * unavailable;
+      await new Promise((r) => setTimeout(r, Math.min(wait, MAX_RETRY_AFTER_MS)));
     }
   }
 

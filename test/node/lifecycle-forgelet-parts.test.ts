@@ -84,6 +84,38 @@ describe("forgelet parts under lifecycle conditions", () => {
     expect(requests).toBe(3);
   });
 
+  it("a blob GET answered 503 (the ledger a moment behind) is sent again after its Retry-After; one that stays 503 fails, coded", async () => {
+    const bytes = Buffer.alloc(1024, "z");
+    const digest = `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    let requests = 0;
+    let busy = 2;
+    const server: Server = createServer((req, res) => {
+      requests++;
+      if (busy-- > 0 || req.url?.includes("never")) {
+        res.writeHead(503, { "content-type": "application/json", "retry-after": "1" });
+        res.end(
+          '{"error":{"code":"UNAVAILABLE","message":"the job ledger is behind its fleet; retry shortly"}}',
+        );
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      res.end(bytes);
+    });
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    cleanups.push(() => new Promise<void>((ok) => server.close(() => ok())));
+    const port = (server.address() as { port: number }).port;
+    const cache = new BlobCache(scratch(), `http://127.0.0.1:${port}`, "credential");
+    const started = Date.now();
+    expect(readFileSync(await cache.path(digest)).equals(bytes)).toBe(true);
+    expect(requests).toBe(3);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+
+    requests = 0;
+    const never = cache.path(`sha256:${"1".repeat(64)}`, "/never");
+    await expect(never).rejects.toMatchObject({ name: "BlobFetchError", status: 503 });
+    expect(requests).toBe(5);
+  }, 20_000);
+
   it("a rank whose runner is SIGKILLed: the training it left in its own session is ended before the rank counts as over", async () => {
     if (process.platform !== "linux") return; // the process runtime finds such leftovers through /proc
     const runsDir = scratch();
