@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CLASS_POLICY } from "../../contract/diagnosis-policy.js";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
-import { expectLineStored, waitForDiagnosis } from "../support/diagnosis.js";
+import { expectLineStored, expectSfShows, waitForDiagnosis } from "../support/diagnosis.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, jobState, recipeDigest, waitForStatus } from "../support/jobs.js";
 import { waitFor } from "../support/lifecycle.js";
@@ -185,6 +185,7 @@ describe("failure diagnosis in containers", () => {
     // The job's own diagnosis is its failed run's.
     expect(job.diagnosis).toEqual(diagnosis);
     await expectLineStored(cp, op, id, job.runs[0]!.id, diagnosis.line!);
+    await expectSfShows(cp, op, id, diagnosis);
 
     // Not retried: with a 1 s retry backoff, 3 s later it is still FAILED with its one run.
     await new Promise((ok) => setTimeout(ok, 3000));

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, call } from "../support/control-plane.js";
+import { expectSfShows, type RunDiagnosis } from "../support/diagnosis.js";
 import type { ForgeletProc } from "../support/forgelet.js";
 import { baseSpec, recipeDigest, waitForStatus } from "../support/jobs.js";
 import { fleetWithAgent, newUser, sharedControlPlane } from "../support/shared-control-plane.js";
@@ -97,6 +98,7 @@ finish()
     expect(done.job.status).toBe("FAILED");
     const d = await diagnosed(id);
     expect(d.diagnosis).toMatchObject({ class: "NAN_LOSS", action: { retried: false } });
+    await expectSfShows(cp, op, id, d.diagnosis as RunDiagnosis);
     const anomaly = d.events.find((e) => e.edge === "anomaly")?.detail.anomaly;
     expect(anomaly).toMatchObject({ class: "NAN_LOSS", policy: "stop", step: 6 });
     const failed = d.events.find((e) => e.to === "FAILED");
@@ -133,5 +135,6 @@ finish()
     expect(anomaly!.silent_seconds).toBeLessThan(20);
     expect(d.diagnosis).toMatchObject({ class: "HANG", action: { retried: false } });
     expect(d.diagnosis!.action.why).toMatch(/retries are spent/);
+    await expectSfShows(cp, op, id, d.diagnosis as RunDiagnosis);
   }, 120_000);
 });

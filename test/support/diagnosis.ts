@@ -9,6 +9,7 @@ import { DiagnosisView } from "../../contract/diagnosis-policy.js";
 import { type ControlPlane, call } from "./control-plane.js";
 import type { JobState } from "./jobs.js";
 import type { RunDetail } from "./lifecycle.js";
+import { newSfHome, sfJson } from "./sf.js";
 
 export type RunDiagnosis = z.infer<typeof DiagnosisView>;
 
@@ -59,4 +60,20 @@ export async function expectLineStored(
     cursor: line.cursor,
     line: line.text,
   });
+}
+
+/** `sf job status --json` shows the same diagnosis the API holds, on the run of `attempt`. */
+export async function expectSfShows(
+  cp: ControlPlane,
+  token: string,
+  id: string,
+  diagnosis: RunDiagnosis,
+  attempt = 1,
+): Promise<void> {
+  const user = { home: newSfHome(), server: cp.url, env: { SF_TOKEN: token } };
+  const shown = await sfJson<{ runs: Array<{ attempt: number; diagnosis: unknown }> }>(
+    ["job", "status", id],
+    user,
+  );
+  expect(shown.runs.find((r) => r.attempt === attempt)?.diagnosis).toEqual(diagnosis);
 }

@@ -147,6 +147,8 @@ describe("a live anomaly", () => {
   it("a NaN loss warns while the run goes on; under on_anomaly stop it ends the job with NAN_LOSS", async () => {
     const op = await createUser("dg-nan");
     await fleetWithNode("dg-nan");
+    const hook = await api(op, "POST", "/v1/webhooks", { url: `${CLOSED}/hook`, events: ["job.anomaly"] });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
     const warn = await runningJob(op, "dg-nan");
     const points = [
       { key: "train/loss", step: 1, value: 2.5 },
@@ -158,6 +160,20 @@ describe("a live anomaly", () => {
     );
     expect(warned.detail.anomaly).toMatchObject({ class: "NAN_LOSS", policy: "warn" });
     expect((await api(op, "GET", `/v1/jobs/${warn.jobId}`)).body.job.status).toBe("RUNNING");
+    // The job.anomaly webhook carries it.
+    const sent = await until("the job.anomaly delivery", async () => {
+      const r = await api(op, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries`);
+      return (r.body.deliveries as Array<{ id: string; type: string }>).find((x) => x.type === "job.anomaly");
+    });
+    const body = await api(op, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries/${sent.id}`);
+    expect(body.body.delivery.payload).toMatchObject({
+      type: "job.anomaly",
+      data: {
+        job: { status: "RUNNING" },
+        detail: { anomaly: { class: "NAN_LOSS", key: "train/loss", value: "nan" } },
+      },
+    });
+    await api(op, "DELETE", `/v1/webhooks/${hook.body.webhook.id}`);
     // The NaN is not charted.
     const series = await api(op, "GET", `/v1/jobs/${warn.jobId}/metrics?key=train/loss`);
     expect(series.body.points.map((p: { step: number }) => p.step)).toEqual([1]);

@@ -79,9 +79,10 @@ const AGENT_NODE_LOST = /was silent for more than|NODE_FAIL/;
 /**
  * A run's own runner reported its failure first (a training killed by SIGKILL); what the container runtime
  * saw comes with the agent's report of the same rank, a moment later (docker's OOMKilled): the diagnosis
- * waits for it, up to AGENT_WAIT_MS after the failure, and takes its infrastructure bit and its words.
+ * waits for it, up to AGENT_WAIT_MS after the failure (so every diagnosis is made within 10 s), and takes
+ * its infrastructure bit and its words.
  */
-export const AGENT_WAIT_MS = 30_000;
+export const AGENT_WAIT_MS = 8_000;
 
 export function noteAgentExit(
   t: Tx,
