@@ -34,6 +34,7 @@ describe("sf completion", () => {
       "network",
       "preemption",
       "labels",
+      "diagnosis",
       "enroll-token",
     ]);
     expect(complete(script, ["sf", "--json", "admin", "ma"])).toEqual(["maintenance"]);
