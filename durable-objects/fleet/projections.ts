@@ -11,7 +11,7 @@ import { ACTIVE_STATES } from "../../contract/job-states.js";
 import { jobEventId, PREEMPTED_EVENT_TYPE, transitionEventType } from "../../contract/webhooks.schema.js";
 import { schema } from "../../d1/client.js";
 import { jobEventPayload } from "../webhooks/payload.js";
-import type { JobEventRecord, OutboxEntry } from "./outbox-entry.js";
+import type { EventJob, JobEventRecord, OutboxEntry } from "./outbox-entry.js";
 
 const { jobs, runs, nodes, jobEvents, blobRefs, runUsage, admissions, webhooks, webhookDeliveries } = schema;
 
@@ -188,6 +188,19 @@ const SQL_TEXT = (() => {
 })();
 
 /** The statements that fan events out to webhook deliveries (their changes tell whether any was made). */
+/** The delivery row of one job event: its id, owner, fleet, job, type and the exact body endpoints get. */
+function fanoutRow(v: JobEventRecord, job: EventJob): Row {
+  return [
+    jobEventId(v.job_id, v.seq),
+    job.user_id,
+    job.fleet_id,
+    v.job_id,
+    transitionEventType(v),
+    jobEventPayload(v, job),
+    v.ts,
+  ];
+}
+
 /** A FAILED event whose run's diagnosis is on its way: its webhook goes out with it (rules/diagnosis.ts). */
 function awaitsDiagnosis(v: JobEventRecord): boolean {
   return v.to_status === "FAILED" && v.detail.includes('"diagnosis":"pending"');
@@ -315,17 +328,8 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
         // In the same D1 transaction as the event: each subscribed endpoint gets exactly one delivery. A
         // preemption's goes out when its run has released its GPUs ("preempted" below), a failure's with
         // its diagnosis ("diagnosed").
-        if (e.job && transitionEventType(v) !== PREEMPTED_EVENT_TYPE && !awaitsDiagnosis(v)) {
-          rows.fanout.push([
-            jobEventId(v.job_id, v.seq),
-            e.job.user_id,
-            e.job.fleet_id,
-            v.job_id,
-            transitionEventType(v),
-            jobEventPayload(v, e.job),
-            v.ts,
-          ]);
-        }
+        if (e.job && transitionEventType(v) !== PREEMPTED_EVENT_TYPE && !awaitsDiagnosis(v))
+          rows.fanout.push(fanoutRow(v, e.job));
         break;
       }
       case "preempted": {
@@ -337,30 +341,13 @@ export function projectionStatements(d1: D1Database, entries: readonly OutboxEnt
           steps_lost: e.steps_lost ?? null,
           lost_gpu_seconds: e.lost_gpu_seconds,
         };
-        const payload = jobEventPayload({ ...v, detail: JSON.stringify(detail) }, e.job);
-        rows.fanout.push([
-          jobEventId(v.job_id, v.seq),
-          e.job.user_id,
-          e.job.fleet_id,
-          v.job_id,
-          PREEMPTED_EVENT_TYPE,
-          payload,
-          v.ts,
-        ]);
+        rows.fanout.push(fanoutRow({ ...v, detail: JSON.stringify(detail) }, e.job));
         break;
       }
       case "diagnosed": {
         const v = e.event;
         rows.events.push([v.job_id, v.seq, v.ts, v.from_status, v.to_status, v.edge, v.actor, v.detail]);
-        rows.fanout.push([
-          jobEventId(v.job_id, v.seq),
-          e.job.user_id,
-          e.job.fleet_id,
-          v.job_id,
-          transitionEventType(v),
-          jobEventPayload(v, e.job),
-          v.ts,
-        ]);
+        rows.fanout.push(fanoutRow(v, e.job));
         break;
       }
       case "blob_refs":
