@@ -21,6 +21,7 @@ import { submitCustom } from "../support/lifecycle.js";
 import { uploadWorkspace } from "../support/workspace.js";
 import { axeScan, serious } from "./a11y.js";
 import { launch, shot, signIn, type UiBrowser } from "./browser.js";
+import { dialogs, focusOrder, newPage, pageErrors, shots, tabTo, until } from "./journey-support.js";
 
 const FLEET = "local";
 /** The size of series a chart must draw without freezing the page. */
@@ -36,39 +37,6 @@ let adaToken = "";
 let ada: BrowserContext;
 let page: Page;
 let jobId = "";
-/** Every dialog any page opened: an executed XSS payload would open one. */
-const dialogs: string[] = [];
-/** Errors the pages logged (a CSP violation is one). */
-const pageErrors: string[] = [];
-
-function watch(p: Page): Page {
-  p.on("dialog", (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  p.on("console", (m) => {
-    if (m.type() === "error") pageErrors.push(`${p.url()}: ${m.text()}`);
-  });
-  p.on("pageerror", (e) => pageErrors.push(`${p.url()}: ${e.message}`));
-  return p;
-}
-
-async function newPage(ctx: BrowserContext): Promise<Page> {
-  return watch(await ctx.newPage());
-}
-
-/** Polls `read` until `ok` holds for its value; fails with the last value after `timeoutMs`. */
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await read();
-    if (ok(last)) return last;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  throw new Error(`${what}: still ${JSON.stringify(last)} after ${timeoutMs} ms`);
-}
-
 /** Every point of `key` the API has for `run` (paged as the API pages). */
 async function apiPointCount(token: string, id: string, run: string, key: string): Promise<number> {
   let after = -1;
@@ -107,15 +75,6 @@ const jobState = (p: Page) =>
     .textContent()
     .then((t) => (t ?? "").trim());
 const heldBy = (p: Page, id: string) => p.locator(`[data-gpu][data-job-id="${id}"]`).count();
-
-/** Saves the page in light and dark. */
-async function shots(p: Page, name: string): Promise<void> {
-  await p.emulateMedia({ colorScheme: "light" });
-  await shot(p, `${name}-light`);
-  await p.emulateMedia({ colorScheme: "dark" });
-  await shot(p, `${name}-dark`);
-  await p.emulateMedia({ colorScheme: "light" });
-}
 
 beforeAll(async () => {
   [cp, ui] = await Promise.all([startControlPlane(), launch()]);
@@ -632,32 +591,4 @@ function expireSessions(): number {
     }
   }
   return changed;
-}
-
-/** Presses Tab until the focused element's accessible name is `name` (fails after 100 presses). */
-async function tabTo(p: Page, name: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    await p.keyboard.press("Tab");
-    if ((await focusedName(p)) === name) return;
-  }
-  throw new Error(`Tab never reached "${name}"`);
-}
-
-/** The accessible names focus visits, pressing Tab `presses` times from the top of the page. */
-async function focusOrder(p: Page, presses: number): Promise<string[]> {
-  const names: string[] = [];
-  for (let i = 0; i < presses; i++) {
-    await p.keyboard.press("Tab");
-    names.push(await focusedName(p));
-  }
-  return names;
-}
-
-function focusedName(p: Page): Promise<string> {
-  return p.evaluate(() => {
-    const el = document.activeElement as HTMLElement | null;
-    if (!el) return "";
-    const label = el.getAttribute("aria-label");
-    return (label ?? el.textContent ?? "").trim();
-  });
 }
