@@ -2,18 +2,23 @@
 
 import { defaultWorkloads, WORKLOAD_KINDS } from "../../contract/agent-frames.schema.js";
 import type { TimeWindow } from "../../contract/api.schema.js";
+import type { StoredDiagnosis } from "../../contract/diagnosis-policy.js";
 import type { FleetInspect, JobDetail, NodeView, RunView } from "../../contract/fleet.schema.js";
 import { nowIso } from "../../contract/ids.js";
 import { ALLOCATED_STATES, type JobState } from "../../contract/job-states.js";
 import type { Placement, ResumeFrom } from "../../contract/launch-request.schema.js";
 import type { PendingReason } from "../../contract/pending-reasons.schema.js";
-import { diagnosisKey } from "./keys.js";
 import { nodeAdmin, nodeOrphans } from "./node-admin.js";
 import type { AllocRow, NodeRow, RunRow } from "./rows.js";
+import { runDiagnosis } from "./rules/diagnosis.js";
 import { allocationsByNode, config, fleetId } from "./rules/ledger.js";
 import type { FleetState } from "./state.js";
 
-export function runView(r: RunRow, resume: string | undefined, diagnosis: string | null = null): RunView {
+export function runView(
+  r: RunRow,
+  resume: string | undefined,
+  diagnosis: StoredDiagnosis | null = null,
+): RunView {
   const from = JSON.parse(resume ?? "null") as ResumeFrom | null;
   return {
     id: r.id,
@@ -28,7 +33,8 @@ export function runView(r: RunRow, resume: string | undefined, diagnosis: string
     reason: r.reason,
     resumed_from: from ? { run_id: from.run_id, step: from.step } : null,
     borrowed: r.borrowed === 1,
-    diagnosis: diagnosis === null ? null : (JSON.parse(diagnosis) as RunView["diagnosis"]),
+    // The stored shape is the view's (DiagnosisView is loose: it only adds an index signature).
+    diagnosis: diagnosis as RunView["diagnosis"],
   };
 }
 
@@ -54,7 +60,7 @@ export function jobDetail(s: FleetState, jobId: string): JobDetail | null {
     runs:
       job.attempt === 0
         ? []
-        : s.runsOfJob(jobId).map((r) => runView(r, s.runResume(r.id), s.meta(diagnosisKey(r.id)))),
+        : s.runsOfJob(jobId).map((r) => runView(r, s.runResume(r.id), runDiagnosis(s, r.id))),
   };
 }
 

@@ -17,7 +17,7 @@ import {
   type StoredDiagnosis,
 } from "../../contract/diagnosis-policy.js";
 import type { FleetConfig } from "../../contract/fleet.schema.js";
-import { AGENT_WAIT_MS, runFacts } from "../../durable-objects/fleet/rules/diagnosis.js";
+import { AGENT_WAIT_MS, runDiagnosis, runFacts } from "../../durable-objects/fleet/rules/diagnosis.js";
 import { DIAGNOSIS_SETTLE_MS } from "../../durable-objects/fleet/timers.js";
 import { jobDetail, nodeView } from "../../durable-objects/fleet/views.js";
 import { FLEET_ID, Fleet } from "./fleet-harness.js";
@@ -53,8 +53,7 @@ function verdictFor(f: Fleet, runId: string, logs: Record<number, RunLogLine[]>)
 }
 
 function diagnosisOf(f: Fleet, runId: string): StoredDiagnosis | null {
-  const raw = f.s.meta(`diagnosis:${runId}`);
-  return raw === null ? null : (JSON.parse(raw) as StoredDiagnosis);
+  return runDiagnosis(f.s, runId);
 }
 
 function configure(f: Fleet, diagnosis: unknown) {
