@@ -5,7 +5,7 @@
  * Object's storage (webhook payloads included), not the agent's journal or log, not the run directory
  * while the job runs.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { type Dirent, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call } from "../support/control-plane.js";
@@ -61,7 +61,15 @@ afterAll(async () => {
 function filesContaining(dir: string, needle: string): string[] {
   const hits: string[] = [];
   const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
+    // A run's scratch directory may go as the run ends, between its parent's listing and its own.
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw err;
+    }
+    for (const e of entries) {
       const path = join(d, e.name);
       if (e.isDirectory()) walk(path);
       else if (e.isFile()) {
