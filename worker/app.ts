@@ -22,6 +22,7 @@ import { ingestRoutes } from "./routes/ingest.routes.js";
 import { jobsRoutes } from "./routes/jobs.routes.js";
 import { metricsRoutes } from "./routes/metrics.routes.js";
 import { nodesRoutes } from "./routes/nodes.routes.js";
+import { openapiRoutes } from "./routes/openapi.routes.js";
 import { priorityClassesRoutes } from "./routes/priority-classes.routes.js";
 import { profilesRoutes } from "./routes/profiles.routes.js";
 import { readbackRoutes } from "./routes/readback.routes.js";
@@ -54,6 +55,7 @@ export function createApp(): Hono<Env> {
   });
 
   app.route("/v1", healthRoutes);
+  app.route("/v1", openapiRoutes);
   app.route("/v1", usersRoutes);
   app.route("/v1", tokensRoutes);
   app.route("/v1", catalogRoutes);

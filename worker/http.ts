@@ -160,3 +160,12 @@ export function parseValue<S extends z.ZodType>(
     throw new AppError(code, `invalid request: ${describeIssues(r.error)}`, { issues: issuesOf(r.error) });
   return r.data;
 }
+
+/** Whether an If-None-Match header names `etag` (weak or strong, or `*`). */
+export function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((t) => {
+    const tag = t.trim().replace(/^W\//, "");
+    return tag === "*" || tag === etag;
+  });
+}

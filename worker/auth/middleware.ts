@@ -23,6 +23,8 @@ export type Ctx = Context<Env>;
 const PUBLIC_ROUTES = new Set([
   "GET /v1/health",
   "HEAD /v1/health",
+  "GET /v1/openapi.json",
+  "HEAD /v1/openapi.json",
   "POST /v1/agents/enroll",
   // The device login: the CLI has no token yet (worker/routes/device.routes.ts).
   "POST /v1/auth/device",

@@ -6,6 +6,7 @@
  * members' endpoints that subscribe); the teams whose budget is spent are pushed to every Fleet DO, which
  * applies the team's policy in its own decisions (no D1 on any submit's path).
  */
+
 import { and, eq, gte, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import { nowIso } from "../../contract/ids.js";
 import {
@@ -16,6 +17,7 @@ import {
   type FleetBudgets,
 } from "../../contract/teams.js";
 import { utcDay } from "../../contract/time.js";
+import type { BudgetEventPayload } from "../../contract/webhook-payloads.schema.js";
 import { BUDGET_EXHAUSTED_EVENT, BUDGET_WARNING_EVENT } from "../../contract/webhooks.schema.js";
 import { type Db, db, schema } from "../../d1/client.js";
 import { fleetStub } from "../../durable-objects/fleet/stub.js";
@@ -166,7 +168,7 @@ async function alertOnce(
   if (fresh.length === 0) return [];
   const type = threshold >= 100 ? BUDGET_EXHAUSTED_EVENT : BUDGET_WARNING_EVENT;
   const eventId = `evt_budget_${team}_${u.period}_${threshold}`;
-  const payload = JSON.stringify({
+  const body: BudgetEventPayload = {
     id: eventId,
     type,
     created_at: nowIso(now),
@@ -179,7 +181,8 @@ async function alertOnce(
       policy,
       resets_at: nowIso(u.resets_at),
     },
-  });
+  };
+  const payload = JSON.stringify(body);
   // The endpoints of the team's members that name the event (budget events are subscribed to by name).
   const hooks = await d
     .select({ id: webhooks.id, userId: webhooks.userId })

@@ -5,6 +5,7 @@
  */
 import { and, count, desc, eq, lt } from "drizzle-orm";
 import { newId, nowIso } from "../../contract/ids.js";
+import type { TestEventPayload } from "../../contract/webhook-payloads.schema.js";
 import { mintWebhookSecret } from "../../contract/webhook-signature.js";
 import {
   type CreateWebhookBody,
@@ -216,12 +217,13 @@ export async function redeliver(d: Db, env: AppEnv, w: WebhookRow, eventId: stri
 export async function sendTest(d: Db, env: AppEnv, w: WebhookRow) {
   const eventId = newId("evt");
   const createdAt = nowIso();
-  const payload = JSON.stringify({
+  const body: TestEventPayload = {
     id: eventId,
     type: TEST_EVENT_TYPE,
     created_at: createdAt,
     data: { webhook_id: w.id, message: "a test delivery from StarForge" },
-  });
+  };
+  const payload = JSON.stringify(body);
   await d
     .insert(schema.webhookDeliveries)
     .values({

@@ -1,0 +1,44 @@
+/**
+ * GET /v1/openapi.json: the OpenAPI 3.1 document of this API (contract/openapi.json, generated from the
+ * routes by `npm run gen:openapi`; test/worker/openapi.test.ts fails when it is not current). Public, like
+ * /v1/health: a client generator or a gateway reads it before it has a token.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { sha256Hex } from "../../contract/digest.js";
+import document from "../../contract/openapi.json";
+import type { Env } from "../auth/middleware.js";
+import { ifNoneMatch } from "../http.js";
+import { describe } from "../openapi/describe.js";
+
+const text = JSON.stringify(document);
+let etag: Promise<string> | null = null;
+
+export const openapiRoutes = new Hono<Env>().get(
+  "/openapi.json",
+  describe({
+    id: "getOpenApiDocument",
+    tag: "Health",
+    summary: "This OpenAPI document",
+    description:
+      "The document of the API this server serves (`info.version` is its release). Cacheable: answers " +
+      "carry an ETag and `If-None-Match` gets 304.",
+    auth: "none",
+    headers: { "If-None-Match": { description: "The ETag of the copy you hold" } },
+    ok: {
+      200: {
+        description: "An OpenAPI 3.1 document",
+        json: z.looseObject({ openapi: z.string(), info: z.looseObject({ version: z.string() }) }),
+      },
+      304: { description: "Not modified since the ETag sent" },
+    },
+  }),
+  async (c) => {
+    etag ??= sha256Hex(text).then((h) => `"${h.slice(0, 32)}"`);
+    const tag = await etag;
+    c.header("ETag", tag);
+    c.header("Cache-Control", "public, max-age=300");
+    if (ifNoneMatch(c.req.header("if-none-match"), tag)) return c.body(null, 304);
+    return c.body(text, 200, { "content-type": "application/json; charset=UTF-8" });
+  },
+);
