@@ -1,11 +1,12 @@
 /** What a webhook endpoint receives for a job event: the delivery's exact JSON body. Pure. */
+import type { JobEventPayload } from "../../contract/webhook-payloads.schema.js";
 import { jobEventId, transitionEventType } from "../../contract/webhooks.schema.js";
 import type { EventJob, JobEventRecord } from "../fleet/outbox-entry.js";
 
 /** The JSON body every endpoint receives for a job event (docs/operations.md "Webhooks"). */
 export function jobEventPayload(e: JobEventRecord, job: EventJob): string {
   const detail = JSON.parse(e.detail) as Record<string, unknown>;
-  return JSON.stringify({
+  const payload: JobEventPayload = {
     id: jobEventId(e.job_id, e.seq),
     type: transitionEventType(e),
     created_at: e.ts,
@@ -22,5 +23,6 @@ export function jobEventPayload(e: JobEventRecord, job: EventJob): string {
       reason: typeof detail.reason === "string" ? detail.reason : null,
       detail,
     },
-  });
+  };
+  return JSON.stringify(payload);
 }
