@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { FleetNetwork, JobView, QuotaBody, Role } from "./api.schema.js";
-import { DiagnosisView } from "./diagnosis-policy.js";
+import { DiagnosisView, FleetDiagnosis } from "./diagnosis-policy.js";
 import {
   DrainBlocker,
   DryRunJob,
@@ -19,7 +19,7 @@ import {
 } from "./fleet.schema.js";
 import { PriorityClass } from "./priority-classes.js";
 import { ProfileEntry } from "./profile-grammar.js";
-import { TransitionView } from "./readback.schema.js";
+import { Json, TransitionView } from "./readback.schema.js";
 import { SecretView } from "./secrets.schema.js";
 import { BUDGET_POLICIES, TeamQuota } from "./teams.js";
 import { DeliveryAttempt } from "./webhooks.schema.js";
@@ -104,6 +104,8 @@ export const FleetView = z.looseObject({
   preemptions_per_minute: z.number().int().default(10),
   /** Absent from servers older than placement: none. */
   labels: z.record(z.string(), z.string()).default({}),
+  /** The fleet's own diagnosis rules (docs/operations.md "A fleet's own rules"); absent from older servers. */
+  diagnosis: FleetDiagnosis.optional(),
   created_at: z.string(),
 });
 export type FleetView = z.infer<typeof FleetView>;
@@ -228,11 +230,21 @@ export const LogLine = z.looseObject({
 });
 export type LogLine = z.infer<typeof LogLine>;
 
+/** Per (rank, stream): what is readable, what waits for a missing line, and where the stream ended. */
+export const LogStreamState = z.looseObject({
+  rank: z.number().int(),
+  stream: z.string(),
+  released_to: z.number().int(),
+  held: z.number().int(),
+  eof_seq: z.number().int().nullable(),
+});
+
 export const LogsPage = z.looseObject({
   run_id: z.string(),
   lines: z.array(LogLine),
   next_offset: z.number().int(),
   ended: z.boolean(),
+  streams: z.array(LogStreamState),
 });
 export type LogsPage = z.infer<typeof LogsPage>;
 
@@ -259,6 +271,8 @@ export const Artifact = z.looseObject({
   digest: z.string().nullable(),
   verified: z.boolean(),
   stored: z.boolean(),
+  /** Whatever JSON the client attached (evaluation scores, …). */
+  metrics: z.record(z.string(), Json).nullable(),
   registered_at: z.string(),
 });
 export type Artifact = z.infer<typeof Artifact>;
@@ -324,11 +338,14 @@ export type TeamUsage = z.infer<typeof TeamUsage>;
 
 export const WebhookView = z.looseObject({
   id: z.string(),
+  user_id: z.string(),
   url: z.string(),
   events: z.array(z.string()),
   fleet_id: z.string().nullable(),
   description: z.string(),
   secret_prefix: z.string(),
+  /** While a rotated-out secret still signs deliveries (24 h), when it stops; else null. */
+  previous_secret_expires_at: z.string().nullable(),
   created_at: z.string(),
 });
 export type WebhookView = z.infer<typeof WebhookView>;
@@ -339,6 +356,7 @@ export const WebhookList = z.looseObject({ webhooks: z.array(WebhookView) });
 
 export const DeliveryView = z.looseObject({
   id: z.string(),
+  webhook_id: z.string(),
   type: z.string(),
   job_id: z.string().nullable(),
   state: z.string(),
@@ -347,6 +365,7 @@ export const DeliveryView = z.looseObject({
   last_error: z.string().nullable(),
   next_attempt_at: z.string().nullable(),
   created_at: z.string(),
+  delivered_at: z.string().nullable(),
   attempt_log: z.array(DeliveryAttempt),
 });
 export type DeliveryView = z.infer<typeof DeliveryView>;

@@ -30,7 +30,7 @@ const CLI_VERSION = /^[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(?:[-+][0-9A-Za-z.+-]{1,
  * Never refused for an old sf: health, which states the versions, and the routes of agents and running
  * jobs, which are not sf (nor is anything that sends no version header: browsers, curl, scrapers).
  */
-function versionExempt(path: string): boolean {
+export function versionExempt(path: string): boolean {
   return path === "/v1/health" || path.startsWith("/v1/ingest/") || path.startsWith("/v1/agents/");
 }
 
@@ -66,7 +66,7 @@ export const MAX_INGEST_BODY_BYTES = 16 * MiB;
 /** Uploads that stream to R2 under their own limit, SF_MAX_BLOB_BYTES (services/verified-put.ts). */
 const STREAMED_UPLOADS = [/^\/v1\/blobs\/[^/]+$/, /^\/v1\/ingest\/artifact\/blob\//];
 
-function bodyLimitOf(method: string, path: string): number | null {
+export function bodyLimitOf(method: string, path: string): number | null {
   if (method === "PUT" && STREAMED_UPLOADS.some((re) => re.test(path))) return null;
   return path.startsWith("/v1/ingest/") ? MAX_INGEST_BODY_BYTES : MAX_JSON_BODY_BYTES;
 }

@@ -55,9 +55,14 @@ const INGEST_PREFIX = "/v1/ingest/";
  */
 const UNLIMITED_ROUTES = new Set(["GET /v1/health", "HEAD /v1/health"]);
 
+/** Whether a request to `method path` passes the failed-login limiter (it may be refused with 429). */
+export function loginLimited(method: string, path: string): boolean {
+  return !UNLIMITED_ROUTES.has(`${method} ${path}`) && !path.startsWith(INGEST_PREFIX);
+}
+
 export const authenticate: MiddlewareHandler<Env> = async (c, next) => {
   const route = `${c.req.method} ${c.req.path}`;
-  if (UNLIMITED_ROUTES.has(route) || c.req.path.startsWith(INGEST_PREFIX)) return next();
+  if (!loginLimited(c.req.method, c.req.path)) return next();
   // The web console calling in-process for a signed-in session (auth/delegation.ts).
   const onBehalfOf = delegatedPrincipal(c.req.raw);
   if (onBehalfOf) {

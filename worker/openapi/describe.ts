@@ -9,7 +9,7 @@
 import type { MiddlewareHandler } from "hono";
 import { describeRoute } from "hono-openapi";
 import { type ZodType, z } from "zod";
-import { ERROR_CODES, type ErrorCode } from "../../contract/errors.js";
+import type { ErrorCode } from "../../contract/errors.js";
 import { componentRegistry } from "./components.js";
 
 /** Who may call a route: a person's token, a node's credential, a run's ingest token, or anyone. */
@@ -54,6 +54,9 @@ export interface RouteDoc {
 /** The marker `document.ts` uses to tell a converted schema from a literal one. */
 export const CONVERT = Symbol.for("starforge.openapi.convert");
 
+/** Where an operation carries its declared error codes until document.ts writes the error answers. */
+export const ERROR_CODES_KEY = "x-starforge-error-codes";
+
 type Io = "input" | "output";
 
 /**
@@ -77,6 +80,10 @@ export function schemaOf(schema: ZodType, io: Io) {
           if (io === "output" && ctx.jsonSchema.additionalProperties === false) {
             delete ctx.jsonSchema.additionalProperties;
           }
+          // zod names some string checks as formats JSON Schema does not know (`starts_with`, …): the
+          // pattern beside it says the same, so only the standard ones stay.
+          const format = ctx.jsonSchema.format;
+          if (typeof format === "string" && !STANDARD_FORMATS.has(format)) delete ctx.jsonSchema.format;
           // A date is sent as its ISO string.
           if (ctx.zodSchema._zod.def.type === "date") {
             ctx.jsonSchema.type = "string";
@@ -92,6 +99,36 @@ export function schemaOf(schema: ZodType, io: Io) {
     },
   };
 }
+
+/** JSON Schema 2020-12's defined formats (§7.3), and OpenAPI's. */
+const STANDARD_FORMATS = new Set([
+  "date-time",
+  "date",
+  "time",
+  "duration",
+  "email",
+  "idn-email",
+  "hostname",
+  "idn-hostname",
+  "ipv4",
+  "ipv6",
+  "uri",
+  "uri-reference",
+  "iri",
+  "iri-reference",
+  "uuid",
+  "uri-template",
+  "json-pointer",
+  "relative-json-pointer",
+  "regex",
+  "int32",
+  "int64",
+  "float",
+  "double",
+  "byte",
+  "binary",
+  "password",
+]);
 
 /** zod writes references to named schemas as `#/$defs/<id>`; in the document they live in components. */
 function toComponents(node: unknown, suffix: string): unknown {
@@ -115,27 +152,6 @@ const AUTH_SECURITY: Record<Auth, Record<string, string[]>[]> = {
   none: [],
 };
 
-/** The error body with `code` narrowed to the codes that can answer with this status. */
-function errorAnswer(codes: ErrorCode[]) {
-  const status = ERROR_CODES[codes[0]!];
-  return {
-    description: `${status}: ${codes.join(", ")}`,
-    content: {
-      "application/json": {
-        schema: {
-          allOf: [
-            { $ref: "#/components/schemas/Error" },
-            {
-              type: "object",
-              properties: { error: { type: "object", properties: { code: { enum: [...codes].sort() } } } },
-            },
-          ],
-        },
-      },
-    },
-  };
-}
-
 function answerOf(a: Answer) {
   if (a instanceof z.ZodType) {
     return { description: "OK", content: { "application/json": { schema: schemaOf(a, "output") } } };
@@ -158,22 +174,19 @@ function answerOf(a: Answer) {
   };
 }
 
-/** Every code a route may answer: its own, and those its auth, role and body add. */
+/**
+ * The codes a route may answer by what it declares: its own, and those its credential, role, body and
+ * query add. Those of the middleware every request passes (the version handshake, the failed-login
+ * limiter, the body limit) are added by path when the document is built (document.ts).
+ */
 export function errorCodesOf(d: RouteDoc): ErrorCode[] {
   const codes = new Set<ErrorCode>(d.errors ?? []);
-  codes.add("INTERNAL");
-  codes.add("CLI_TOO_OLD");
   const auth = d.auth ?? "user";
-  // A locked-out address or token is refused before anything else, public routes included.
-  if (auth !== "ingest") codes.add("TOO_MANY_FAILED_LOGINS");
   if (auth !== "none") codes.add("UNAUTHENTICATED");
-  if (auth === "user" || auth === "user_or_agent") codes.add("TOKEN_REVOKED");
+  // Any bearer token is resolved before the route runs: a revoked person's token is refused as such.
+  if (auth !== "none" && auth !== "ingest") codes.add("TOKEN_REVOKED");
   if (d.role) codes.add("FORBIDDEN");
-  if (d.body) {
-    codes.add("BAD_REQUEST");
-    codes.add("PAYLOAD_TOO_LARGE");
-  }
-  if (d.query) codes.add("BAD_REQUEST");
+  if (d.body || d.query) codes.add("BAD_REQUEST");
   return [...codes];
 }
 
@@ -196,16 +209,8 @@ function queryParameters(query: z.ZodObject) {
 }
 
 export function describe(d: RouteDoc): MiddlewareHandler {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of errorCodesOf(d)) {
-    const s = ERROR_CODES[code];
-    byStatus.set(s, [...(byStatus.get(s) ?? []), code]);
-  }
   const responses: Record<string, unknown> = {};
   for (const [status, a] of Object.entries(d.ok)) responses[status] = answerOf(a);
-  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    responses[String(status)] = errorAnswer(codes);
-  }
   const auth = d.auth ?? "user";
   const body = d.body instanceof z.ZodType ? { schema: d.body } : d.body;
   const roleLine = d.role ? `Role: ${d.role} or above.` : undefined;
@@ -223,6 +228,8 @@ export function describe(d: RouteDoc): MiddlewareHandler {
   return describeRoute({
     operationId: d.id,
     tags: [d.tag],
+    // Turned into the error answers by document.ts, with the middleware's codes.
+    [ERROR_CODES_KEY]: errorCodesOf(d),
     summary: d.summary,
     ...(description ? { description } : {}),
     security: AUTH_SECURITY[auth],

@@ -8,9 +8,11 @@
 import type { Hono } from "hono";
 import { generateSpecs } from "hono-openapi";
 import type { ZodType } from "zod";
-import { ERROR_CODES } from "../../contract/errors.js";
+import { ERROR_CODES, type ErrorCode } from "../../contract/errors.js";
 import { PRODUCT_VERSION } from "../../contract/version.js";
-import { CONVERT, schemaOf } from "./describe.js";
+import { loginLimited } from "../auth/middleware.js";
+import { bodyLimitOf, versionExempt } from "../http.js";
+import { CONVERT, ERROR_CODES_KEY, schemaOf } from "./describe.js";
 import { TAGS, WEBHOOKS } from "./webhooks.js";
 
 type Obj = Record<string, unknown>;
@@ -115,6 +117,67 @@ export function wildcards(paths: Obj): Obj {
   return out;
 }
 
+/** The error body with `code` narrowed to the codes that can answer with this status. */
+export function errorAnswer(codes: ErrorCode[]) {
+  const status = ERROR_CODES[codes[0]!];
+  return {
+    description: `${status}: ${codes.join(", ")}`,
+    content: {
+      "application/json": {
+        schema: {
+          allOf: [
+            { $ref: "#/components/schemas/Error" },
+            {
+              type: "object",
+              properties: { error: { type: "object", properties: { code: { enum: [...codes].sort() } } } },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The codes a request to `method path` can get from the middleware before its route runs
+ * (worker/app.ts): the version handshake (a malformed or too old `starforge-cli-version`), the failed-login
+ * limiter, the body limit, and INTERNAL from anywhere.
+ */
+function middlewareCodes(method: string, path: string, hasBody: boolean): ErrorCode[] {
+  const codes: ErrorCode[] = ["INTERNAL"];
+  const concrete = path.replace(/\{[^}]+\}/g, "x");
+  if (!versionExempt(concrete)) codes.push("CLI_TOO_OLD", "BAD_REQUEST");
+  if (loginLimited(method.toUpperCase(), concrete)) codes.push("TOO_MANY_FAILED_LOGINS");
+  if (hasBody && bodyLimitOf(method.toUpperCase(), concrete) !== null) codes.push("PAYLOAD_TOO_LARGE");
+  return codes;
+}
+
+/** Every operation's error answers: its declared codes and its middleware's, one answer per status. */
+function errorAnswers(paths: Obj): Obj {
+  const out: Obj = {};
+  for (const [path, item] of Object.entries(paths)) {
+    const ops: Obj = {};
+    for (const [method, raw] of Object.entries(item as Obj)) {
+      const { [ERROR_CODES_KEY]: declared, ...op } = raw as Obj & { responses: Obj };
+      const codes = new Set<ErrorCode>([
+        ...((declared as ErrorCode[] | undefined) ?? []),
+        // A body is read (and limited) whenever one is sent: a POST that takes none still refuses a huge one.
+        ...middlewareCodes(method, path, "requestBody" in op || ["post", "put", "patch"].includes(method)),
+      ]);
+      const byStatus = new Map<number, ErrorCode[]>();
+      for (const code of codes)
+        byStatus.set(ERROR_CODES[code], [...(byStatus.get(ERROR_CODES[code]) ?? []), code]);
+      const responses: Obj = { ...op.responses };
+      for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+        responses[String(status)] = errorAnswer(list);
+      }
+      ops[method] = { ...op, responses };
+    }
+    out[path] = ops;
+  }
+  return out;
+}
+
 const ERROR_SCHEMA = {
   type: "object",
   description:
@@ -173,7 +236,7 @@ export async function buildDocument(app: Hono<any, any, any>): Promise<Obj> {
     defaultValidationErrorResponse: false,
   })) as unknown as Obj;
   const schemas: Schemas = { ...((generated.components as Obj | undefined)?.schemas as Schemas) };
-  const paths = wildcards((await convertLeftovers(generated.paths, schemas)) as Obj);
+  const paths = errorAnswers(wildcards((await convertLeftovers(generated.paths, schemas)) as Obj));
   const webhooks: Obj = {};
   for (const [name, hook] of Object.entries(WEBHOOKS)) {
     const body = await schemaOf(hook.payload, "output").toOpenAPISchema();

@@ -6,11 +6,13 @@
 import { desc } from "drizzle-orm";
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { Hono } from "hono";
+import { z } from "zod";
 import { API_VERSION, MIN_CLI_VERSION, PRODUCT_VERSION } from "../../contract/version.js";
 import { db } from "../../d1/client.js";
 import type { Env } from "../auth/middleware.js";
 import { config } from "../env.js";
 import { AppError } from "../errors.js";
+import { describe } from "../openapi/describe.js";
 import { errorFields, log } from "../services/log.js";
 
 export const API_PREFIX = "v1";
@@ -66,22 +68,60 @@ async function appliedMigration(d1: D1Database): Promise<string | null> {
   }
 }
 
-export const healthRoutes = new Hono<Env>().get("/health", async (c) => {
-  let applied: string | null;
-  try {
-    applied = await appliedMigration(c.env.DB);
-  } catch (err) {
-    log("error", "health: D1 unreachable", errorFields(err));
-    throw new AppError("UNAVAILABLE", "the ledger database is unreachable");
-  }
-  return c.json({
-    ok: true,
-    api: API_PREFIX,
-    time: new Date().toISOString(),
-    version: PRODUCT_VERSION,
-    api_version: API_VERSION,
-    min_cli_version: MIN_CLI_VERSION,
-    build: config(c.env).build,
-    migrations: { applied, expected: EXPECTED_MIGRATION, up_to_date: applied === EXPECTED_MIGRATION },
-  });
+/** GET /v1/health: what is running, and whether D1's schema is the one this bundle expects. */
+const Health = z.looseObject({
+  ok: z.literal(true),
+  /** The path prefix, `v1`. */
+  api: z.string(),
+  time: z.string(),
+  /** The server's release (also `starforge-server-version`). */
+  version: z.string(),
+  /** The API generation (also `starforge-api-version`). */
+  api_version: z.number().int(),
+  /** The oldest sf accepted (also `starforge-min-cli-version`). */
+  min_cli_version: z.string(),
+  /** SF_BUILD (e.g. a git sha); `dev` when unset. */
+  build: z.string(),
+  migrations: z.looseObject({
+    /** The last migration applied to D1; null when D1 was never migrated. */
+    applied: z.string().nullable(),
+    /** The newest migration this bundle was built with. */
+    expected: z.string(),
+    up_to_date: z.boolean(),
+  }),
 });
+
+export const healthRoutes = new Hono<Env>().get(
+  "/health",
+  describe({
+    id: "getHealth",
+    tag: "Health",
+    summary: "Liveness, versions and the ledger's schema",
+    description:
+      "Public, cheap (one D1 read) and never refused for failed logins or an old sf. " +
+      "`migrations.up_to_date` false means D1 is behind this Worker or was migrated by another release. " +
+      "HEAD answers the same status without a body.",
+    auth: "none",
+    ok: { 200: Health },
+    errors: ["UNAVAILABLE"],
+  }),
+  async (c) => {
+    let applied: string | null;
+    try {
+      applied = await appliedMigration(c.env.DB);
+    } catch (err) {
+      log("error", "health: D1 unreachable", errorFields(err));
+      throw new AppError("UNAVAILABLE", "the ledger database is unreachable");
+    }
+    return c.json({
+      ok: true,
+      api: API_PREFIX,
+      time: new Date().toISOString(),
+      version: PRODUCT_VERSION,
+      api_version: API_VERSION,
+      min_cli_version: MIN_CLI_VERSION,
+      build: config(c.env).build,
+      migrations: { applied, expected: EXPECTED_MIGRATION, up_to_date: applied === EXPECTED_MIGRATION },
+    });
+  },
+);

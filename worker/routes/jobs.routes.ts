@@ -76,7 +76,10 @@ async function act(c: Ctx, action: JobAction) {
   return c.json({ job: unwrap(result) });
 }
 
-const JOB_ACTION_ERRORS = ["JOB_NOT_FOUND", "INVALID_TRANSITION", "QUOTA_EXCEEDED"] as const;
+/** A job read fresh from its fleet (freshJob): not found, or 503 while the ledger refuses writes. */
+const FRESH_JOB_ERRORS = ["JOB_NOT_FOUND", "UNAVAILABLE"] as const;
+/** An action: those, the fleet's refusal of the transition, or an admission not confirmed yet. */
+const JOB_ACTION_ERRORS = [...FRESH_JOB_ERRORS, "INVALID_TRANSITION", "CONFLICT"] as const;
 
 /** POST /jobs/:id/{stop,pause,resume}: one description, the verb changes. */
 const describeAction = (verb: "stop" | "pause" | "resume", what: string) =>
@@ -88,7 +91,7 @@ const describeAction = (verb: "stop" | "pause" | "resume", what: string) =>
     role: "operator",
     body: { schema: JobActionBody, optional: true },
     ok: { 200: JobAnswer },
-    errors: verb === "resume" ? [...JOB_ACTION_ERRORS] : ["JOB_NOT_FOUND", "INVALID_TRANSITION"],
+    errors: verb === "resume" ? [...JOB_ACTION_ERRORS, "QUOTA_EXCEEDED"] : [...JOB_ACTION_ERRORS],
   });
 
 export const jobsRoutes = new Hono<Env>()
@@ -177,7 +180,7 @@ export const jobsRoutes = new Hono<Env>()
       query: JobListQuery,
       headers: { "If-None-Match": { description: "The ETag of the page last read" } },
       ok: { 200: JobList, 304: { description: "Not modified since the ETag sent" } },
-      errors: ["USER_NOT_FOUND", "FLEET_NOT_FOUND"],
+      errors: ["USER_NOT_FOUND", "FLEET_NOT_FOUND", "UNAVAILABLE"],
     }),
     requireRole("viewer"),
     async (c) => {
@@ -255,7 +258,7 @@ export const jobsRoutes = new Hono<Env>()
       summary: "A job: its spec, runs, events and why it failed",
       role: "viewer",
       ok: { 200: JobDetailResponse },
-      errors: ["JOB_NOT_FOUND"],
+      errors: [...FRESH_JOB_ERRORS],
     }),
     requireRole("viewer"),
     async (c) => {

@@ -5,6 +5,7 @@
  */
 import { and, count, desc, eq, lt } from "drizzle-orm";
 import { newId, nowIso } from "../../contract/ids.js";
+import type { DeliveryView, WebhookView } from "../../contract/responses.schema.js";
 import type { TestEventPayload } from "../../contract/webhook-payloads.schema.js";
 import { mintWebhookSecret } from "../../contract/webhook-signature.js";
 import {
@@ -30,7 +31,7 @@ type DeliveryRow = typeof schema.webhookDeliveries.$inferSelect;
 export const ROTATION_GRACE_MS = 24 * 3_600_000;
 
 /** What any read shows: never the secret, only its first characters to tell secrets apart. */
-export function webhookView(w: WebhookRow) {
+export function webhookView(w: WebhookRow): WebhookView {
   return {
     id: w.id,
     user_id: w.userId,
@@ -47,7 +48,7 @@ export function webhookView(w: WebhookRow) {
   };
 }
 
-export function deliveryView(d: DeliveryRow) {
+export function deliveryView(d: DeliveryRow): DeliveryView {
   return {
     id: d.eventId,
     webhook_id: d.webhookId,

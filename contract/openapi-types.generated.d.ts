@@ -1,0 +1,17990 @@
+// Generated from contract/openapi.json by `npm run gen:openapi`: do not edit.
+export interface paths {
+    "/v1/admin/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The control plane's metrics, for Prometheus
+         * @description Prometheus's text exposition format 0.0.4, `Cache-Control: no-store`; every series is in docs/operations.md "Metrics". A fleet whose object does not answer is `starforge_fleet_up 0` and the scrape still succeeds.
+         *
+         *     Role: admin or above.
+         */
+        get: operations["getControlPlaneMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the checkpoint a run continues from
+         * @description For the agent launching a run that resumes (`LaunchRequest.resume_from`): only checkpoints, and only of runs the agent's own fleet scheduled. The `ETag` is the registered digest; the agent hashes the bytes and refuses a mismatch. 404 `NOT_FOUND`: another fleet's run, no such checkpoint, or bytes never uploaded; 404 `BLOB_NOT_FOUND`: the bytes are gone from storage.
+         */
+        get: operations["downloadAgentCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open the agent's WebSocket to its fleet
+         * @description A WebSocket upgrade authenticated by the node credential, handed to the fleet's Durable Object, which owns the socket from then on (frames, heartbeats and reconciliation: docs/agent-protocol.md). 400 `BAD_REQUEST` without `Upgrade: websocket`; 403 `FORBIDDEN` for a user token; 401 `NODE_REVOKED` once an admin revoked or removed the node.
+         */
+        get: operations["connectAgent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agents/enroll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trade a one-shot enrollment token for a node id and an agent credential
+         * @description Public: the enrollment token in the body is the credential. It is spent atomically, so only one caller can use it, and only before it expires. Enrollment mints a node id and a credential; it does not register a node (the agent's hello does, over its socket). 503 `UNAVAILABLE` when `SF_JWT_SECRET` is not configured (checked before the token is spent); 404 `FLEET_NOT_FOUND` when the token's fleet was deleted (the token is spent by then). A failed enrollment counts as a failed login.
+         */
+        post: operations["enrollAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first
+         * @description Administrative and security-relevant actions, one entry each, recorded once the action succeeded. Pages by `cursor` (the previous page's `next_cursor`, null on the last page).
+         *
+         *     Role: admin or above.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a device login (sf login without a token)
+         * @description Public; no body is needed (one is ignored). Show the person `user_code` and `verification_uri`, then poll POST /v1/auth/device/token every `interval` seconds. `device_code` is a secret: whoever holds it receives the token.
+         */
+        post: operations["startDeviceLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/device/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll a device login for its token
+         * @description Public. 200 exactly once per approved code, with a new personal access token of the approver (no expiry). Every other answer is a 400 with an RFC 8628 code: `AUTHORIZATION_PENDING` and `SLOW_DOWN` (poll again after `details.interval` seconds), `ACCESS_DENIED`, `EXPIRED_TOKEN`, `INVALID_GRANT`.
+         */
+        post: operations["pollDeviceLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blobs/{digest}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a blob (HEAD: does it exist?)
+         * @description GET: the bytes, for an admin, the blob's first uploader, a user whose job references it, or an agent of a fleet running a job that references it; read rights are checked before existence, so a digest you may not read is 403 whether it exists or not. HEAD (served by this route) is the upload dedupe probe for operators, admins and agents, with no per-blob right: 200 with `Content-Length` and `ETag` when the blob exists, 404 when it does not, no body either way (403 for viewers).
+         */
+        get: operations["getBlob"];
+        /**
+         * Upload a blob's bytes under their digest
+         * @description Raw bytes, streamed to storage with a fixed length, which verifies them against the digest in the URL: nothing whose bytes hash otherwise is stored. Write-once: a digest already stored answers 200 with `created: false` and its body is not read. Up to `SF_MAX_BLOB_BYTES`; larger blobs, and any over the Worker's request limit, go through POST /v1/blobs/{digest}/uploads. 400 `BAD_REQUEST`: the body had another length than its Content-Length.
+         *
+         *     Role: operator or above.
+         */
+        put: operations["putBlob"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blobs/{digest}/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open or resume a direct multipart upload of a large blob
+         * @description `mode: "exists"`: the blob is stored already; `"worker"`: no direct upload is configured and the blob fits a request, PUT it to /v1/blobs/{digest}; `"multipart"`: a presigned PUT URL per part, and the parts an interrupted attempt already stored (`resumed: true`, answered 200). (docs/api.md "Direct uploads")
+         *
+         *     Role: operator or above.
+         */
+        post: operations["startBlobUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blobs/{digest}/uploads/{upload}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Give up a multipart upload
+         * @description Its records go and object storage is asked to abort it.
+         *
+         *     Role: operator or above.
+         */
+        delete: operations["abortBlobUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blobs/{digest}/uploads/{upload}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assemble a multipart upload and accept it as the blob
+         * @description Object storage assembles the reported parts; the result is accepted only if it hashes to the digest (on a mismatch nothing is kept and the upload is gone). `created: false` when another upload stored the blob meanwhile. 409 `UPLOAD_INCOMPLETE`: parts not reported yet (`details.part`, `details.missing`), or refused by object storage.
+         *
+         *     Role: operator or above.
+         */
+        post: operations["completeBlobUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blobs/{digest}/uploads/{upload}/parts/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Record that a part of a multipart upload is stored
+         * @description With the ETag the part's presigned PUT answered and the sha256 of the bytes sent; reporting a part again replaces its record. 400 `BAD_REQUEST`: `n` out of range, or a size other than the part's (`details.expected`).
+         *
+         *     Role: operator or above.
+         */
+        put: operations["reportBlobUploadPart"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/capsule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The job capsule new jobs get
+         * @description The digests of `bootstrap.sh` and `runner.pyz`; 404 until one is published.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getCapsule"];
+        /**
+         * Publish the job capsule new jobs get
+         * @description Exactly `bootstrap.sh` and `runner.pyz`, each already uploaded with PUT /v1/blobs/{digest} (422 `BLOB_MISSING` names those that are not). Jobs already admitted keep the capsule they have.
+         *
+         *     Role: admin or above.
+         */
+        put: operations["publishCapsule"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole recipe catalog: every recipe and its versions
+         * @description Recipes by name, each one's versions ascending by semver (pre-releases before their release). The answer's ETag is the catalog digest; `If-None-Match` is not evaluated.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getCatalog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalog/{framework}/{method}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One recipe, `framework/method`, with all its versions
+         * @description Role: viewer or above.
+         */
+        get: operations["getRecipe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalog/recipes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a recipe version
+         * @description Versions are immutable: republishing identical content changes nothing (200, `created: false`); new content for an existing name and version is ALREADY_EXISTS. An invalid recipe is BAD_REQUEST with `details.issues`.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["publishRecipe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List fleets, sorted by name
+         * @description Role: viewer or above.
+         */
+        get: operations["listFleets"];
+        put?: never;
+        /**
+         * Create a fleet
+         * @description Its Durable Object is configured before the D1 row is written. A window with an unknown time zone is a 400 `BAD_REQUEST`; a taken name a 409 `ALREADY_EXISTS` (`details.fleet`: the existing fleet, when the pre-check finds it).
+         *
+         *     Role: admin or above.
+         */
+        post: operations["createFleet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fleet and what its Durable Object sees now
+         * @description `:fleet` is the fleet's name or id (`flt_…`). `fleet` is the D1 row; the rest (nodes, totals, queue, and the top-level `draining`, `drain_note` and `windows`) is the Fleet DO's live state.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getFleet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a fleet's settings
+         * @description `:fleet` is the fleet's name or id (`flt_…`). Only the fields sent change (`network`, `labels` and `diagnosis` are replaced whole); a body with none of them changes nothing. The new configuration is pushed to the Fleet DO, which runs a scheduling pass. `draining` is changed by the maintenance routes, not here. A window with an unknown time zone is a 400 `BAD_REQUEST`.
+         *
+         *     Role: admin or above.
+         */
+        patch: operations["updateFleet"];
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/enrollment-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a one-shot enrollment token for an agent joining the fleet
+         * @description `:fleet` is the fleet's name or id (`flt_…`). The token (`sfe_…`) is shown once; an agent trades it for its credential at POST /v1/agents/enroll.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["createEnrollmentToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fleet's maintenance state: its drain, what it holds and what still blocks it
+         * @description `:fleet` is the fleet's name or id (`flt_…`). Maintenance can start when `blockers` is empty; `paused`, `held` and `blockers` are empty when the fleet is not draining.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getFleetMaintenance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/maintenance/drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a fleet into drain for maintenance
+         * @description `:fleet` is the fleet's name or id (`flt_…`). New submits are refused (409 `FLEET_DRAINING` with the note), queued jobs are held and running resumable jobs paused (checkpoint, then release); running jobs that cannot resume are listed as `blockers`. Idempotent: draining a draining fleet moves nothing twice and replaces the note.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["drainFleet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/maintenance/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a fleet's drain
+         * @description `:fleet` is the fleet's name or id (`flt_…`). Every job the drain paused or held and that is still `PAUSED` is queued again in its original place (`resumed`); a scheduling pass runs. No body is read. Resuming a fleet that is not draining changes nothing.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["resumeFleet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a fleet's nodes, live from its Durable Object
+         * @description Each node with its GPUs, and `cordoned`, `cordon_note` and `revoked` beside its status.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["listFleetNodes"];
+        put?: never;
+        /**
+         * Register a node in a fleet, or update it (an upsert by name)
+         * @description `:fleet` is the fleet's name or id (`flt_…`). The node becomes `ready` and the fleet runs a scheduling pass; 201 also when it updated an existing node. 409 `CONFLICT`: the name is an agent's node (it registers itself), or the change would drop allocated GPU indices or change the series of a node that holds allocations.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["registerFleetNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/nodes/{node}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a node that holds no run
+         * @description Answers `"node": null`; an agent of that node stays refused (`NODE_REVOKED`). 409 `CONFLICT` while a run holds GPUs there, or for a node listed by its agent's cluster. `:fleet` is the fleet's name or id, `:node` the node's name or id. Recorded in the audit log.
+         *
+         *     Role: admin or above.
+         */
+        delete: operations["removeNode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/nodes/{node}/cordon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cordon a node: no new runs are placed on it
+         * @description The runs already there go on; queued jobs that only fit there wait with their pending reason. `:fleet` is the fleet's name or id, `:node` the node's name or id. Recorded in the audit log.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["cordonNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/nodes/{node}/drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Drain a node: cordon it and move its resumable jobs elsewhere
+         * @description Each job running there that can resume from a checkpoint is stopped (it checkpoints) and queued again at once (`requeued`); jobs that cannot resume go on and are listed in `blockers`. `:fleet` is the fleet's name or id, `:node` the node's name or id. Recorded in the audit log.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["drainNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/nodes/{node}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a node's agent: disconnect it and refuse its credential
+         * @description Its socket is closed at once, its credential is refused from then on (401 `NODE_REVOKED`) and the node is cordoned; its runs are handled like a lost agent's. 409 `CONFLICT` for a node without an agent of its own (registered by an admin, or reached through a cluster agent). `:fleet` is the fleet's name or id, `:node` the node's name or id. Recorded in the audit log.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["revokeNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/nodes/{node}/uncordon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Uncordon a node: it takes new runs again
+         * @description A scheduling pass runs at once. No body is read. 409 `CONFLICT` for a revoked node: its agent must enroll again. `:fleet` is the fleet's name or id, `:node` the node's name or id. Recorded in the audit log.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["uncordonNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a fleet's secrets by name (never their values)
+         * @description `:fleet` is a fleet name or id.
+         *
+         *     Role: operator or above.
+         */
+        get: operations["listFleetSecrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleets/{fleet}/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Store or replace a fleet's secret
+         * @description For every job on the fleet that names it and has none of that name of its own. Body and answers as PUT /v1/secrets/{name}.
+         *
+         *     Role: admin or above.
+         */
+        put: operations["setFleetSecret"];
+        post?: never;
+        /**
+         * Remove a fleet's secret
+         * @description Role: admin or above.
+         */
+        delete: operations["deleteFleetSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness, versions and the ledger's schema
+         * @description Public, cheap (one D1 read) and never refused for failed logins or an old sf. `migrations.up_to_date` false means D1 is behind this Worker or was migrated by another release. HEAD answers the same status without a body.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/artifact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an artifact (a checkpoint, an export, a report)
+         * @description Without `digest` (the original client) a reference: `path` is recorded as given and nothing is downloadable. With `digest` the bytes must have been uploaded (PUT to the target from /artifact/upload), and hash to it. 422 `BLOB_MISSING`: no bytes were uploaded for `path`; 400 `BLOB_DIGEST_MISMATCH`: they hash to another digest; 400 `BAD_REQUEST` also when their size is not `size_bytes`, or an uploaded artifact's path breaks the upload path rules.
+         */
+        post: operations["ingestArtifact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/artifact/blob/{run}/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload an artifact's bytes (the Worker upload target)
+         * @description The path after the run is the artifact's path, percent-encoded per segment. The body streams to storage, which refuses it unless it hashes to `digest`; a path uploaded again is overwritten, the same bytes again are not rewritten (200, `created: false`). Up to `SF_MAX_BLOB_BYTES`. 400 `BAD_REQUEST` also for an invalid path or a body shorter or longer than its Content-Length; 403 `FORBIDDEN`: `run` is not the token's run.
+         */
+        put: operations["putIngestArtifactBlob"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/artifact/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where to PUT an artifact's bytes
+         * @description This Worker's PUT /v1/ingest/artifact/blob/{run}/{path} (with `X-StarForge-Token` in `headers`), or with R2's S3 API configured a presigned PUT to a staging key, valid one hour, signed for exactly `size_bytes`. 400 `BAD_REQUEST` also for a path that is absolute or has empty, `.` or `..` segments, backslashes or control characters.
+         */
+        post: operations["getIngestArtifactUploadTarget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/blobs/{digest}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pull mode: fetch a blob the run's job references
+         * @description For a workload that cannot see its agent's disk: one of the token's job's capsule files or workspace blobs, by digest. 403 `FORBIDDEN`: the job does not reference it; 404 `NOT_FOUND`: the fleet does not know the token's run; 404 `BLOB_NOT_FOUND`: the bytes are gone from storage.
+         */
+        get: operations["pullIngestBlob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pull mode: fetch a checkpoint of a run of the same job
+         * @description The run's `resume_from`, as GET /v1/agents/checkpoint serves it to agents. 403 `FORBIDDEN`: `run` is not a run of the token's job; 404 `NOT_FOUND`: it registered no such checkpoint, or its bytes were never uploaded; 404 `BLOB_NOT_FOUND`: they are gone from storage.
+         */
+        get: operations["pullIngestCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/environment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report an environment probe
+         * @description `run_id` and whatever the client found (image, packages, Python, hostname…), stored whole (≤ 256 KiB of JSON) once per distinct content, up to 1000 per run. Past those limits `accepted` is 0 and `rejected` says why (`OVER_LIMIT`).
+         */
+        post: operations["ingestEnvironment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/environment/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report the run's nodes
+         * @description `nodes`: up to 1024 of `{ hostname, cpu?, gpu?, … }`, each stored by hostname (a later entry replaces it). Only a body that is not JSON or a wrong envelope fails the request (400); items are checked one by one, the valid ones stored and the others listed in `rejected` with `INVALID_ITEM` or `OVER_LIMIT`.
+         */
+        post: operations["ingestEnvironmentNodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/hardware": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report hardware samples
+         * @description `points`: up to 256 of `{ key, value, node_id?, worker_id?, gpu_idx?, gpu_uuid?, ts? }`, stored under (key, node_id, worker_id, gpu_idx, ts), so a retried batch is idempotent. Only a body that is not JSON or a wrong envelope fails the request (400); items are checked one by one, the valid ones stored and the others listed in `rejected` with `INVALID_ITEM` or `OVER_LIMIT`.
+         */
+        post: operations["ingestHardware"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/hparams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report hyperparameters
+         * @description Each top-level name is stored with its JSON value; a later report overwrites the names it repeats and keeps the others.
+         */
+        post: operations["ingestHparams"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/lifecycle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report that a rank started, succeeded or failed
+         * @description Goes to the job's fleet first (with the token's epoch), then into the run's record; a replayed report changes nothing. `outcome`: `applied` or `ignored` (the run was over, or the rank had exited); `stop`: the control plane wants this workload gone. 409 `CONFLICT` (`details.outcome: "stale_epoch"`): the token's epoch is not the run's current one; 404 `NOT_FOUND`: the fleet does not know this run or rank.
+         */
+        post: operations["ingestLifecycle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report log lines
+         * @description With `seq` (the capsule's runner): each chunk is one line (≤ 16 KiB) of `stdout` (default) or `stderr`, chunk i being line `seq + i`, and a replay stores nothing new. Without `seq` (the original client): terminal text (chunks ≤ 64 KiB) for the rank's `console` stream, split into lines. Up to 1000 chunks; `accepted` counts lines. 400 `BAD_REQUEST` also for `seq` with `stream: "console"`, or another stream without `seq`. Only a body that is not JSON or a wrong envelope fails the request (400); items are checked one by one, the valid ones stored and the others listed in `rejected` with `INVALID_ITEM` or `OVER_LIMIT`.
+         */
+        post: operations["ingestLogs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report metric points
+         * @description `points`: up to 256 of `{ key, step, value, ts? }`, `value` a number or `"nan"`, `"inf"`, `"-inf"`. Each finite point is stored under (key, step), a rewrite replacing it; a non-finite loss is the run's NAN_LOSS anomaly. Only a body that is not JSON or a wrong envelope fails the request (400); items are checked one by one, the valid ones stored and the others listed in `rejected` with `INVALID_ITEM` or `OVER_LIMIT`.
+         */
+        post: operations["ingestMetrics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/notice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why and by when the run is being stopped
+         * @description For the runner when SIGTERM comes: `notice` is null while nobody asked the run to stop; once a stop, pause, drain, window or preemption did, its reason, cause and the SIGKILL deadline.
+         */
+        get: operations["getIngestStopNotice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/rendezvous": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a node rank and wait for the run's world
+         * @description Stores this node rank's address (rank 0 also its port) for the token's lease epoch, then waits up to `wait_ms` for every rank: `waiting` (with `missing`), `complete` (with `master` and `hosts`), or `failed` when the run is over. 400 `BAD_REQUEST` also for a `node_rank` outside the run's nodes, an `nnodes` that is not the run's, or rank 0 without `port`; 409 `CONFLICT`: the token's epoch is stale; 404 `NOT_FOUND`: the fleet does not know this run.
+         */
+        post: operations["ingestRendezvous"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/validation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a chunk of a step's validation samples
+         * @description `samples`: up to 256 of `{ idx, reward?, user?, assistant?, env? }` (≤ 512 KiB each), stored under (step, idx) so a retried chunk is idempotent. 400 `BAD_REQUEST` also for `chunk_index` ≥ `total_chunks` or a `dist` over 512 KiB. Only a body that is not JSON or a wrong envelope fails the request (400); items are checked one by one, the valid ones stored and the others listed in `rejected` with `INVALID_ITEM` or `OVER_LIMIT`.
+         */
+        post: operations["ingestValidation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List jobs, newest first
+         * @description Your jobs by default; `all=1` or another `user` (admins) lists others'. Pages by `cursor` (the previous page's `next_cursor`). Answers carry an ETag; `If-None-Match` gets 304 while nothing changed.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["listJobs"];
+        put?: never;
+        /**
+         * Submit a job, or a job array admitted all or none
+         * @description The body is a JobSpec, or `{ "jobs": [JobSpec, …] }` (what `sf sweep` sends). Admission runs its checks cheapest first and a refusal leaves nothing behind (docs/api.md "POST /v1/jobs"). `?dry_run=1` decides the submit as the fleet would now and undoes it.
+         *
+         *     Role: operator or above.
+         */
+        post: operations["submitJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A job: its spec, runs, events and why it failed
+         * @description Role: viewer or above.
+         */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The artifacts a run registered
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). By step (unnumbered last), then path. `stored`: the bytes were uploaded and can be downloaded; `verified`: the server checked them against `digest`.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["listJobArtifacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/artifacts/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An artifact's bytes
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). 404 `NOT_FOUND` also when the run registered no artifact at `path`, or registered it by path only (no bytes uploaded); 404 `BLOB_NOT_FOUND`: the bytes are gone from storage.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["downloadJobArtifact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/environment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's environment probes and nodes
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). `probes`: each distinct probe as the client sent it (without `run_id`); `nodes`: the job's nodes by hostname.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getJobEnvironment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's timeline: its ledger row, rank reports and the job's transitions
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). `lifecycle`: what its ranks reported (the first report of each event per rank); `transitions`: the job's state changes from this run's dispatch to its end.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getJobRunEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/hardware": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's hardware series, or one key's samples
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). A series is (key, node_id, worker_id, gpu_idx). Without `key`: every series with its count and latest sample. With `key`: its samples in time order grouped by series, paged with `after` (epoch ms or ISO-8601) and `limit`; `next_after` is null on the last page.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getJobHardware"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/hparams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's hyperparameters as it last reported them
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). Each top-level name with its JSON value; `updated_at` null when none was reported.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getJobHparams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a run's log lines, or a live tail (SSE)
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). Lines in readback order from cursor `offset`, `next_offset` is the next page's. With `follow=1` the answer is `text/event-stream`: a `retry: 2000` line and a comment, then each released line from `offset` on as an event whose `id` is its cursor and whose `data` is the line object (JSON), pushed as new lines are released; a `: keep-alive` comment every 15 s while idle; once the run is over, the remaining lines, then `event: end` with `data: {"next_offset": N}`, and the stream closes. `Last-Event-ID` resumes after that cursor (over `offset`).
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getJobLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/logs/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every released log line of a run, as a text file
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). One line per log line in cursor order, written `<rank> <stream> <text>`; `rank` and `stream` keep only those lines. Streamed page by page; a run the ledger shows as over is marked over first, so the file holds every line it will have.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["downloadJobLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's metric keys, or one key's series by step
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). Without `key`: every key with its point count and the point at its highest step. With `key`: that series by step, paged with `after` (a step) and `limit`; `next_after` is the next page's `after`, null on the last.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getJobMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a job
+         * @description Stops the run with a checkpoint and holds the job PAUSED, keeping no GPUs.
+         *
+         *     Role: operator or above.
+         */
+        post: operations["pauseJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a job
+         * @description Queues a paused job again; it continues from its last checkpoint.
+         *
+         *     Role: operator or above.
+         */
+        post: operations["resumeJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a job
+         * @description Stops the job's run (with a checkpoint attempt) and ends the job STOPPED.
+         *
+         *     Role: operator or above.
+         */
+        post: operations["stopJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/validation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run's validation steps, or one step's samples
+         * @description Your own job's, or any job's for an admin; `run` picks one of its runs (default: the current run, else the latest). Without `step`: every step's summary. With `step`: its summary and its samples by `idx`, paged with `after` (an idx) and `limit`; `next_after` is null on the last page. 404 `NOT_FOUND` also when the run reported nothing for that step.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getJobValidation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller and their effective quota
+         * @description The quota is the one an admin set, or the default quota when none was.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI document
+         * @description The document of the API this server serves (`info.version` is its release). Cacheable: answers carry an ETag and `If-None-Match` gets 304.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/priority-classes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List priority classes, highest value first
+         * @description The five built-in classes (as an admin changed them) and the ones admins added.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["listPriorityClasses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/priority-classes/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a priority class, or add one
+         * @description Changes the attributes given (the others keep their value), or adds the class: then `value` is required and the rest default to `preemptible: true`, `grace_seconds: 120`, `min_runtime_seconds: 600`, `may_borrow: true`. Every fleet has the new list before the answer. An invalid `:name`, or a new class without `value`, is a 400 `BAD_REQUEST`.
+         *
+         *     Role: admin or above.
+         */
+        put: operations["setPriorityClass"];
+        post?: never;
+        /**
+         * Remove a priority class an admin added
+         * @description Jobs of that class are scheduled as `normal` from then on. A built-in class cannot be removed (409 `CONFLICT`: change it with PUT); an invalid `:name` is a 400 `BAD_REQUEST`.
+         *
+         *     Role: admin or above.
+         */
+        delete: operations["deletePriorityClass"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List GPU profiles, sorted by name
+         * @description Role: viewer or above.
+         */
+        get: operations["listProfiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or replace a GPU profile
+         * @description The body is the profile without its name (the path's). `default_gpus` must fit one node or be a multiple of `gpus_per_node`. An invalid `:name` is a 400 `BAD_REQUEST`, checked before the body. Answers 200 whether it created or replaced the profile.
+         *
+         *     Role: admin or above.
+         */
+        put: operations["setProfile"];
+        post?: never;
+        /**
+         * Delete a GPU profile
+         * @description Jobs and quotas that name it are not checked.
+         *
+         *     Role: admin or above.
+         */
+        delete: operations["deleteProfile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your secrets by name (never their values)
+         * @description `?user=NAME` (admins): another user's.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["listSecrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Store or replace one of your secrets
+         * @description `:name` is an environment variable name (not one StarForge sets). The value is 8 characters to 32 KiB, without NUL, and never comes back from any route.
+         *
+         *     Role: operator or above.
+         */
+        put: operations["setSecret"];
+        post?: never;
+        /**
+         * Remove one of your secrets
+         * @description `?user=NAME` (admins): another user's. Runs already launched keep the value they were given; a queued job naming it fails to launch, saying why. Another user's secret answers SECRET_NOT_FOUND.
+         *
+         *     Role: operator or above.
+         */
+        delete: operations["deleteSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/secrets/rewrap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Seal every stored secret again under the current SF_SECRETS_KEY
+         * @description After SF_SECRETS_KEY was rotated (the old key listed in SF_SECRETS_OLD_KEYS), so the old key can be dropped. Safe to repeat; a value set meanwhile is never overwritten. `unreadable` lists values sealed with a key that is neither current nor listed.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["rewrapSecrets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List teams, by name, with their members, quotas and budgets
+         * @description Role: viewer or above.
+         */
+        get: operations["listTeams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A team, with its members, quotas and budget
+         * @description Role: viewer or above.
+         */
+        get: operations["getTeam"];
+        /**
+         * Create a team, or change its description
+         * @description Names are lowercase `[a-z0-9-]`, starting with a letter, at most 32 characters. Every fleet decides with the change from its next decision on; recorded in the audit log as `team.set`.
+         *
+         *     Role: admin or above.
+         */
+        put: operations["setTeam"];
+        post?: never;
+        /**
+         * Delete a team, its memberships and its quotas
+         * @description A member whose primary team it was gets another of their teams as primary. Jobs keep their team's name and are scheduled as a team without quotas. Recorded as `team.delete`.
+         *
+         *     Role: admin or above.
+         */
+        delete: operations["deleteTeam"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{name}/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a team's GPU-hour budget per month and/or week, and what a spent one does
+         * @description Every field is optional: absent keeps it, `null` means no budget for that period. `policy`: `refuse` (default), `pause` or `borrow_free`. Metered at once: a budget set below what the team used binds from this answer on. Recorded as `team.budget.set`.
+         *
+         *     Role: admin or above.
+         */
+        put: operations["setTeamBudget"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{name}/members/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add a user to a team, or change their membership
+         * @description `primary: true` makes this the user's primary team; a user's first team is primary. `"primary": false` on their primary team is a CONFLICT: make another team primary instead. Recorded as `team.member.set`.
+         *
+         *     Role: admin or above.
+         */
+        put: operations["setTeamMember"];
+        post?: never;
+        /**
+         * Remove a user from a team
+         * @description If it was their primary team, another of their teams becomes primary. Recorded as `team.member.delete`.
+         *
+         *     Role: admin or above.
+         */
+        delete: operations["removeTeamMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{name}/quotas/{fleet}/{series}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a team's quota for one GPU series of one fleet
+         * @description `:fleet` is a fleet name or id. `guaranteed` is required; `borrow_limit` and `lend_limit` default to `null` (no limit but the fleet's size; all of the guarantee), `weight` to 1. Lowering a quota below what the team holds stops nothing. Recorded as `team.quota.set`.
+         *
+         *     Role: admin or above.
+         */
+        put: operations["setTeamQuota"];
+        post?: never;
+        /**
+         * Remove a team's quota for one GPU series of one fleet
+         * @description `:fleet` is a fleet name or id. Recorded as `team.quota.delete`.
+         *
+         *     Role: admin or above.
+         */
+        delete: operations["deleteTeamQuota"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List personal access tokens, newest first
+         * @description The caller's own, or another user's with `user` (admins only, unless it is the caller's own name). `last_used_at` is updated at most once an hour per token.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Create a personal access token for the caller
+         * @description `token` is the secret, shown only in this answer.
+         *
+         *     Role: viewer or above.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a token
+         * @description Your own (the one making the request included), or anyone's for an admin. Revoking a revoked token succeeds and changes nothing. Someone else's token answers 404 like no token, so ids cannot be probed.
+         *
+         *     Role: viewer or above.
+         */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's GPU usage, active jobs and quota
+         * @description The caller's, or another user's with `user` (admins only, unless it is the caller's own name). Your own usage is read-your-writes, as GET /v1/jobs (503 `UNAVAILABLE` while D1 refuses writes). GPU-hour figures include open runs up to now; `fleets` is every fleet's node capacity.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GPU usage per team and fleet in a budget period
+         * @description From the ledger: finished allocations by UTC day, plus open runs up to now. Admins see every team and the jobs of no team (`team: null`); others only the teams they are members of. `lost_*` is the part of the GPU time preempted runs trained past their last checkpoint (within `gpu_seconds`).
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getTeamUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every user, sorted by name
+         * @description Role: admin or above.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Create a user, and by default their first token
+         * @description With `with_token` (the default) the user's first token, named `initial`, is minted in the same D1 batch: both exist or neither. The token is shown only in this answer.
+         *
+         *     Role: admin or above.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role or disabled flag
+         * @description Omitted fields stay as they are; a body with neither changes nothing and answers the user. An admin cannot disable or demote themselves (409 `CONFLICT`).
+         *
+         *     Role: admin or above.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/v1/users/{name}/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's effective quota
+         * @description Non-admins may read only their own (403 `FORBIDDEN`). The user is looked up first, so an unknown name is 404 `USER_NOT_FOUND` whoever asks.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getUserQuota"];
+        /**
+         * Replace a user's quota
+         * @description A full quota: omitted optional fields take their defaults. Every fleet gets it at once and queued jobs are scheduled against it; a lower `max_jobs` applies from the next submit or resume.
+         *
+         *     Role: admin or above.
+         */
+        put: operations["setUserQuota"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhooks, newest first
+         * @description `?user=NAME`: another user's (admins only, unless it is your own name).
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook: an endpoint that receives your job events, signed
+         * @description `events` defaults to job.succeeded, job.failed and job.stopped; `*` is every job event. Duplicate events are dropped. `secret` signs every delivery and is shown only in this answer. At most 20 webhooks per user (QUOTA_EXCEEDED).
+         *
+         *     Role: operator or above.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook (never its secret)
+         * @description Owner or admin: anyone else's answers WEBHOOK_NOT_FOUND, like one that does not exist.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook and all its deliveries
+         * @description Owner or admin. Pending deliveries are not sent any more (one in flight still completes).
+         *
+         *     Role: operator or above.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's deliveries, newest first
+         * @description Owner or admin. Pages by `cursor` (the previous page's `next_cursor`). Finished deliveries are kept 30 days.
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{delivery}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery, with the body every attempt sends
+         * @description Owner or admin. `:delivery` is the delivery's `id` (the event id, `webhook-id`).
+         *
+         *     Role: viewer or above.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{delivery}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a delivery again now, with a fresh retry budget
+         * @description Owner or admin. No body. Whatever its state; the same id and body, so a receiver that deduplicates on `webhook-id` processes it once.
+         *
+         *     Role: operator or above.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a webhook's signing secret
+         * @description Owner or admin. No body. The new secret is shown only in this answer; for 24 hours (`previous_secret_expires_at`) deliveries carry both signatures, so either secret verifies.
+         *
+         *     Role: operator or above.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a webhook.test delivery to this webhook
+         * @description Owner or admin. No body. Sent, retried and listed like any delivery, whatever the webhook's `events`.
+         *
+         *     Role: operator or above.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "job-event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A job event
+         * @description Sent for each subscribed job event (`job.succeeded`, `job.failed`, …, `job.preempted`, `job.anomaly`), signed per Standard Webhooks (docs/api.md "Verifying a delivery"). A `job.failed` is sent once its diagnosis is known, and carries it in `data.detail.diagnosis`.
+         */
+        post: operations["webhook_job_event"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook-test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test delivery
+         * @description Sent by POST /v1/webhooks/{id}/test to that endpoint only.
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team-budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A team's budget threshold
+         * @description `team.budget_warning` at 80 % and `team.budget_exhausted` at 100 % of a period's GPU-hour budget, to the team's members whose endpoints subscribe to it by name.
+         */
+        post: operations["webhook_team_budget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        Artifact: {
+            path: string;
+            kind: string;
+            step: number | null;
+            size_bytes: number | null;
+            digest: string | null;
+            verified: boolean;
+            stored: boolean;
+            metrics: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+            registered_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AuditEntry: {
+            seq: number;
+            at: string;
+            actor: string;
+            actor_id: string | null;
+            action: string;
+            target: string;
+            ip: string | null;
+            user_agent: string | null;
+            details: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        Diagnosis: {
+            /** @enum {string} */
+            class: "CUDA_OOM" | "HOST_OOM" | "NCCL_TIMEOUT" | "NCCL_ERROR" | "GPU_HARDWARE" | "CUDA_ERROR" | "NAN_LOSS" | "HANG" | "DATALOADER" | "DISK_FULL" | "IMPORT_ERROR" | "FILE_NOT_FOUND" | "HF_ACCESS" | "NETWORK" | "SIGNAL" | "TIMEOUT" | "NODE_LOST" | "USER_EXCEPTION" | "UNKNOWN";
+            summary: string;
+            rank: number | null;
+            node: string | null;
+            line: ({
+                rank: number;
+                stream: string;
+                seq: number;
+                cursor: number | null;
+                text: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            hint: string;
+            action: {
+                /** @enum {string} */
+                policy: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
+                retried: boolean;
+                why: string;
+                cordoned: string | null;
+            } & {
+                [key: string]: unknown;
+            };
+            rule: number | null;
+            diagnosed_at: string;
+            from_logs: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        Digest: string;
+        DryRunJob: {
+            /** @enum {string} */
+            would: "start" | "preempt" | "wait";
+            placement: {
+                rank: number;
+                pool: string;
+                node_id: string;
+                gpu_indices: number[];
+            }[];
+            pending_reasons: {
+                /** @enum {string} */
+                code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                message: string;
+                /** @default {} */
+                details: {
+                    [key: string]: string | number | boolean | null;
+                };
+            }[];
+            preempts: ({
+                job_id: string;
+                name: string;
+                user_id: string;
+                priority_class: string;
+                gpus: number;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description Every error answer: a stable `code` to switch on (never the message), a message for people, and facts about the refusal in `details` (docs/api.md "Errors"). */
+        Error: {
+            error: {
+                /** @enum {string} */
+                code: "ACCESS_DENIED" | "ALREADY_EXISTS" | "AUTHORIZATION_PENDING" | "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH" | "BLOB_MISSING" | "BLOB_NOT_FOUND" | "BLOB_TOO_LARGE" | "BUDGET_EXHAUSTED" | "CLI_TOO_OLD" | "CONFLICT" | "DELIVERY_NOT_FOUND" | "ENROLLMENT_TOKEN_INVALID" | "EXPIRED_TOKEN" | "FLEET_DRAINING" | "FLEET_NOT_FOUND" | "FORBIDDEN" | "FRAMEWORK_VERSION_UNSUPPORTED" | "HF_ACCESS_DENIED" | "HF_NOT_FOUND" | "HF_REVISION_NOT_FOUND" | "HF_TOKEN_REQUIRED" | "HF_UNAVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "IMAGE_NOT_ALLOWED" | "IMAGE_REQUIRED" | "INTERNAL" | "INVALID_DIGEST" | "INVALID_GRANT" | "INVALID_HYPERPARAMS" | "INVALID_PROFILE" | "INVALID_SPEC" | "INVALID_TRANSITION" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "JOB_NOT_FOUND" | "LENGTH_REQUIRED" | "NODE_NOT_FOUND" | "NODE_REVOKED" | "NOT_FOUND" | "NO_ELIGIBLE_FLEET" | "PAYLOAD_TOO_LARGE" | "PRIORITY_CLASS_NOT_ALLOWED" | "PRIORITY_CLASS_UNKNOWN" | "PROFILE_NOT_ALLOWED" | "PROFILE_NOT_FOUND" | "QUOTA_EXCEEDED" | "RECIPE_LOCK_STALE" | "RECIPE_NOT_FOUND" | "RECIPE_VERSION_NOT_FOUND" | "RUNTIME_UNSUPPORTED" | "SECRETS_UNAVAILABLE" | "SECRET_MISSING" | "SECRET_NOT_FOUND" | "SLOW_DOWN" | "TEAM_NOT_MEMBER" | "TEAM_UNKNOWN" | "TOKEN_NOT_FOUND" | "TOKEN_REVOKED" | "TOO_MANY_FAILED_LOGINS" | "UNAUTHENTICATED" | "UNAVAILABLE" | "UPLOAD_INCOMPLETE" | "UPLOAD_NOT_FOUND" | "USER_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
+                message: string;
+                details?: unknown;
+            };
+        };
+        Fleet: {
+            id: string;
+            name: string;
+            kind: string;
+            description: string;
+            image_allowlist: string[];
+            windows: unknown[];
+            draining: boolean;
+            drain_note: string | null;
+            network: components["schemas"]["FleetNetwork"];
+            /**
+             * @default refuse
+             * @enum {string}
+             */
+            hf_unavailable: "refuse" | "admit";
+            /** @default 10 */
+            preemptions_per_minute: number;
+            /** @default {} */
+            labels: {
+                [key: string]: string;
+            };
+            diagnosis?: {
+                /** @default [] */
+                rules: {
+                    pattern?: string;
+                    exit_code?: number;
+                    /** @enum {string} */
+                    class: "CUDA_OOM" | "HOST_OOM" | "NCCL_TIMEOUT" | "NCCL_ERROR" | "GPU_HARDWARE" | "CUDA_ERROR" | "NAN_LOSS" | "HANG" | "DATALOADER" | "DISK_FULL" | "IMPORT_ERROR" | "FILE_NOT_FOUND" | "HF_ACCESS" | "NETWORK" | "SIGNAL" | "TIMEOUT" | "NODE_LOST" | "USER_EXCEPTION" | "UNKNOWN";
+                    hint?: string;
+                    /** @enum {string} */
+                    action?: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
+                }[];
+                /** @default {} */
+                actions: {
+                    [key: string]: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
+                };
+            };
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        FleetNetwork: {
+            /** @default {} */
+            env: {
+                [key: string]: string;
+            };
+            /** @default 300 */
+            rendezvous_timeout_seconds: number;
+            /** @default null */
+            port_range: [
+                number,
+                number
+            ] | null;
+        };
+        FleetNetworkInput: {
+            /** @default {} */
+            env: {
+                [key: string]: string;
+            };
+            /** @default 300 */
+            rendezvous_timeout_seconds: number;
+            /** @default null */
+            port_range: [
+                number,
+                number
+            ] | null;
+        };
+        JobDetail: {
+            id: string;
+            name: string;
+            user_id: string;
+            fleet_id: string;
+            /** @enum {string} */
+            status: "QUEUED" | "SUBMITTED" | "PENDING" | "RUNNING" | "SUCCEEDED" | "FAILED" | "STOPPED" | "PAUSED";
+            priority: number;
+            /** @default normal */
+            priority_class: string;
+            /** @default null */
+            team: string | null;
+            gpus: number;
+            recipe: string;
+            pending_reasons: {
+                /** @enum {string} */
+                code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                message: string;
+                /** @default {} */
+                details: {
+                    [key: string]: string | number | boolean | null;
+                };
+            }[];
+            current_run_id: string | null;
+            created_at: string;
+            updated_at: string;
+            user?: string;
+            profile?: string | null;
+            started_at?: string | null;
+            ended_at?: string | null;
+            runs: components["schemas"]["Run"][];
+        } & {
+            [key: string]: unknown;
+        };
+        JobEvent: {
+            seq: number;
+            ts: string;
+            from: string | null;
+            to: string;
+            edge: string;
+            actor: string;
+            detail: components["schemas"]["JsonValue"];
+        } & {
+            [key: string]: unknown;
+        };
+        JobSpec: {
+            /** @constant */
+            api_version: "starforge.dev/v1";
+            metadata: {
+                name: string;
+                experiment?: string;
+                project?: string;
+                /** @default {} */
+                labels: {
+                    [key: string]: string;
+                };
+                sweep?: {
+                    id: string;
+                    index: number;
+                    params: {
+                        [key: string]: string | number | boolean;
+                    };
+                };
+            };
+            recipe: {
+                name: string;
+                version: string;
+                digest: components["schemas"]["Digest"];
+            };
+            framework: {
+                kind: string;
+                version: string;
+                runtime_id: string;
+                /** @default null */
+                image: string | null;
+            };
+            source: {
+                workspace: components["schemas"]["Digest"] | null;
+                /** @default . */
+                experiment_dir: string;
+            };
+            /** @default {} */
+            model: {
+                hf_repo?: string;
+                revision?: string;
+            };
+            /** @default {} */
+            data: {
+                hf_dataset?: string;
+                revision?: string;
+            };
+            resources: {
+                fleet?: string;
+                fleets?: string[];
+                fleet_selector?: {
+                    /** @default {} */
+                    labels: {
+                        [key: string]: string;
+                    };
+                    kinds?: ("process" | "docker" | "kuberay" | "slurm")[];
+                };
+                team?: string;
+                pools: {
+                    name: string;
+                    profile: string;
+                    series: string;
+                    nodes: number;
+                    gpus_per_node: number;
+                }[];
+                /** @default {} */
+                roles: {
+                    [key: string]: string;
+                };
+            };
+            /** @default {} */
+            hyperparams: {
+                [key: string]: string | number | boolean;
+            };
+            /** @default [] */
+            secrets: string[];
+            /**
+             * @default {
+             *       "max_retries": 2,
+             *       "retry_on_user_failure": false
+             *     }
+             */
+            lifecycle: {
+                priority?: number;
+                priority_class?: string;
+                /** @default 2 */
+                max_retries: number;
+                /** @default false */
+                retry_on_user_failure: boolean;
+                resumable?: boolean;
+                max_runtime_seconds?: number;
+                placement_timeout_seconds?: number;
+                preemption_wait_seconds?: number;
+                /** @enum {string} */
+                on_anomaly?: "warn" | "stop";
+                hang_factor?: number;
+                hang_floor_seconds?: number;
+            };
+            provenance: {
+                git_commit: string | null;
+                git_dirty: boolean;
+                config_sha: components["schemas"]["Digest"];
+            };
+        };
+        JobSummary: {
+            id: string;
+            name: string;
+            user_id: string;
+            fleet_id: string;
+            /** @enum {string} */
+            status: "QUEUED" | "SUBMITTED" | "PENDING" | "RUNNING" | "SUCCEEDED" | "FAILED" | "STOPPED" | "PAUSED";
+            priority: number;
+            /** @default normal */
+            priority_class: string;
+            /** @default null */
+            team: string | null;
+            gpus: number;
+            recipe: string;
+            pending_reasons: {
+                /** @enum {string} */
+                code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                message: string;
+                /** @default {} */
+                details: {
+                    [key: string]: string | number | boolean | null;
+                };
+            }[];
+            current_run_id: string | null;
+            created_at: string;
+            updated_at: string;
+            user?: string;
+            profile?: string | null;
+            started_at?: string | null;
+            ended_at?: string | null;
+        };
+        JsonValue: string | number | boolean | null | components["schemas"]["JsonValue"][] | {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        LogLine: {
+            cursor: number;
+            rank: number;
+            stream: string;
+            seq: number;
+            ts: string;
+            line: string;
+        } & {
+            [key: string]: unknown;
+        };
+        MetricPoint: {
+            step: number;
+            value: number;
+            ts: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Node: {
+            id: string;
+            name: string;
+            series: string;
+            status: string;
+            agent: boolean;
+            lost_since: string | null;
+            runtime: string | null;
+            advertise_addr: string | null;
+            agent_id: string | null;
+            status_reason: string | null;
+            workloads: string[];
+            labels: {
+                [key: string]: string;
+            };
+            gpus: ({
+                index: number;
+                run_id: string | null;
+                job_id: string | null;
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @default false */
+            cordoned: boolean;
+            /** @default null */
+            cordon_note: string | null;
+            /** @default false */
+            revoked: boolean;
+            /** @default [] */
+            orphans: {
+                run_id: string;
+                rank: number | null;
+                epoch: number | null;
+                ref: string;
+                /** @enum {string} */
+                action: "stopped" | "reported";
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        PriorityClass: {
+            name: string;
+            value: number;
+            preemptible: boolean;
+            grace_seconds: number;
+            min_runtime_seconds: number;
+            may_borrow: boolean;
+            /** @default  */
+            description: string;
+            /** @default false */
+            builtin: boolean;
+        };
+        Profile: {
+            name: string;
+            series: string;
+            gpus_per_node: number;
+            default_gpus: number;
+            /** @default  */
+            description: string;
+        };
+        Quota: {
+            max_gpus: number;
+            max_jobs: number;
+            daily_gpu_hours: number;
+            /** @default [] */
+            allowed_profiles: string[];
+            /** @default 10 */
+            priority: number;
+            /** @default normal */
+            max_priority_class: string;
+        };
+        Run: {
+            id: string;
+            attempt: number;
+            epoch: number;
+            status: string;
+            placement: {
+                rank: number;
+                pool: string;
+                node_id: string;
+                gpu_indices: number[];
+            }[];
+            gpus: number;
+            allocated_at: string;
+            ended_at: string | null;
+            exit_code: number | null;
+            reason: string | null;
+            resumed_from: ({
+                run_id: string;
+                step: number | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @default false */
+            borrowed: boolean;
+            steps_lost?: number | null;
+            /** @default null */
+            diagnosis: components["schemas"]["Diagnosis"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        Secret: {
+            name: string;
+            /** @enum {string} */
+            scope: "user" | "fleet";
+            fleet: string | null;
+            set_by: string;
+            created_at: string;
+            updated_at: string;
+        };
+        Team: {
+            name: string;
+            description: string;
+            members: ({
+                user_id: string;
+                user: string;
+                primary: boolean;
+            } & {
+                [key: string]: unknown;
+            })[];
+            quotas: ({
+                fleet_id: string;
+                fleet: string;
+                series: string;
+                guaranteed: number;
+                /** @default null */
+                borrow_limit: number | null;
+                /** @default null */
+                lend_limit: number | null;
+                /** @default 1 */
+                weight: number;
+            } & {
+                [key: string]: unknown;
+            })[];
+            /**
+             * @default {
+             *       "monthly_gpu_hours": null,
+             *       "weekly_gpu_hours": null,
+             *       "policy": "refuse"
+             *     }
+             */
+            budget: {
+                monthly_gpu_hours: number | null;
+                weekly_gpu_hours: number | null;
+                policy: ("refuse" | "pause" | "borrow_free") | string;
+            } & {
+                [key: string]: unknown;
+            };
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Token: {
+            id: string;
+            name: string;
+            prefix: string;
+            created_at: string;
+            expires_at: string | null;
+            revoked_at: string | null;
+            last_used_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        User: {
+            id: string;
+            name: string;
+            email: string | null;
+            role: string;
+            disabled: boolean;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Webhook: {
+            id: string;
+            user_id: string;
+            url: string;
+            events: string[];
+            fleet_id: string | null;
+            description: string;
+            secret_prefix: string;
+            previous_secret_expires_at: string | null;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        WebhookDelivery: {
+            id: string;
+            webhook_id: string;
+            type: string;
+            job_id: string | null;
+            state: string;
+            attempts: number;
+            last_status_code: number | null;
+            last_error: string | null;
+            next_attempt_at: string | null;
+            created_at: string;
+            delivered_at: string | null;
+            attempt_log: {
+                n: number;
+                at: string;
+                status_code: number | null;
+                error: string | null;
+                duration_ms: number;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getControlPlaneMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics in Prometheus's text format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    downloadAgentCheckpoint: {
+        parameters: {
+            query: {
+                run: string;
+                path: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkpoint's bytes */
+            200: {
+                headers: {
+                    /** @description The digest it was registered with, quoted */
+                    ETag?: string;
+                    /** @description `attachment` with the file name */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: NODE_REVOKED, UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NODE_REVOKED" | "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND, BLOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    connectAgent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `websocket` */
+                Upgrade: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: the socket is open */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: NODE_REVOKED, UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NODE_REVOKED" | "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    enrollAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        node_id: string;
+                        fleet_id: string;
+                        fleet: string;
+                        credential: string;
+                        expires_at: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: ENROLLMENT_TOKEN_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ENROLLMENT_TOKEN_INVALID";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                actor?: string;
+                action?: string;
+                target?: string;
+                since?: string;
+                until?: string;
+                limit?: number;
+                cursor?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: components["schemas"]["AuditEntry"][];
+                        next_cursor: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    startDeviceLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        device_code: string;
+                        user_code: string;
+                        verification_uri: string;
+                        verification_uri_complete: string;
+                        expires_in: number;
+                        interval: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pollDeviceLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    device_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: string;
+                        user: string;
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: AUTHORIZATION_PENDING, SLOW_DOWN, ACCESS_DENIED, EXPIRED_TOKEN, INVALID_GRANT, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ACCESS_DENIED" | "AUTHORIZATION_PENDING" | "BAD_REQUEST" | "EXPIRED_TOKEN" | "INVALID_GRANT" | "SLOW_DOWN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBlob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                digest: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes (none on HEAD) */
+            200: {
+                headers: {
+                    /** @description The blob's size in bytes */
+                    "Content-Length"?: string;
+                    /** @description `"<digest>"` */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description 400: INVALID_DIGEST, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "INVALID_DIGEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: BLOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putBlob: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The body's exact size in bytes: the bytes are streamed to storage, never buffered */
+                "Content-Length": string;
+            };
+            path: {
+                digest: string;
+            };
+            cookie?: never;
+        };
+        /** @description The blob's bytes */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The digest was stored already (`created: false`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        digest: string;
+                        size: number;
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description Stored: a new blob */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        digest: string;
+                        size: number;
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description 400: INVALID_DIGEST, BLOB_DIGEST_MISMATCH, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH" | "INVALID_DIGEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 411: LENGTH_REQUIRED */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "LENGTH_REQUIRED";
+                        };
+                    };
+                };
+            };
+            /** @description 413: BLOB_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    startBlobUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                digest: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    size: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The blob exists, goes through the Worker, or an open upload is resumed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        mode: "exists";
+                        digest: string;
+                        size: number;
+                    } | {
+                        /** @constant */
+                        mode: "worker";
+                        digest: string;
+                        size: number;
+                    } | {
+                        /** @constant */
+                        mode: "multipart";
+                        digest: string;
+                        size: number;
+                        upload_id: string;
+                        part_size: number;
+                        part_count: number;
+                        stored: {
+                            number: number;
+                            size: number;
+                            etag: string;
+                            sha256: string;
+                        }[];
+                        urls: {
+                            number: number;
+                            /** Format: uri */
+                            url: string;
+                        }[];
+                        expires_at: string;
+                        resumed: boolean;
+                    };
+                };
+            };
+            /** @description A new multipart upload */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        mode: "exists";
+                        digest: string;
+                        size: number;
+                    } | {
+                        /** @constant */
+                        mode: "worker";
+                        digest: string;
+                        size: number;
+                    } | {
+                        /** @constant */
+                        mode: "multipart";
+                        digest: string;
+                        size: number;
+                        upload_id: string;
+                        part_size: number;
+                        part_count: number;
+                        stored: {
+                            number: number;
+                            size: number;
+                            etag: string;
+                            sha256: string;
+                        }[];
+                        urls: {
+                            number: number;
+                            /** Format: uri */
+                            url: string;
+                        }[];
+                        expires_at: string;
+                        resumed: boolean;
+                    };
+                };
+            };
+            /** @description 400: INVALID_DIGEST, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "INVALID_DIGEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: BLOB_TOO_LARGE, PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    abortBlobUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                digest: string;
+                upload: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        aborted: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: INVALID_DIGEST, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "INVALID_DIGEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: UPLOAD_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UPLOAD_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    completeBlobUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                digest: string;
+                upload: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        digest: string;
+                        size: number;
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description 400: INVALID_DIGEST, BLOB_DIGEST_MISMATCH, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH" | "INVALID_DIGEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: UPLOAD_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UPLOAD_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: UPLOAD_INCOMPLETE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UPLOAD_INCOMPLETE";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    reportBlobUploadPart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                digest: string;
+                upload: string;
+                n: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    size: number;
+                    etag: string;
+                    sha256: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        number: number;
+                        stored: number;
+                    };
+                };
+            };
+            /** @description 400: INVALID_DIGEST, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "INVALID_DIGEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: UPLOAD_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UPLOAD_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getCapsule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        files: {
+                            "bootstrap.sh": components["schemas"]["Digest"];
+                            "runner.pyz": components["schemas"]["Digest"];
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    publishCapsule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    files: {
+                        "bootstrap.sh": components["schemas"]["Digest"];
+                        "runner.pyz": components["schemas"]["Digest"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        files: {
+                            "bootstrap.sh": components["schemas"]["Digest"];
+                            "runner.pyz": components["schemas"]["Digest"];
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 422: BLOB_MISSING */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_MISSING";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalog */
+            200: {
+                headers: {
+                    /** @description The catalog digest, quoted */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        digest: components["schemas"]["Digest"];
+                        recipes: {
+                            name: string;
+                            latest: string;
+                            versions: {
+                                name: string;
+                                version: string;
+                                /** @default  */
+                                description: string;
+                                frameworks: {
+                                    kind: string;
+                                    versions: string[];
+                                    runtime_id: string;
+                                    /** @default null */
+                                    image: string | null;
+                                }[];
+                                /** @default {} */
+                                params: {
+                                    [key: string]: {
+                                        /** @constant */
+                                        type: "int";
+                                        default?: number;
+                                        min?: number;
+                                        max?: number;
+                                        /** @default  */
+                                        doc: string;
+                                    } | {
+                                        /** @constant */
+                                        type: "float";
+                                        default?: number;
+                                        min?: number;
+                                        max?: number;
+                                        /** @default  */
+                                        doc: string;
+                                    } | {
+                                        /** @constant */
+                                        type: "bool";
+                                        default?: boolean;
+                                        /** @default  */
+                                        doc: string;
+                                    } | {
+                                        /** @constant */
+                                        type: "string";
+                                        default?: string;
+                                        choices?: string[];
+                                        /** @default  */
+                                        doc: string;
+                                    };
+                                };
+                                entrypoint: {
+                                    /** @constant */
+                                    kind: "script";
+                                    path: string;
+                                    /** @enum {string} */
+                                    processes?: "per_node" | "per_gpu";
+                                } | {
+                                    /** @constant */
+                                    kind: "python";
+                                    module: string;
+                                    /** @enum {string} */
+                                    processes?: "per_node" | "per_gpu";
+                                };
+                                /** @default false */
+                                requires_image: boolean;
+                                /** @default {} */
+                                template: {
+                                    [key: string]: string;
+                                };
+                                digest: components["schemas"]["Digest"];
+                                published_at: string;
+                                published_by: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRecipe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                framework: string;
+                method: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        latest: string;
+                        versions: {
+                            name: string;
+                            version: string;
+                            /** @default  */
+                            description: string;
+                            frameworks: {
+                                kind: string;
+                                versions: string[];
+                                runtime_id: string;
+                                /** @default null */
+                                image: string | null;
+                            }[];
+                            /** @default {} */
+                            params: {
+                                [key: string]: {
+                                    /** @constant */
+                                    type: "int";
+                                    default?: number;
+                                    min?: number;
+                                    max?: number;
+                                    /** @default  */
+                                    doc: string;
+                                } | {
+                                    /** @constant */
+                                    type: "float";
+                                    default?: number;
+                                    min?: number;
+                                    max?: number;
+                                    /** @default  */
+                                    doc: string;
+                                } | {
+                                    /** @constant */
+                                    type: "bool";
+                                    default?: boolean;
+                                    /** @default  */
+                                    doc: string;
+                                } | {
+                                    /** @constant */
+                                    type: "string";
+                                    default?: string;
+                                    choices?: string[];
+                                    /** @default  */
+                                    doc: string;
+                                };
+                            };
+                            entrypoint: {
+                                /** @constant */
+                                kind: "script";
+                                path: string;
+                                /** @enum {string} */
+                                processes?: "per_node" | "per_gpu";
+                            } | {
+                                /** @constant */
+                                kind: "python";
+                                module: string;
+                                /** @enum {string} */
+                                processes?: "per_node" | "per_gpu";
+                            };
+                            /** @default false */
+                            requires_image: boolean;
+                            /** @default {} */
+                            template: {
+                                [key: string]: string;
+                            };
+                            digest: components["schemas"]["Digest"];
+                            published_at: string;
+                            published_by: string;
+                        }[];
+                        catalog_digest: components["schemas"]["Digest"];
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    publishRecipe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    version: string;
+                    /** @default  */
+                    description?: string;
+                    frameworks: {
+                        kind: string;
+                        versions: string[];
+                        runtime_id: string;
+                        /** @default null */
+                        image?: string | null;
+                    }[];
+                    /** @default {} */
+                    params?: {
+                        [key: string]: {
+                            /** @constant */
+                            type: "int";
+                            default?: number;
+                            min?: number;
+                            max?: number;
+                            /** @default  */
+                            doc?: string;
+                        } | {
+                            /** @constant */
+                            type: "float";
+                            default?: number;
+                            min?: number;
+                            max?: number;
+                            /** @default  */
+                            doc?: string;
+                        } | {
+                            /** @constant */
+                            type: "bool";
+                            default?: boolean;
+                            /** @default  */
+                            doc?: string;
+                        } | {
+                            /** @constant */
+                            type: "string";
+                            default?: string;
+                            choices?: string[];
+                            /** @default  */
+                            doc?: string;
+                        };
+                    };
+                    entrypoint: {
+                        /** @constant */
+                        kind: "script";
+                        path: string;
+                        /** @enum {string} */
+                        processes?: "per_node" | "per_gpu";
+                    } | {
+                        /** @constant */
+                        kind: "python";
+                        module: string;
+                        /** @enum {string} */
+                        processes?: "per_node" | "per_gpu";
+                    };
+                    /** @default false */
+                    requires_image?: boolean;
+                    /** @default {} */
+                    template?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Identical content was already published: nothing changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: boolean;
+                        recipe: {
+                            name: string;
+                            version: string;
+                            digest: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Published */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: boolean;
+                        recipe: {
+                            name: string;
+                            version: string;
+                            digest: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 409: ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ALREADY_EXISTS";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFleets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fleets: components["schemas"]["Fleet"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createFleet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @enum {string} */
+                    kind: "process" | "docker" | "kuberay" | "slurm";
+                    /** @default  */
+                    description?: string;
+                    /** @default [] */
+                    image_allowlist?: string[];
+                    /** @default [] */
+                    windows?: {
+                        series?: string;
+                        days: number[];
+                        start: string;
+                        end: string;
+                        /** @default UTC */
+                        tz?: string;
+                    }[];
+                    /**
+                     * @default {
+                     *       "env": {},
+                     *       "rendezvous_timeout_seconds": 300,
+                     *       "port_range": null
+                     *     }
+                     */
+                    network?: components["schemas"]["FleetNetworkInput"];
+                    /**
+                     * @default refuse
+                     * @enum {string}
+                     */
+                    hf_unavailable?: "refuse" | "admit";
+                    /** @default 10 */
+                    preemptions_per_minute?: number;
+                    /** @default {} */
+                    labels?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * @default {
+                     *       "rules": [],
+                     *       "actions": {}
+                     *     }
+                     */
+                    diagnosis?: {
+                        /** @default [] */
+                        rules?: {
+                            pattern?: string;
+                            exit_code?: number;
+                            /** @enum {string} */
+                            class: "CUDA_OOM" | "HOST_OOM" | "NCCL_TIMEOUT" | "NCCL_ERROR" | "GPU_HARDWARE" | "CUDA_ERROR" | "NAN_LOSS" | "HANG" | "DATALOADER" | "DISK_FULL" | "IMPORT_ERROR" | "FILE_NOT_FOUND" | "HF_ACCESS" | "NETWORK" | "SIGNAL" | "TIMEOUT" | "NODE_LOST" | "USER_EXCEPTION" | "UNKNOWN";
+                            hint?: string;
+                            /** @enum {string} */
+                            action?: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
+                        }[];
+                        /** @default {} */
+                        actions?: {
+                            [key: string]: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fleet: components["schemas"]["Fleet"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 409: ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ALREADY_EXISTS";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFleet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fleet_id: string;
+                        draining: boolean;
+                        drain_note: string | null;
+                        windows: {
+                            series?: string;
+                            days: number[];
+                            start: string;
+                            end: string;
+                            /** @default UTC */
+                            tz: string;
+                        }[];
+                        nodes: components["schemas"]["Node"][];
+                        totals: {
+                            gpus: number;
+                            allocated: number;
+                            free: number;
+                            queued: number;
+                            running: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        queue: ({
+                            job_id: string;
+                            user_id: string;
+                            priority: number;
+                            gpus: number;
+                            pending_reasons: {
+                                /** @enum {string} */
+                                code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                                message: string;
+                                /** @default {} */
+                                details: {
+                                    [key: string]: string | number | boolean | null;
+                                };
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        fleet: components["schemas"]["Fleet"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateFleet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    image_allowlist?: string[];
+                    windows?: {
+                        series?: string;
+                        days: number[];
+                        start: string;
+                        end: string;
+                        /** @default UTC */
+                        tz?: string;
+                    }[];
+                    network?: components["schemas"]["FleetNetworkInput"];
+                    /** @enum {string} */
+                    hf_unavailable?: "refuse" | "admit";
+                    preemptions_per_minute?: number;
+                    labels?: {
+                        [key: string]: string;
+                    };
+                    diagnosis?: {
+                        /** @default [] */
+                        rules?: {
+                            pattern?: string;
+                            exit_code?: number;
+                            /** @enum {string} */
+                            class: "CUDA_OOM" | "HOST_OOM" | "NCCL_TIMEOUT" | "NCCL_ERROR" | "GPU_HARDWARE" | "CUDA_ERROR" | "NAN_LOSS" | "HANG" | "DATALOADER" | "DISK_FULL" | "IMPORT_ERROR" | "FILE_NOT_FOUND" | "HF_ACCESS" | "NETWORK" | "SIGNAL" | "TIMEOUT" | "NODE_LOST" | "USER_EXCEPTION" | "UNKNOWN";
+                            hint?: string;
+                            /** @enum {string} */
+                            action?: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
+                        }[];
+                        /** @default {} */
+                        actions?: {
+                            [key: string]: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fleet: components["schemas"]["Fleet"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createEnrollmentToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; read only when `Content-Type` contains `json` */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default 60 */
+                    ttl_minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: string;
+                        fleet: string;
+                        expires_at: string;
+                        one_shot: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFleetMaintenance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fleet: string;
+                        draining: boolean;
+                        note: string | null;
+                        queued: number;
+                        running: number;
+                        paused: string[];
+                        held: string[];
+                        blockers: ({
+                            job_id: string;
+                            name: string;
+                            status: string;
+                            reason: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        resumed: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    drainFleet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fleet: components["schemas"]["Fleet"];
+                        paused: string[];
+                        held: string[];
+                        blockers: ({
+                            job_id: string;
+                            name: string;
+                            status: string;
+                            reason: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        resumed: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resumeFleet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fleet: components["schemas"]["Fleet"];
+                        paused: string[];
+                        held: string[];
+                        blockers: ({
+                            job_id: string;
+                            name: string;
+                            status: string;
+                            reason: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        resumed: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFleetNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        nodes: components["schemas"]["Node"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    registerFleetNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    series: string;
+                    gpus: number;
+                    cpus?: number;
+                    memory_mb?: number;
+                    /** @enum {string} */
+                    runtime?: "process" | "docker" | "kuberay" | "slurm";
+                    /** @default {} */
+                    labels?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        node: components["schemas"]["Node"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    removeNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        node: components["schemas"]["Node"] | null;
+                        requeued: string[];
+                        blockers: ({
+                            job_id: string;
+                            name: string;
+                            status: string;
+                            reason: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND, NODE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cordonNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+                node: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional (none, `{}` or `{ "note": "…" }`): why, for whoever looks later */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        node: components["schemas"]["Node"] | null;
+                        requeued: string[];
+                        blockers: ({
+                            job_id: string;
+                            name: string;
+                            status: string;
+                            reason: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND, NODE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    drainNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+                node: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional (none, `{}` or `{ "note": "…" }`): why, for whoever looks later */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        node: components["schemas"]["Node"] | null;
+                        requeued: string[];
+                        blockers: ({
+                            job_id: string;
+                            name: string;
+                            status: string;
+                            reason: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND, NODE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+                node: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional (none, `{}` or `{ "note": "…" }`): why, for whoever looks later */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        node: components["schemas"]["Node"] | null;
+                        requeued: string[];
+                        blockers: ({
+                            job_id: string;
+                            name: string;
+                            status: string;
+                            reason: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND, NODE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    uncordonNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        node: components["schemas"]["Node"] | null;
+                        requeued: string[];
+                        blockers: ({
+                            job_id: string;
+                            name: string;
+                            status: string;
+                            reason: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND, NODE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listFleetSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secrets: components["schemas"]["Secret"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setFleetSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The secret's value was replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: components["schemas"]["Secret"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The secret was created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: components["schemas"]["Secret"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: SECRETS_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "SECRETS_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteFleetSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fleet: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        deleted: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND, SECRET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "SECRET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        api: string;
+                        time: string;
+                        version: string;
+                        api_version: number;
+                        min_cli_version: string;
+                        build: string;
+                        migrations: {
+                            applied: string | null;
+                            expected: string;
+                            up_to_date: boolean;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestArtifact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    /** @enum {string} */
+                    kind: "checkpoint" | "hf_export" | "eval_report" | "merged_model";
+                    path: string;
+                    step?: number | null;
+                    size_bytes?: number | null;
+                    metrics?: {
+                        [key: string]: unknown;
+                    } | null;
+                    digest?: components["schemas"]["Digest"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        artifact: components["schemas"]["Artifact"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BLOB_DIGEST_MISMATCH, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 422: BLOB_MISSING */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_MISSING";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putIngestArtifactBlob: {
+        parameters: {
+            query: {
+                digest: components["schemas"]["Digest"];
+            };
+            header: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+                /** @description The body's exact size in bytes: the bytes are streamed, never buffered */
+                "Content-Length": string;
+            };
+            path: {
+                run: string;
+                /** @description The rest of the path, slashes included */
+                path: string;
+            };
+            cookie?: never;
+        };
+        /** @description The artifact's bytes */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Those exact bytes were stored already (`created: false`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        path: string;
+                        digest: string;
+                        size: number;
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description Stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        path: string;
+                        digest: string;
+                        size: number;
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description 400: INVALID_DIGEST, BLOB_DIGEST_MISMATCH, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH" | "INVALID_DIGEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 411: LENGTH_REQUIRED */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "LENGTH_REQUIRED";
+                        };
+                    };
+                };
+            };
+            /** @description 413: BLOB_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getIngestArtifactUploadTarget: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    path: string;
+                    size_bytes: number;
+                    digest: components["schemas"]["Digest"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        method: "PUT";
+                        /** Format: uri */
+                        url: string;
+                        headers: {
+                            [key: string]: string;
+                        };
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pullIngestBlob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path: {
+                digest: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes */
+            200: {
+                headers: {
+                    /** @description The blob's size in bytes */
+                    "Content-Length"?: string;
+                    /** @description `"<digest>"` */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description 400: INVALID_DIGEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INVALID_DIGEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND, BLOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pullIngestCheckpoint: {
+        parameters: {
+            query: {
+                run: string;
+                path: string;
+            };
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkpoint's bytes */
+            200: {
+                headers: {
+                    /** @description The file's size in bytes */
+                    "Content-Length"?: string;
+                    /** @description `attachment`, with the file's name */
+                    "Content-Disposition"?: string;
+                    /** @description `"<digest>"`, when the checkpoint has a digest */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND, BLOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestEnvironment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        rejected: {
+                            index: number;
+                            /** @enum {string} */
+                            code: "INVALID_ITEM" | "OVER_LIMIT";
+                            message: string;
+                        }[];
+                        duplicate?: boolean;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestEnvironmentNodes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    nodes: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        rejected: {
+                            index: number;
+                            /** @enum {string} */
+                            code: "INVALID_ITEM" | "OVER_LIMIT";
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestHardware: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    points: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        rejected: {
+                            index: number;
+                            /** @enum {string} */
+                            code: "INVALID_ITEM" | "OVER_LIMIT";
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestHparams: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    params: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        rejected: {
+                            index: number;
+                            /** @enum {string} */
+                            code: "INVALID_ITEM" | "OVER_LIMIT";
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestLifecycle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    /** @enum {string} */
+                    event: "started" | "succeeded" | "failed";
+                    ts?: (string | number) | null;
+                    /** @default 0 */
+                    rank?: number;
+                    exit_code?: number | null;
+                    reason?: string | null;
+                    /** @default false */
+                    infra?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        outcome: "applied" | "ignored";
+                        stop: boolean;
+                        run_over: boolean;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestLogs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    chunks: unknown[];
+                    eof?: boolean | null;
+                    seq?: number | null;
+                    rank?: number | null;
+                    stream?: ("stdout" | "stderr" | "console") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        rejected: {
+                            index: number;
+                            /** @enum {string} */
+                            code: "INVALID_ITEM" | "OVER_LIMIT";
+                            message: string;
+                        }[];
+                        duplicates: number;
+                        first_seq: number;
+                        released_to: number;
+                        held: number;
+                        /** @enum {string} */
+                        stream: "stdout" | "stderr" | "console";
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestMetrics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    points: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        rejected: {
+                            index: number;
+                            /** @enum {string} */
+                            code: "INVALID_ITEM" | "OVER_LIMIT";
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getIngestStopNotice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        notice: {
+                            reason: string;
+                            deadline: string;
+                            grace_seconds: number;
+                            /** @enum {string} */
+                            cause: "preempted" | "stopped";
+                            preempted_by: string | null;
+                        } | null;
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestRendezvous: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    node_rank: number;
+                    nnodes?: number | null;
+                    addr: string;
+                    port?: number | null;
+                    /** @default 0 */
+                    wait_ms?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        state: "waiting" | "complete" | "failed";
+                        nnodes: number;
+                        joined: number[];
+                        missing: number[];
+                        master: {
+                            addr: string;
+                            port: number;
+                        } | null;
+                        hosts: string[] | null;
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    ingestValidation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The run's ingest token, instead of `Authorization: Bearer` (wins when both are sent) */
+                "X-StarForge-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    run_id: string;
+                    step: number;
+                    chunk_index: number;
+                    total_chunks: number;
+                    total_samples: number;
+                    samples: unknown[];
+                    avg_reward?: number | null;
+                    dist?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        accepted: number;
+                        rejected: {
+                            index: number;
+                            /** @enum {string} */
+                            code: "INVALID_ITEM" | "OVER_LIMIT";
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: TOKEN_REVOKED, UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                all?: "0" | "1" | "true" | "false";
+                user?: string;
+                status?: string;
+                fleet?: string;
+                method?: string;
+                q?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description The ETag of the page last read */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: components["schemas"]["JobSummary"][];
+                        next_cursor: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not modified since the ETag sent */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: USER_NOT_FOUND, FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    submitJob: {
+        parameters: {
+            query?: {
+                /** @description `1`/`true`: check and decide, change nothing */
+                dry_run?: "0" | "1" | "true" | "false";
+            };
+            header?: {
+                /** @description Makes a retried submit answer the first one's jobs (docs/api.md "Idempotency") */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobSpec"] | {
+                    jobs: components["schemas"]["JobSpec"][];
+                };
+            };
+        };
+        responses: {
+            /** @description A replay of an Idempotency-Key's submit (`Idempotent-Replayed: true`), or a dry run */
+            200: {
+                headers: {
+                    /** @description `true` on a replay */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        job: components["schemas"]["JobDetail"];
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        jobs: components["schemas"]["JobDetail"][];
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        /** @constant */
+                        dry_run: true;
+                        jobs: components["schemas"]["DryRunJob"][];
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description Admitted: the job (or the array's jobs, in the order sent) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        job: components["schemas"]["JobDetail"];
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        jobs: components["schemas"]["JobDetail"][];
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description 400: INVALID_SPEC, INVALID_HYPERPARAMS, INVALID_PROFILE, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "INVALID_HYPERPARAMS" | "INVALID_PROFILE" | "INVALID_SPEC";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: IMAGE_NOT_ALLOWED, PROFILE_NOT_ALLOWED, QUOTA_EXCEEDED, PRIORITY_CLASS_NOT_ALLOWED, TEAM_NOT_MEMBER, BUDGET_EXHAUSTED, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BUDGET_EXHAUSTED" | "FORBIDDEN" | "IMAGE_NOT_ALLOWED" | "PRIORITY_CLASS_NOT_ALLOWED" | "PROFILE_NOT_ALLOWED" | "QUOTA_EXCEEDED" | "TEAM_NOT_MEMBER";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND, PROFILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "PROFILE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: FLEET_DRAINING, RECIPE_LOCK_STALE, IDEMPOTENCY_KEY_REUSED, CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT" | "FLEET_DRAINING" | "IDEMPOTENCY_KEY_REUSED" | "RECIPE_LOCK_STALE";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 422: RECIPE_NOT_FOUND, RECIPE_VERSION_NOT_FOUND, FRAMEWORK_VERSION_UNSUPPORTED, IMAGE_REQUIRED, RUNTIME_UNSUPPORTED, BLOB_MISSING, HF_NOT_FOUND, HF_REVISION_NOT_FOUND, HF_TOKEN_REQUIRED, HF_ACCESS_DENIED, SECRET_MISSING, PRIORITY_CLASS_UNKNOWN, TEAM_UNKNOWN, NO_ELIGIBLE_FLEET */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_MISSING" | "FRAMEWORK_VERSION_UNSUPPORTED" | "HF_ACCESS_DENIED" | "HF_NOT_FOUND" | "HF_REVISION_NOT_FOUND" | "HF_TOKEN_REQUIRED" | "IMAGE_REQUIRED" | "NO_ELIGIBLE_FLEET" | "PRIORITY_CLASS_UNKNOWN" | "RECIPE_NOT_FOUND" | "RECIPE_VERSION_NOT_FOUND" | "RUNTIME_UNSUPPORTED" | "SECRET_MISSING" | "TEAM_UNKNOWN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: HF_UNAVAILABLE, SECRETS_UNAVAILABLE, UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "HF_UNAVAILABLE" | "SECRETS_UNAVAILABLE" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: {
+                            id: string;
+                            name: string;
+                            user_id: string;
+                            fleet_id: string;
+                            /** @enum {string} */
+                            status: "QUEUED" | "SUBMITTED" | "PENDING" | "RUNNING" | "SUCCEEDED" | "FAILED" | "STOPPED" | "PAUSED";
+                            priority: number;
+                            /** @default normal */
+                            priority_class: string;
+                            /** @default null */
+                            team: string | null;
+                            gpus: number;
+                            recipe: string;
+                            pending_reasons: {
+                                /** @enum {string} */
+                                code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                                message: string;
+                                /** @default {} */
+                                details: {
+                                    [key: string]: string | number | boolean | null;
+                                };
+                            }[];
+                            current_run_id: string | null;
+                            created_at: string;
+                            updated_at: string;
+                            user?: string;
+                            profile?: string | null;
+                            started_at?: string | null;
+                            ended_at?: string | null;
+                            spec: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @default null */
+                        diagnosis: components["schemas"]["Diagnosis"] | null;
+                        runs: components["schemas"]["Run"][];
+                        events: components["schemas"]["JobEvent"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listJobArtifacts: {
+        parameters: {
+            query?: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run_id: string;
+                        artifacts: components["schemas"]["Artifact"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    downloadJobArtifact: {
+        parameters: {
+            query: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+                /** @description The artifact's path, as registered */
+                path: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes */
+            200: {
+                headers: {
+                    /** @description The artifact's size in bytes */
+                    "Content-Length"?: string;
+                    /** @description `attachment`, with the file's name */
+                    "Content-Disposition"?: string;
+                    /** @description `"<digest>"`, when the artifact has a digest */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND, BLOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BLOB_NOT_FOUND" | "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJobEnvironment: {
+        parameters: {
+            query?: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run_id: string;
+                        probes: ({
+                            hostname: string | null;
+                            received_at: string;
+                            probe: {
+                                [key: string]: components["schemas"]["JsonValue"];
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        nodes: ({
+                            hostname: string;
+                            cpu: components["schemas"]["JsonValue"];
+                            gpu: components["schemas"]["JsonValue"];
+                            updated_at: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJobRunEvents: {
+        parameters: {
+            query?: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run_id: string;
+                        run: {
+                            id: string;
+                            attempt: number;
+                            status: string;
+                            allocated_at: string;
+                            ended_at: string | null;
+                            exit_code: number | null;
+                            reason: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        lifecycle: ({
+                            rank: number;
+                            event: string;
+                            ts: string;
+                            exit_code: number | null;
+                            reason: string | null;
+                            received_at: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        transitions: components["schemas"]["JobEvent"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJobHardware: {
+        parameters: {
+            query?: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+                /** @description One key (`gpu.util`…): its samples (without it: the series) */
+                key?: string;
+                /** @description Only samples whose `node_id` or `worker_id` is this */
+                node?: string;
+                /** @description Only this GPU index */
+                gpu?: string;
+                /** @description With `key`: samples after this time (epoch ms or ISO-8601) */
+                after?: string;
+                /** @description With `key`: 1–10000 samples (default 5000) */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        run_id: string;
+                        series: ({
+                            key: string;
+                            node_id: string | null;
+                            worker_id: string | null;
+                            gpu_idx: number | null;
+                            gpu_uuid: string | null;
+                            count: number;
+                            last: {
+                                ts: string;
+                                value: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        run_id: string;
+                        key: string;
+                        series: ({
+                            node_id: string | null;
+                            worker_id: string | null;
+                            gpu_idx: number | null;
+                            gpu_uuid: string | null;
+                            points: ({
+                                ts: string;
+                                value: number;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        next_after: number | null;
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJobHparams: {
+        parameters: {
+            query?: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run_id: string;
+                        params: {
+                            [key: string]: components["schemas"]["JsonValue"];
+                        };
+                        updated_at: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJobLogs: {
+        parameters: {
+            query?: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+                /** @description The first cursor to return (default 0) */
+                offset?: string;
+                /** @description 1–5000 lines (default 1000) */
+                limit?: string;
+                /** @description Only this rank's lines */
+                rank?: string;
+                /** @description Only this stream's lines */
+                stream?: "stdout" | "stderr" | "console";
+                /** @description `1`/`true`: a live tail (text/event-stream) instead of a page */
+                follow?: "0" | "1" | "true" | "false";
+            };
+            header?: {
+                /** @description With `follow=1`: the last cursor received; the tail resumes right after it */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of lines (JSON), or with `follow=1` the live tail (server-sent events) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run_id: string;
+                        lines: components["schemas"]["LogLine"][];
+                        next_offset: number;
+                        ended: boolean;
+                        streams: ({
+                            rank: number;
+                            stream: string;
+                            released_to: number;
+                            held: number;
+                            eof_seq: number | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "text/event-stream": string;
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    downloadJobLogs: {
+        parameters: {
+            query?: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+                /** @description Only this rank's lines */
+                rank?: string;
+                /** @description Only this stream's lines */
+                stream?: "stdout" | "stderr" | "console";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log as plain text */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="<run id>.log"` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJobMetrics: {
+        parameters: {
+            query?: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+                /** @description A metric key: its series (without it: the keys) */
+                key?: string;
+                /** @description With `key`: the page starts after this step (an integer, default -1) */
+                after?: string;
+                /** @description With `key`: 1–10000 points (default 5000) */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        run_id: string;
+                        keys: ({
+                            key: string;
+                            count: number;
+                            last: components["schemas"]["MetricPoint"];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        run_id: string;
+                        key: string;
+                        points: components["schemas"]["MetricPoint"][];
+                        next_after: number | null;
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pauseJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: components["schemas"]["JobDetail"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: INVALID_TRANSITION, CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT" | "INVALID_TRANSITION";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resumeJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: components["schemas"]["JobDetail"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: QUOTA_EXCEEDED, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN" | "QUOTA_EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: INVALID_TRANSITION, CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT" | "INVALID_TRANSITION";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    stopJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job: components["schemas"]["JobDetail"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: INVALID_TRANSITION, CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT" | "INVALID_TRANSITION";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJobValidation: {
+        parameters: {
+            query?: {
+                /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
+                run?: string;
+                /** @description One step: its samples (without it: every step) */
+                step?: string;
+                /** @description With `step`: samples after this idx (default -1) */
+                after?: string;
+                /** @description With `step`: 1–1000 samples (default 100) */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        run_id: string;
+                        steps: ({
+                            step: number;
+                            total_chunks: number;
+                            chunks_received: number;
+                            total_samples: number;
+                            samples_received: number;
+                            complete: boolean;
+                            avg_reward: number | null;
+                            dist: components["schemas"]["JsonValue"];
+                            updated_at: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        run_id: string;
+                        step: {
+                            step: number;
+                            total_chunks: number;
+                            chunks_received: number;
+                            total_samples: number;
+                            samples_received: number;
+                            complete: boolean;
+                            avg_reward: number | null;
+                            dist: components["schemas"]["JsonValue"];
+                            updated_at: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        samples: ({
+                            idx: number;
+                            reward: number | null;
+                            user: components["schemas"]["JsonValue"];
+                            assistant: components["schemas"]["JsonValue"];
+                            env: components["schemas"]["JsonValue"];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        next_after: number | null;
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: JOB_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "JOB_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            name: string;
+                            role: ("viewer" | "operator" | "admin") | string;
+                            email: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        quota: {
+                            max_gpus: number;
+                            max_jobs: number;
+                            daily_gpu_hours: number;
+                            /** @default [] */
+                            allowed_profiles: string[];
+                            /** @default 10 */
+                            priority: number;
+                            /** @default normal */
+                            max_priority_class: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the copy you hold */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An OpenAPI 3.1 document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        openapi: string;
+                        info: {
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not modified since the ETag sent */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listPriorityClasses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        priority_classes: components["schemas"]["PriorityClass"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setPriorityClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    value?: number;
+                    preemptible?: boolean;
+                    grace_seconds?: number;
+                    min_runtime_seconds?: number;
+                    may_borrow?: boolean;
+                    /** @default  */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The class was changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        priority_class: components["schemas"]["PriorityClass"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The class was added */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        priority_class: components["schemas"]["PriorityClass"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deletePriorityClass: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        profiles: components["schemas"]["Profile"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    series: string;
+                    gpus_per_node: number;
+                    default_gpus: number;
+                    /** @default  */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        profile: components["schemas"]["Profile"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: PROFILE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PROFILE_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listSecrets: {
+        parameters: {
+            query?: {
+                /** @description Another user's secrets (admins only; your own name is always allowed) */
+                user?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secrets: components["schemas"]["Secret"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The secret's value was replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: components["schemas"]["Secret"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The secret was created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: components["schemas"]["Secret"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: SECRETS_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "SECRETS_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteSecret: {
+        parameters: {
+            query?: {
+                /** @description Another user's secrets (admins only; your own name is always allowed) */
+                user?: string;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        deleted: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: SECRET_NOT_FOUND, USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "SECRET_NOT_FOUND" | "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rewrapSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key_id: string;
+                        rewrapped: number;
+                        unreadable: ({
+                            scope: string;
+                            owner_id: string;
+                            name: string;
+                            key_id: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: SECRETS_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "SECRETS_UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        teams: components["schemas"]["Team"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The team's description was changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The team was created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setTeamBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    monthly_gpu_hours?: number | null;
+                    weekly_gpu_hours?: number | null;
+                    /** @enum {string} */
+                    policy?: "refuse" | "pause" | "borrow_free";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    primary?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The membership was changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The user was added to the team */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND, USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND" | "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    removeTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND, USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "NOT_FOUND" | "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setTeamQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                fleet: string;
+                series: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    guaranteed: number;
+                    /** @default null */
+                    borrow_limit?: number | null;
+                    /** @default null */
+                    lend_limit?: number | null;
+                    /** @default 1 */
+                    weight?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The quota was changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The quota was created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND, FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteTeamQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                fleet: string;
+                series: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        team: components["schemas"]["Team"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: NOT_FOUND, FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND" | "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: {
+                /** @description List this user's tokens (admins; or your own name) */
+                user?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tokens: components["schemas"]["Token"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    expires_in_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        prefix: string;
+                        created_at: string;
+                        expires_at: string | null;
+                        revoked_at: string | null;
+                        last_used_at: string | null;
+                        token: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        revoked: true;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: TOKEN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Another user's usage (admins; or your own name) */
+                user?: string;
+                /** @description Add `daily`: GPU-hours of each UTC day of the last `days` days, today included */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: string;
+                        active_gpus: number;
+                        active_jobs: number;
+                        gpu_hours_today: number;
+                        gpu_hours_total: number;
+                        quota: {
+                            max_gpus: number;
+                            max_jobs: number;
+                            daily_gpu_hours: number;
+                            priority: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        daily?: ({
+                            date: string;
+                            gpu_hours: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        fleets: ({
+                            fleet_id: string;
+                            gpus: number;
+                            allocated: number;
+                            nodes: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getTeamUsage: {
+        parameters: {
+            query?: {
+                /** @description `2026-12` (a calendar month, UTC) or `2026-W49` (an ISO week); default: this month */
+                period?: string;
+                /** @description `csv`: the rows as a CSV download */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The period's usage; with `format=csv`, its rows as a CSV attachment */
+            200: {
+                headers: {
+                    /** @description With `format=csv`: `attachment; filename="usage-<period>.csv"` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        period: string;
+                        start: string;
+                        end: string;
+                        teams: ({
+                            team: string | null;
+                            gpu_hours: number;
+                            borrowed_gpu_hours: number;
+                            lost_gpu_hours: number;
+                            budget_gpu_hours: number | null;
+                            budget_percent: number | null;
+                            budget_policy: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        rows: ({
+                            team: string | null;
+                            fleet: string;
+                            fleet_id: string;
+                            in_guarantee_gpu_seconds: number;
+                            borrowed_gpu_seconds: number;
+                            gpu_seconds: number;
+                            lost_gpu_seconds: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        total_gpu_seconds: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: components["schemas"]["User"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @default operator
+                     * @enum {string}
+                     */
+                    role?: "viewer" | "operator" | "admin";
+                    /** Format: email */
+                    email?: string;
+                    /** @default true */
+                    with_token?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: the user, and `token` when `with_token` was true */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        user: components["schemas"]["User"];
+                        token: string;
+                    } & {
+                        [key: string]: unknown;
+                    }) | ({
+                        user: components["schemas"]["User"];
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 409: ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "ALREADY_EXISTS";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role?: "viewer" | "operator" | "admin";
+                    disabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 409: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CONFLICT";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getUserQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: string;
+                        quota: {
+                            max_gpus: number;
+                            max_jobs: number;
+                            daily_gpu_hours: number;
+                            /** @default [] */
+                            allowed_profiles: string[];
+                            /** @default 10 */
+                            priority: number;
+                            /** @default normal */
+                            max_priority_class: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    setUserQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Quota"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: string;
+                        quota: {
+                            max_gpus: number;
+                            max_jobs: number;
+                            daily_gpu_hours: number;
+                            /** @default [] */
+                            allowed_profiles: string[];
+                            /** @default 10 */
+                            priority: number;
+                            /** @default normal */
+                            max_priority_class: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Another user's webhooks (admins only; your own name is always allowed) */
+                user?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: components["schemas"]["Webhook"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: USER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "USER_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    /**
+                     * @default [
+                     *       "job.succeeded",
+                     *       "job.failed",
+                     *       "job.stopped"
+                     *     ]
+                     */
+                    events?: string[];
+                    fleet?: string;
+                    /** @default  */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: components["schemas"]["Webhook"];
+                        secret: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: INVALID_WEBHOOK_URL, INVALID_WEBHOOK_EVENT, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: QUOTA_EXCEEDED, FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN" | "QUOTA_EXCEEDED";
+                        };
+                    };
+                };
+            };
+            /** @description 404: FLEET_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FLEET_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: components["schemas"]["Webhook"];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "WEBHOOK_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        deleted: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "WEBHOOK_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                state?: "pending" | "delivered" | "failed";
+                limit?: number;
+                cursor?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        next_cursor: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "WEBHOOK_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                delivery: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: {
+                            id: string;
+                            webhook_id: string;
+                            type: string;
+                            job_id: string | null;
+                            state: string;
+                            attempts: number;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            next_attempt_at: string | null;
+                            created_at: string;
+                            delivered_at: string | null;
+                            attempt_log: {
+                                n: number;
+                                at: string;
+                                status_code: number | null;
+                                error: string | null;
+                                duration_ms: number;
+                            }[];
+                            payload?: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: WEBHOOK_NOT_FOUND, DELIVERY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "DELIVERY_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                delivery: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued: the delivery, pending */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: {
+                            id: string;
+                            webhook_id: string;
+                            type: string;
+                            job_id: string | null;
+                            state: string;
+                            attempts: number;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            next_attempt_at: string | null;
+                            created_at: string;
+                            delivered_at: string | null;
+                            attempt_log: {
+                                n: number;
+                                at: string;
+                                status_code: number | null;
+                                error: string | null;
+                                duration_ms: number;
+                            }[];
+                            payload?: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: WEBHOOK_NOT_FOUND, DELIVERY_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "DELIVERY_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook: components["schemas"]["Webhook"];
+                        secret: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "WEBHOOK_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued: the delivery, pending */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: {
+                            id: string;
+                            webhook_id: string;
+                            type: string;
+                            job_id: string | null;
+                            state: string;
+                            attempts: number;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            next_attempt_at: string | null;
+                            created_at: string;
+                            delivered_at: string | null;
+                            attempt_log: {
+                                n: number;
+                                at: string;
+                                status_code: number | null;
+                                error: string | null;
+                                duration_ms: number;
+                            }[];
+                            payload?: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description 400: BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description 401: UNAUTHENTICATED, TOKEN_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
+                        };
+                    };
+                };
+            };
+            /** @description 403: FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "FORBIDDEN";
+                        };
+                    };
+                };
+            };
+            /** @description 404: WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "WEBHOOK_NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description 413: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description 426: CLI_TOO_OLD */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "CLI_TOO_OLD";
+                        };
+                    };
+                };
+            };
+            /** @description 429: TOO_MANY_FAILED_LOGINS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "TOO_MANY_FAILED_LOGINS";
+                        };
+                    };
+                };
+            };
+            /** @description 500: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    webhook_job_event: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    created_at: string;
+                    /** @enum {string} */
+                    type: "job.queued" | "job.submitted" | "job.pending" | "job.running" | "job.succeeded" | "job.failed" | "job.stopped" | "job.paused" | "job.preempted" | "job.anomaly";
+                    data: {
+                        job: {
+                            id: string;
+                            name: string;
+                            status: string;
+                            user_id: string;
+                            fleet_id: string;
+                        };
+                        run_id: string | null;
+                        transition: {
+                            seq: number;
+                            from: string | null;
+                            to: string;
+                            edge: string;
+                            actor: string;
+                        };
+                        reason: string | null;
+                        detail: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery's retries. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    created_at: string;
+                    /** @constant */
+                    type: "webhook.test";
+                    data: {
+                        webhook_id: string;
+                        message: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery's retries. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_team_budget: {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    created_at: string;
+                    /** @enum {string} */
+                    type: "team.budget_warning" | "team.budget_exhausted";
+                    data: {
+                        team: string;
+                        period: string;
+                        threshold_percent: number;
+                        used_gpu_hours: number;
+                        limit_gpu_hours: number;
+                        /** @enum {string} */
+                        policy: "refuse" | "pause" | "borrow_free";
+                        resets_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery's retries. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}
