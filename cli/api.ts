@@ -5,6 +5,7 @@
  * a JSON exchange has a total deadline, a stream (SSE, downloads) or an upload an inactivity one.
  */
 import type { z } from "zod";
+import type { paths } from "../contract/openapi-types.generated.js";
 import {
   compareVersions,
   MIN_SERVER_API_VERSION,
@@ -159,7 +160,16 @@ export class Api {
     this.timeouts = timeouts ?? timeoutsFromEnv();
   }
 
-  async fetch(method: string, path: string, body?: unknown, o: RequestOptions = {}): Promise<Response> {
+  /**
+   * One request to a documented route (`route()`), its answer returned as it came (streams, downloads,
+   * uploads); `json`/`get`/… parse JSON answers.
+   */
+  async fetch<U extends Uppercase<ApiMethod>, P extends Documented<Verb<U>>>(
+    method: U,
+    path: Route<P>,
+    body?: unknown,
+    o: RequestOptions = {},
+  ): Promise<Response> {
     const idle = (o.timeout ?? "idle") === "idle";
     const ms = idle ? this.timeouts.idleMs : this.timeouts.totalMs;
     const what = `${method} ${path.split("?")[0]}`;
@@ -279,10 +289,10 @@ export class Api {
    * A JSON request whose answer is parsed with `schema` (contract/responses.schema.ts): non-2xx answers
    * become CliError with the server's code and message, and an answer of another shape a BAD_RESPONSE.
    */
-  async json<S extends z.ZodType>(
-    method: string,
-    path: string,
-    schema: S,
+  async json<U extends Uppercase<ApiMethod>, P extends Documented<Verb<U>>, S extends z.ZodType>(
+    method: U,
+    path: Route<P>,
+    schema: S & Reads<S, P, Verb<U>>,
     body?: unknown,
     o: RequestOptions = {},
   ): Promise<z.infer<S>> {
@@ -290,29 +300,43 @@ export class Api {
     return parse(schema, await readJson(res), `${method} ${path.split("?")[0]}`);
   }
 
-  get<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S>> {
-    return this.json("GET", path, schema);
+  get<P extends Documented<"get">, S extends z.ZodType>(
+    path: Route<P>,
+    schema: S & Reads<S, P, "get">,
+  ): Promise<z.infer<S>> {
+    return this.json<"GET", P, S>("GET", path, schema);
   }
 
-  post<S extends z.ZodType>(
-    path: string,
-    schema: S,
+  post<P extends Documented<"post">, S extends z.ZodType>(
+    path: Route<P>,
+    schema: S & Reads<S, P, "post">,
     body?: unknown,
     o?: RequestOptions,
   ): Promise<z.infer<S>> {
-    return this.json("POST", path, schema, body ?? {}, o);
+    return this.json<"POST", P, S>("POST", path, schema, body ?? {}, o);
   }
 
-  put<S extends z.ZodType>(path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
-    return this.json("PUT", path, schema, body);
+  put<P extends Documented<"put">, S extends z.ZodType>(
+    path: Route<P>,
+    schema: S & Reads<S, P, "put">,
+    body?: unknown,
+  ): Promise<z.infer<S>> {
+    return this.json<"PUT", P, S>("PUT", path, schema, body);
   }
 
-  patch<S extends z.ZodType>(path: string, schema: S, body?: unknown): Promise<z.infer<S>> {
-    return this.json("PATCH", path, schema, body);
+  patch<P extends Documented<"patch">, S extends z.ZodType>(
+    path: Route<P>,
+    schema: S & Reads<S, P, "patch">,
+    body?: unknown,
+  ): Promise<z.infer<S>> {
+    return this.json<"PATCH", P, S>("PATCH", path, schema, body);
   }
 
-  delete<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S>> {
-    return this.json("DELETE", path, schema);
+  delete<P extends Documented<"delete">, S extends z.ZodType>(
+    path: Route<P>,
+    schema: S & Reads<S, P, "delete">,
+  ): Promise<z.infer<S>> {
+    return this.json<"DELETE", P, S>("DELETE", path, schema);
   }
 
   /**
@@ -321,7 +345,10 @@ export class Api {
    * token to something that is not a control plane.
    */
   async probe(): Promise<Probe> {
-    const res = await this.fetch("GET", "/v1/health", undefined, { timeout: "total", handshake: false });
+    const res = await this.fetch("GET", route("/v1/health"), undefined, {
+      timeout: "total",
+      handshake: false,
+    });
     const versions = serverVersions(res.headers);
     let health: unknown = null;
     try {
@@ -337,6 +364,78 @@ export class Api {
       throw notStarforge(res.url, res.status, res.headers.get("content-type"));
     return { versions, health, incompatible: handshakeError(this.server, versions) };
   }
+}
+
+export type ApiMethod = "get" | "post" | "put" | "patch" | "delete" | "head";
+
+/** The document's method for an HTTP method: HEAD is served by the GET route. */
+type Verb<U extends string> = U extends "HEAD" ? "get" : Lowercase<U> & ApiMethod;
+
+/** The path templates contract/openapi.json lists method `M` for. */
+export type Documented<M extends ApiMethod> = {
+  [P in keyof paths]: paths[P] extends Record<M, object> ? P : never;
+}[keyof paths];
+
+/** The `{name}` parameters of a path template. */
+type ParamsOf<P extends string> = P extends `${string}{${infer K}}${infer R}` ? K | ParamsOf<R> : never;
+
+/** A request path made by `route()` from a documented template: only such paths reach the server. */
+export type Route<P extends string> = string & { readonly __template: P };
+
+/** The JSON body a documented operation answers on success, per the document. */
+type SuccessJson<P extends keyof paths, M extends ApiMethod> = paths[P][M] extends { responses: infer R }
+  ? {
+      [K in keyof R]: K extends 200 | 201 | 202
+        ? R[K] extends { content: { "application/json": infer T } }
+          ? T
+          : never
+        : never;
+    }[keyof R]
+  : never;
+
+/** `true` for each member of the union `T` that `I` accepts (distributes over T's members). */
+type AcceptedMembers<T, I> = T extends I ? true : never;
+
+/**
+ * A schema sf reads an answer with must accept what the document says the route sends: the whole shape,
+ * or, where the route answers one of several (a dry run or a submit, a metric's keys or its series, picked
+ * by the request), one of them. Else the typecheck fails at the call, naming the document's shape
+ * (`__document_answers`).
+ */
+type Reads<S extends z.ZodType, P extends keyof paths, M extends ApiMethod> = [SuccessJson<P, M>] extends [
+  never,
+]
+  ? unknown
+  : [AcceptedMembers<SuccessJson<P, M>, z.input<S>>] extends [never]
+    ? { __document_answers: SuccessJson<P, M> }
+    : unknown;
+
+type Query = Record<string, string | number | boolean | undefined> | URLSearchParams;
+
+/**
+ * The path of a documented route: `template` is a key of the OpenAPI document's paths (a typo or a route
+ * the document no longer lists fails the typecheck), each `{name}` is filled URI-encoded from `params`,
+ * and `query` (undefined values left out) follows.
+ */
+export function route<P extends keyof paths & string>(
+  template: P,
+  ...[params, query]: ParamsOf<P> extends never
+    ? [params?: Record<string, never>, query?: Query]
+    : [params: Record<ParamsOf<P>, string | number>, query?: Query]
+): Route<P> {
+  const filled = template.replace(/\{([^}]+)\}/g, (_, k: string) =>
+    encodeURIComponent(String((params as Record<string, string | number>)[k])),
+  );
+  const q =
+    query instanceof URLSearchParams
+      ? query
+      : new URLSearchParams(
+          Object.entries(query ?? {})
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => [k, String(v)]),
+        );
+  const qs = q.toString();
+  return (qs ? `${filled}?${qs}` : filled) as Route<P>;
 }
 
 /** Parses a server answer; a shape this client does not understand is a clear error, not a crash later. */

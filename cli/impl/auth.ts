@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { Me } from "../../contract/responses.schema.js";
-import { Api } from "../api.js";
+import { Api, route } from "../api.js";
 import {
   checkContextName,
   readCredentials,
@@ -35,7 +35,7 @@ export async function login(cmd: Command, o: { token?: string; tokenStdin?: bool
     const { deviceLogin } = await import("./device-login.js");
     token = await deviceLogin(server);
   }
-  const me = await new Api(server, token).get("/v1/me", Me).catch((err: unknown) => {
+  const me = await new Api(server, token).get(route("/v1/me"), Me).catch((err: unknown) => {
     if (err instanceof CliError && err.exit === EXIT.AUTH) {
       throw new CliError(`the server refused this token: ${err.message}`, {
         code: err.code,
@@ -79,7 +79,7 @@ export async function logout(cmd: Command, o: { all?: boolean }): Promise<void> 
 export async function whoami(cmd: Command): Promise<void> {
   const t = target(cmd);
   const api = authedApi(cmd);
-  const me = await api.get("/v1/me", Me);
+  const me = await api.get(route("/v1/me"), Me);
   emit({ server: api.server, context: t.context, ...me }, () => {
     print(
       `${c.bold(me.user.name)} (${me.user.role}) on ${api.server}${t.context ? ` (context ${t.context})` : ""}`,

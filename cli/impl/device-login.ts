@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { DeviceStarted, DeviceToken } from "../../contract/responses.schema.js";
-import { Api } from "../api.js";
+import { Api, route } from "../api.js";
 import { CliError, EXIT } from "../errors.js";
 import { c, withSpinner } from "../output.js";
 
@@ -15,7 +15,7 @@ const MAX_UNREACHABLE = 5;
 
 export async function deviceLogin(server: string): Promise<string> {
   const api = new Api(server, null);
-  const started = await api.post("/v1/auth/device", DeviceStarted);
+  const started = await api.post(route("/v1/auth/device"), DeviceStarted);
   const onSigint = () => {
     if (process.stderr.isTTY) process.stderr.write("\r\x1b[2K");
     process.stderr.write("login cancelled\n");
@@ -43,7 +43,7 @@ async function poll(api: Api, started: DeviceStarted): Promise<string> {
   for (;;) {
     await sleep(interval * 1000);
     try {
-      const r = await api.post("/v1/auth/device/token", DeviceToken, {
+      const r = await api.post(route("/v1/auth/device/token"), DeviceToken, {
         device_code: started.device_code,
       });
       return r.token;

@@ -8,7 +8,7 @@
  */
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api } from "../../cli/api.js";
+import { Api, route } from "../../cli/api.js";
 import { CliError } from "../../cli/errors.js";
 import { postJob } from "../../cli/impl/submit/post.js";
 import { JobAnswer, JobDetailResponse } from "../../contract/responses.schema.js";
@@ -280,6 +280,8 @@ describe("timeouts", () => {
 
 describe("timeouts inside the client (the Api every command uses)", () => {
   const fast = { totalMs: 1_000, idleMs: 1_000 };
+  /** A documented download route: the stubs below answer any path. */
+  const DOWNLOAD = route("/v1/jobs/{id}/logs/download", { id: "job_1" });
 
   /** Answers with `chunks` pieces `gapMs` apart (or stops after `stallAfter` of them). */
   async function trickle(chunks: number, gapMs: number, stallAfter?: number): Promise<Stub> {
@@ -304,11 +306,11 @@ describe("timeouts inside the client (the Api every command uses)", () => {
   it("a body that keeps moving is not cut by the inactivity clock, but is by the total one", async () => {
     const s = await trickle(6, 300);
     const api = new Api(s.url, null, fast);
-    const streamed = await api.fetch("GET", "/v1/download");
+    const streamed = await api.fetch("GET", DOWNLOAD);
     expect(JSON.parse(await streamed.text())).toEqual([0, 1, 2, 3, 4, 5]);
 
     const err = await api
-      .fetch("GET", "/v1/download", undefined, { timeout: "total" })
+      .fetch("GET", DOWNLOAD, undefined, { timeout: "total" })
       .then((res) => res.text())
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CliError);
@@ -317,7 +319,7 @@ describe("timeouts inside the client (the Api every command uses)", () => {
 
   it("a body that stops moving fails as TIMEOUT, not a hang", async () => {
     const s = await trickle(6, 100, 2);
-    const res = await new Api(s.url, null, fast).fetch("GET", "/v1/download");
+    const res = await new Api(s.url, null, fast).fetch("GET", DOWNLOAD);
     const err = await res.text().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).code).toBe("TIMEOUT");
@@ -338,7 +340,12 @@ describe("timeouts inside the client (the Api every command uses)", () => {
         n++;
       },
     });
-    const res = await new Api(s.url, null, fast).fetch("PUT", "/v1/blobs/x", undefined, { raw: body });
+    const res = await new Api(s.url, null, fast).fetch(
+      "PUT",
+      route("/v1/blobs/{digest}", { digest: "x" }),
+      undefined,
+      { raw: body },
+    );
     expect(await res.json()).toEqual({ received: 6000 });
   });
 

@@ -1,6 +1,7 @@
 /** `sf admin audit`: the audit log, newest first, following the server's cursor up to --limit entries. */
 import type { Command } from "commander";
 import { type AuditEntry, AuditPage } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { emit, info, table } from "../../output.js";
@@ -50,7 +51,7 @@ export async function listAudit(cmd: Command, o: AuditOptions): Promise<void> {
     }
     q.set("limit", String(Math.min(PAGE_MAX, limit - entries.length)));
     if (cursor) q.set("cursor", cursor);
-    const page = await api.get(`/v1/audit?${q}`, AuditPage);
+    const page = await api.get(route("/v1/audit", {}, q), AuditPage);
     entries.push(...page.entries);
     cursor = page.next_cursor;
     if (!cursor || entries.length >= limit) break;

@@ -8,13 +8,13 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { CLASS_POLICY, classAction, FleetDiagnosis } from "../../../contract/diagnosis-policy.js";
 import { FleetView } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print, table } from "../../output.js";
 import { readDataFile } from "../data-file.js";
 import { oneLine } from "../job/diagnosis.js";
 
-const enc = encodeURIComponent;
 const NONE: FleetDiagnosis = { rules: [], actions: {} };
 /** GET and PATCH /v1/fleets/:fleet: the fleet's view carries its `diagnosis` (absent from older servers). */
 const FleetAnswer = z.looseObject({
@@ -101,13 +101,13 @@ export async function fleetDiagnosis(
 ): Promise<void> {
   const api = authedApi(cmd);
   if (o.set === undefined && !o.clear) {
-    const { fleet } = await api.get(`/v1/fleets/${enc(name)}`, FleetAnswer);
+    const { fleet } = await api.get(route("/v1/fleets/{fleet}", { fleet: name }), FleetAnswer);
     emit({ diagnosis: fleet.diagnosis }, () => printRules(fleet.name, fleet.diagnosis));
     return;
   }
   // --clear sends `{}`: the server's defaults (no rules, no overrides) replace whatever was there.
   const diagnosis = o.set === undefined ? {} : readRules(o.set);
-  const { fleet } = await api.patch(`/v1/fleets/${enc(name)}`, FleetAnswer, { diagnosis });
+  const { fleet } = await api.patch(route("/v1/fleets/{fleet}", { fleet: name }), FleetAnswer, { diagnosis });
   if (o.clear)
     info(`${c.green("✓")} ${c.bold(fleet.name)}: rules cleared; the built-in table decides from now on`);
   else

@@ -10,11 +10,10 @@ import {
   Maintenance,
   OneFleet,
 } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print, table } from "../../output.js";
-
-const enc = encodeURIComponent;
 
 export interface NetworkOptions {
   rendezvousTimeout?: number;
@@ -62,7 +61,7 @@ export async function createFleet(
   o: { kind: string; allow?: string[]; description?: string; networkEnv?: string[] } & NetworkOptions,
 ): Promise<void> {
   const network = applyNetwork(FleetNetwork.parse({}), { ...o, set: o.networkEnv });
-  const { fleet } = await authedApi(cmd).post("/v1/fleets", OneFleet, {
+  const { fleet } = await authedApi(cmd).post(route("/v1/fleets"), OneFleet, {
     name,
     kind: o.kind,
     image_allowlist: o.allow ?? [],
@@ -76,7 +75,7 @@ export async function createFleet(
 }
 
 export async function listFleets(cmd: Command): Promise<void> {
-  const { fleets } = await authedApi(cmd).get("/v1/fleets", FleetList);
+  const { fleets } = await authedApi(cmd).get(route("/v1/fleets"), FleetList);
   emit({ fleets }, () =>
     table(
       fleets.map((f) => ({
@@ -98,14 +97,14 @@ export async function fleetNetwork(
   o: { env?: string[]; unsetEnv?: string[] } & NetworkOptions,
 ): Promise<void> {
   const api = authedApi(cmd);
-  const { fleet } = await api.get(`/v1/fleets/${enc(name)}`, FleetLive);
+  const { fleet } = await api.get(route("/v1/fleets/{fleet}", { fleet: name }), FleetLive);
   const change = o.env || o.unsetEnv || o.rendezvousTimeout !== undefined || o.rendezvousPorts !== undefined;
   if (!change) {
     emit({ network: fleet.network }, () => print(`${c.bold(fleet.name)}: ${describeNetwork(fleet.network)}`));
     return;
   }
   const network = applyNetwork(fleet.network, { ...o, set: o.env, unset: o.unsetEnv });
-  const updated = await api.patch(`/v1/fleets/${enc(name)}`, OneFleet, { network });
+  const updated = await api.patch(route("/v1/fleets/{fleet}", { fleet: name }), OneFleet, { network });
   emit({ network: updated.fleet.network }, () => {
     info(`${c.green("✓")} ${c.bold(updated.fleet.name)}: ${describeNetwork(updated.fleet.network)}`);
     info(c.dim("jobs launched from now on get these settings; running ones keep theirs"));
@@ -117,8 +116,10 @@ export async function fleetPreemption(cmd: Command, name: string, o: { perMinute
   const api = authedApi(cmd);
   const { fleet } =
     o.perMinute === undefined
-      ? await api.get(`/v1/fleets/${enc(name)}`, FleetLive)
-      : await api.patch(`/v1/fleets/${enc(name)}`, OneFleet, { preemptions_per_minute: o.perMinute });
+      ? await api.get(route("/v1/fleets/{fleet}", { fleet: name }), FleetLive)
+      : await api.patch(route("/v1/fleets/{fleet}", { fleet: name }), OneFleet, {
+          preemptions_per_minute: o.perMinute,
+        });
   const n = fleet.preemptions_per_minute;
   emit({ preemptions_per_minute: n }, () => {
     const what = n === 0 ? "never preempts" : `starts at most ${n} preemption${n === 1 ? "" : "s"} a minute`;
@@ -144,7 +145,7 @@ export async function fleetLabels(
   o: { rm?: string[] },
 ): Promise<void> {
   const api = authedApi(cmd);
-  let { fleet } = await api.get(`/v1/fleets/${enc(name)}`, FleetLive);
+  let { fleet } = await api.get(route("/v1/fleets/{fleet}", { fleet: name }), FleetLive);
   if (set.length > 0 || (o.rm ?? []).length > 0) {
     let added: Record<string, string>;
     try {
@@ -159,7 +160,7 @@ export async function fleetLabels(
     const valid = FleetLabels.safeParse(labels);
     if (!valid.success)
       throw new CliError(valid.error.issues.map((i) => i.message).join("; "), { exit: EXIT.USAGE });
-    ({ fleet } = await api.patch(`/v1/fleets/${enc(name)}`, OneFleet, { labels }));
+    ({ fleet } = await api.patch(route("/v1/fleets/{fleet}", { fleet: name }), OneFleet, { labels }));
     info(`${c.green("✓")} ${c.bold(fleet.name)} labels: ${labelText(fleet.labels) ?? "(none)"}`);
     emit({ labels: fleet.labels }, () => undefined);
     return;
@@ -170,7 +171,7 @@ export async function fleetLabels(
 }
 
 export async function showFleet(cmd: Command, name: string): Promise<void> {
-  const live = await authedApi(cmd).get(`/v1/fleets/${enc(name)}`, FleetLive);
+  const live = await authedApi(cmd).get(route("/v1/fleets/{fleet}", { fleet: name }), FleetLive);
   emit(live, () => {
     const f = live.fleet;
     const t = live.totals;
@@ -230,7 +231,7 @@ export async function showFleet(cmd: Command, name: string): Promise<void> {
 export async function enrollToken(cmd: Command, name: string, o: { ttlMinutes?: number }): Promise<void> {
   const api = authedApi(cmd);
   const r = await api.post(
-    `/v1/fleets/${enc(name)}/enrollment-tokens`,
+    route("/v1/fleets/{fleet}/enrollment-tokens", { fleet: name }),
     EnrollmentTokenView,
     o.ttlMinutes === undefined ? {} : { ttl_minutes: o.ttlMinutes },
   );
@@ -257,14 +258,14 @@ function printMaintenance(m: Maintenance): void {
 }
 
 export async function maintenanceStatus(cmd: Command, fleet: string): Promise<void> {
-  const m = await authedApi(cmd).get(`/v1/fleets/${enc(fleet)}/maintenance`, Maintenance);
+  const m = await authedApi(cmd).get(route("/v1/fleets/{fleet}/maintenance", { fleet }), Maintenance);
   emit(m, () => printMaintenance(m));
 }
 
 export async function drain(cmd: Command, fleet: string, note: string): Promise<void> {
   const api = authedApi(cmd);
-  await api.post(`/v1/fleets/${enc(fleet)}/maintenance/drain`, DrainChange, { note });
-  const m = await api.get(`/v1/fleets/${enc(fleet)}/maintenance`, Maintenance);
+  await api.post(route("/v1/fleets/{fleet}/maintenance/drain", { fleet }), DrainChange, { note });
+  const m = await api.get(route("/v1/fleets/{fleet}/maintenance", { fleet }), Maintenance);
   emit(m, () => {
     info(
       `${c.green("✓")} draining ${fleet}: new submits are refused; queued jobs are held, resumable running jobs checkpoint and pause`,
@@ -276,8 +277,8 @@ export async function drain(cmd: Command, fleet: string, note: string): Promise<
 
 export async function resume(cmd: Command, fleet: string): Promise<void> {
   const api = authedApi(cmd);
-  const r = await api.post(`/v1/fleets/${enc(fleet)}/maintenance/resume`, DrainChange, {});
-  const m = await api.get(`/v1/fleets/${enc(fleet)}/maintenance`, Maintenance);
+  const r = await api.post(route("/v1/fleets/{fleet}/maintenance/resume", { fleet }), DrainChange, {});
+  const m = await api.get(route("/v1/fleets/{fleet}/maintenance", { fleet }), Maintenance);
   emit({ ...m, resumed: r.resumed }, () => {
     info(
       `${c.green("✓")} ${fleet} is open again; ${r.resumed.length} job(s) re-queued in their original order`,

@@ -2,13 +2,12 @@
 import type { Command } from "commander";
 import type { NodeAction } from "../../../contract/fleet.schema.js";
 import { NodeAdminAnswer, NodeList } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { c, emit, info, print, table } from "../../output.js";
 
-const enc = encodeURIComponent;
-
 export async function ls(cmd: Command, fleet: string): Promise<void> {
-  const { nodes } = await authedApi(cmd).get(`/v1/fleets/${enc(fleet)}/nodes`, NodeList);
+  const { nodes } = await authedApi(cmd).get(route("/v1/fleets/{fleet}/nodes", { fleet }), NodeList);
   emit({ nodes }, () => {
     if (nodes.length === 0) {
       info(
@@ -47,12 +46,16 @@ export async function act(
   node: string,
   o: { fleet: string; note?: string },
 ): Promise<void> {
-  const path = `/v1/fleets/${enc(o.fleet)}/nodes/${enc(node)}`;
+  const params = { fleet: o.fleet, node };
   const api = authedApi(cmd);
   const r =
     action === "remove"
-      ? await api.delete(path, NodeAdminAnswer)
-      : await api.post(`${path}/${action}`, NodeAdminAnswer, o.note ? { note: o.note } : {});
+      ? await api.delete(route("/v1/fleets/{fleet}/nodes/{node}", params), NodeAdminAnswer)
+      : await api.post(
+          route(`/v1/fleets/{fleet}/nodes/{node}/${action}`, params),
+          NodeAdminAnswer,
+          o.note ? { note: o.note } : {},
+        );
   emit(r, () => {
     info(`${c.green("✓")} ${c.bold(node)} ${DONE[action]}`);
     if (action === "drain") {

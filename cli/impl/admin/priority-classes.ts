@@ -2,13 +2,12 @@
 import type { Command } from "commander";
 import type { SetPriorityClassBody } from "../../../contract/priority-classes.js";
 import { DeletedProfile, OnePriorityClass, PriorityClassList } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { c, emit, info, table } from "../../output.js";
 
-const enc = encodeURIComponent;
-
 export async function listClasses(cmd: Command): Promise<void> {
-  const { priority_classes } = await authedApi(cmd).get("/v1/priority-classes", PriorityClassList);
+  const { priority_classes } = await authedApi(cmd).get(route("/v1/priority-classes"), PriorityClassList);
   emit({ priority_classes }, () =>
     table(
       priority_classes.map((p) => ({
@@ -48,7 +47,7 @@ export function classBody(o: ClassFlags): SetPriorityClassBody {
 
 export async function setClass(cmd: Command, name: string, o: ClassFlags): Promise<void> {
   const { priority_class: p } = await authedApi(cmd).put(
-    `/v1/priority-classes/${enc(name)}`,
+    route("/v1/priority-classes/{name}", { name }),
     OnePriorityClass,
     classBody(o),
   );
@@ -62,6 +61,6 @@ export async function setClass(cmd: Command, name: string, o: ClassFlags): Promi
 }
 
 export async function removeClass(cmd: Command, name: string): Promise<void> {
-  const r = await authedApi(cmd).delete(`/v1/priority-classes/${enc(name)}`, DeletedProfile);
+  const r = await authedApi(cmd).delete(route("/v1/priority-classes/{name}", { name }), DeletedProfile);
   emit(r, () => info(`${c.green("✓")} removed priority class ${name}; its jobs count as normal`));
 }

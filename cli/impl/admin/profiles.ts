@@ -1,13 +1,12 @@
 /** `sf admin profile ls|set|rm`. */
 import type { Command } from "commander";
 import { DeletedProfile, OneProfile, ProfileList } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { c, emit, info, table } from "../../output.js";
 
-const enc = encodeURIComponent;
-
 export async function listProfiles(cmd: Command): Promise<void> {
-  const { profiles } = await authedApi(cmd).get("/v1/profiles", ProfileList);
+  const { profiles } = await authedApi(cmd).get(route("/v1/profiles"), ProfileList);
   emit({ profiles }, () =>
     table(
       profiles.map((p) => ({
@@ -29,8 +28,8 @@ export async function setProfile(
 ): Promise<void> {
   const api = authedApi(cmd);
   // Omitted optional fields keep what an existing profile has, so `set` can change one thing at a time.
-  const existing = (await api.get("/v1/profiles", ProfileList)).profiles.find((p) => p.name === name);
-  const { profile } = await api.put(`/v1/profiles/${enc(name)}`, OneProfile, {
+  const existing = (await api.get(route("/v1/profiles"), ProfileList)).profiles.find((p) => p.name === name);
+  const { profile } = await api.put(route("/v1/profiles/{name}", { name }), OneProfile, {
     series: o.series,
     gpus_per_node: o.gpusPerNode,
     default_gpus: o.defaultGpus ?? existing?.default_gpus ?? 1,
@@ -45,6 +44,6 @@ export async function setProfile(
 }
 
 export async function removeProfile(cmd: Command, name: string): Promise<void> {
-  const r = await authedApi(cmd).delete(`/v1/profiles/${enc(name)}`, DeletedProfile);
+  const r = await authedApi(cmd).delete(route("/v1/profiles/{name}", { name }), DeletedProfile);
   emit(r, () => info(`${c.green("✓")} deleted profile ${name}`));
 }

@@ -2,13 +2,14 @@
 
 import type { Command } from "commander";
 import { PublishedRecipe } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { c, emit, info } from "../../output.js";
 import { readDataFile } from "../data-file.js";
 
 export async function publishRecipe(cmd: Command, file: string): Promise<void> {
   const body = readDataFile(file);
-  const r = await authedApi(cmd).post("/v1/catalog/recipes", PublishedRecipe, body);
+  const r = await authedApi(cmd).post(route("/v1/catalog/recipes"), PublishedRecipe, body);
   emit(r, () =>
     info(
       r.created

@@ -11,18 +11,20 @@ import {
   TeamUsage,
 } from "../../../contract/responses.schema.js";
 import { budgetPeriods, type TeamQuota } from "../../../contract/teams.js";
-import { type Api, parse, readJson } from "../../api.js";
+import { type Api, type Documented, parse, type Route, readJson, route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, isJson, print, table } from "../../output.js";
 import { gpuHours } from "../job/format.js";
 
-const enc = encodeURIComponent;
-
 type Quota = TeamEntry["quotas"][number];
 
 /** A PUT whose answer says whether it created (201) or changed (200) what it names. */
-async function put(api: Api, path: string, body: unknown): Promise<{ team: TeamEntry; created: boolean }> {
+async function put<P extends Documented<"put">>(
+  api: Api,
+  path: Route<P>,
+  body: unknown,
+): Promise<{ team: TeamEntry; created: boolean }> {
   const res = await api.fetch("PUT", path, body, { timeout: "total" });
   const { team } = parse(OneTeam, await readJson(res), `PUT ${path}`);
   return { team, created: res.status === 201 };
@@ -83,7 +85,7 @@ export function budgetText(b: Budget): string | null {
 }
 
 export async function listTeams(cmd: Command): Promise<void> {
-  const { teams } = await authedApi(cmd).get("/v1/teams", TeamList);
+  const { teams } = await authedApi(cmd).get(route("/v1/teams"), TeamList);
   emit({ teams }, () => {
     if (teams.length === 0) {
       info("no teams yet; create one with `sf admin team set NAME`");
@@ -147,14 +149,14 @@ function printTeam(t: TeamEntry): void {
 }
 
 export async function showTeam(cmd: Command, name: string): Promise<void> {
-  const { team } = await authedApi(cmd).get(`/v1/teams/${enc(name)}`, OneTeam);
+  const { team } = await authedApi(cmd).get(route("/v1/teams/{name}", { name }), OneTeam);
   emit({ team }, () => printTeam(team));
 }
 
 export async function setTeam(cmd: Command, name: string, o: { description?: string }): Promise<void> {
   const { team, created } = await put(
     authedApi(cmd),
-    `/v1/teams/${enc(name)}`,
+    route("/v1/teams/{name}", { name }),
     o.description !== undefined ? { description: o.description } : {},
   );
   emit({ team }, () =>
@@ -171,7 +173,7 @@ export async function setTeam(cmd: Command, name: string, o: { description?: str
 }
 
 export async function removeTeam(cmd: Command, name: string): Promise<void> {
-  const r = await authedApi(cmd).delete(`/v1/teams/${enc(name)}`, DeletedProfile);
+  const r = await authedApi(cmd).delete(route("/v1/teams/{name}", { name }), DeletedProfile);
   emit(r, () =>
     info(
       `${c.green("✓")} deleted team ${name} with its members and quotas; those whose primary team it was have another of theirs as primary`,
@@ -187,7 +189,7 @@ export async function addMember(
 ): Promise<void> {
   const { team, created } = await put(
     authedApi(cmd),
-    `/v1/teams/${enc(teamName)}/members/${enc(user)}`,
+    route("/v1/teams/{name}/members/{user}", { name: teamName, user }),
     o.primary ? { primary: true } : {},
   );
   const primary = team.members.find((m) => m.user === user)?.primary ?? false;
@@ -202,7 +204,10 @@ export async function addMember(
 }
 
 export async function removeMember(cmd: Command, teamName: string, user: string): Promise<void> {
-  const { team } = await authedApi(cmd).delete(`/v1/teams/${enc(teamName)}/members/${enc(user)}`, OneTeam);
+  const { team } = await authedApi(cmd).delete(
+    route("/v1/teams/{name}/members/{user}", { name: teamName, user }),
+    OneTeam,
+  );
   emit({ team }, () => info(`${c.green("✓")} removed ${user} from team ${c.bold(team.name)}`));
 }
 
@@ -242,11 +247,11 @@ const quotaOf = (t: TeamEntry, o: Pick<QuotaFlags, "fleet" | "series">): Quota |
 export async function setQuota(cmd: Command, teamName: string, o: QuotaFlags): Promise<void> {
   const api = authedApi(cmd);
   // Flags left out keep what the quota has, so one thing can change at a time (a new one: the defaults).
-  const { team: before } = await api.get(`/v1/teams/${enc(teamName)}`, OneTeam);
+  const { team: before } = await api.get(route("/v1/teams/{name}", { name: teamName }), OneTeam);
   const body = quotaBody(o, quotaOf(before, o), teamName);
   const { team, created } = await put(
     api,
-    `/v1/teams/${enc(teamName)}/quotas/${enc(o.fleet)}/${enc(o.series)}`,
+    route("/v1/teams/{name}/quotas/{fleet}/{series}", { name: teamName, fleet: o.fleet, series: o.series }),
     body,
   );
   const q = quotaOf(team, o);
@@ -263,7 +268,7 @@ export async function removeQuota(
   o: Pick<QuotaFlags, "fleet" | "series">,
 ): Promise<void> {
   const { team } = await authedApi(cmd).delete(
-    `/v1/teams/${enc(teamName)}/quotas/${enc(o.fleet)}/${enc(o.series)}`,
+    route("/v1/teams/{name}/quotas/{fleet}/{series}", { name: teamName, fleet: o.fleet, series: o.series }),
     OneTeam,
   );
   emit({ team }, () =>
@@ -291,7 +296,7 @@ async function budgetUseLines(api: Api, t: TeamEntry): Promise<string[]> {
   const lines: string[] = [];
   for (const p of periods) {
     if (p.limit === null) continue;
-    const use = await api.get(`/v1/usage/teams?period=${enc(p.key)}`, TeamUsage);
+    const use = await api.get(route("/v1/usage/teams", {}, { period: p.key }), TeamUsage);
     const used = use.teams.find((x) => x.team === t.name)?.gpu_hours ?? 0;
     const spent = used >= p.limit;
     const pct = p.limit > 0 ? ` (${((used / p.limit) * 100).toFixed(1)} %)` : "";
@@ -318,8 +323,8 @@ export async function setBudget(cmd: Command, name: string, o: BudgetFlags): Pro
   const changing = Object.keys(body).length > 0;
   // The server meters the budget before it answers a PUT: what it binds is decided from then on.
   const { team } = changing
-    ? await put(api, `/v1/teams/${enc(name)}/budget`, body)
-    : await api.get(`/v1/teams/${enc(name)}`, OneTeam);
+    ? await put(api, route("/v1/teams/{name}/budget", { name }), body)
+    : await api.get(route("/v1/teams/{name}", { name }), OneTeam);
   const text = budgetText(team.budget);
   const uses = text && !isJson() ? await budgetUseLines(api, team) : [];
   const effect = POLICY_EFFECT[team.budget.policy] ?? team.budget.policy;

@@ -7,16 +7,15 @@ import {
   UserList,
   UserQuota,
 } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print, table } from "../../output.js";
 
 export type Quota = QuotaView;
 
-const enc = encodeURIComponent;
-
 export async function listUsers(cmd: Command): Promise<void> {
-  const { users } = await authedApi(cmd).get("/v1/users", UserList);
+  const { users } = await authedApi(cmd).get(route("/v1/users"), UserList);
   emit({ users }, () =>
     table(
       users.map((u) => ({
@@ -37,7 +36,7 @@ export async function addUser(
   o: { role: string; email?: string },
 ): Promise<void> {
   const api = authedApi(cmd);
-  const r = await api.post("/v1/users", CreatedUser, {
+  const r = await api.post(route("/v1/users"), CreatedUser, {
     name,
     role: o.role,
     ...(o.email ? { email: o.email } : {}),
@@ -53,12 +52,12 @@ export async function addUser(
 }
 
 export async function setRole(cmd: Command, name: string, role: string): Promise<void> {
-  const { user } = await authedApi(cmd).patch(`/v1/users/${enc(name)}`, OneUser, { role });
+  const { user } = await authedApi(cmd).patch(route("/v1/users/{name}", { name }), OneUser, { role });
   emit({ user }, () => info(`${c.green("✓")} ${user.name} is now ${c.bold(user.role)}`));
 }
 
 export async function setDisabled(cmd: Command, name: string, disabled: boolean): Promise<void> {
-  const { user } = await authedApi(cmd).patch(`/v1/users/${enc(name)}`, OneUser, { disabled });
+  const { user } = await authedApi(cmd).patch(route("/v1/users/{name}", { name }), OneUser, { disabled });
   emit({ user }, () =>
     info(
       `${c.green("✓")} ${user.name} is ${disabled ? "disabled: their tokens are refused until `sf admin enable`" : "enabled"}`,
@@ -105,7 +104,7 @@ export function applyQuotaFlags(current: Quota, o: QuotaFlags): Quota | null {
 
 export async function quota(cmd: Command, user: string, o: QuotaFlags): Promise<void> {
   const api = authedApi(cmd);
-  const path = `/v1/users/${enc(user)}/quota`;
+  const path = route("/v1/users/{name}/quota", { name: user });
   const current = await api.get(path, UserQuota);
   const next = applyQuotaFlags(current.quota, o);
   // The API replaces the whole quota; reading it first is what lets a flag change one field only.

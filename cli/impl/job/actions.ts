@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { ACTION_TARGETS, type JobState } from "../../../contract/job-states.js";
 import { JobAnswer } from "../../../contract/responses.schema.js";
-import { parse } from "../../api.js";
+import { parse, route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError } from "../../errors.js";
 import { c, emit, print, status } from "../../output.js";
@@ -29,7 +29,7 @@ export async function act(
   let res: unknown;
   try {
     res = await api.post(
-      `/v1/jobs/${encodeURIComponent(id)}/${action}`,
+      route(`/v1/jobs/{id}/${action}`, { id }),
       JobAnswer,
       o.reason ? { reason: o.reason } : {},
     );

@@ -9,8 +9,7 @@ import { mkdir, open, rename } from "node:fs/promises";
 import { dirname, relative, resolve, sep } from "node:path";
 import type { Command } from "commander";
 import { type Artifact, ArtifactList } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
-import { readJson } from "../../api.js";
+import { type Api, readJson, route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, humanBytes, info, isJson, printJson, progress } from "../../output.js";
@@ -38,7 +37,7 @@ export async function listArtifacts(
   run?: string,
 ): Promise<{ run_id: string; artifacts: Artifact[] }> {
   const q = new URLSearchParams(run ? { run } : {});
-  return await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/artifacts?${q}`, ArtifactList);
+  return await api.get(route("/v1/jobs/{id}/artifacts", { id: jobId }, q), ArtifactList);
 }
 
 /** The checkpoint with the highest step whose bytes were uploaded (the newest registration on a tie). */
@@ -92,7 +91,7 @@ export async function downloadArtifact(
     };
   }
   const q = new URLSearchParams({ run: runId, path: a.path });
-  const res = await api.fetch("GET", `/v1/jobs/${encodeURIComponent(jobId)}/artifacts/download?${q}`);
+  const res = await api.fetch("GET", route("/v1/jobs/{id}/artifacts/download", { id: jobId }, q));
   if (!res.ok) await readJson(res);
   if (!res.body) throw new CliError(`the server sent no bytes for ${a.path}`, { code: "BAD_RESPONSE" });
   await mkdir(dirname(dest), { recursive: true });

@@ -14,8 +14,7 @@ import {
   LogsPage,
   type RunView,
 } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
-import { parse, readJson } from "../../api.js";
+import { type Api, parse, readJson, route } from "../../api.js";
 import { CliError, EXIT, type ExitCode } from "../../errors.js";
 import { c, info, isJson, status as paintStatus } from "../../output.js";
 import { actionText, type Diagnosis, diagnosing, oneLine } from "./diagnosis.js";
@@ -191,7 +190,7 @@ async function tailStart(api: Api, jobId: string, runId: string, n: number): Pro
   let offset = 0;
   for (;;) {
     const q = new URLSearchParams({ run: runId, offset: String(offset), limit: "5000" });
-    const page = await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/logs?${q}`, LogsPage);
+    const page = await api.get(route("/v1/jobs/{id}/logs", { id: jobId }, q), LogsPage);
     if (page.lines.length === 0) return Math.max(0, page.next_offset - n);
     offset = page.next_offset;
   }
@@ -224,7 +223,7 @@ async function streamRun(
       const q = new URLSearchParams({ follow: "1", run: runId, offset: String(from) });
       const headers: Record<string, string> = { accept: "text/event-stream" };
       if (last >= 0) headers["last-event-id"] = String(last);
-      const res = await api.fetch("GET", `/v1/jobs/${encodeURIComponent(jobId)}/logs?${q}`, undefined, {
+      const res = await api.fetch("GET", route("/v1/jobs/{id}/logs", { id: jobId }, q), undefined, {
         headers,
         signal: conn.signal,
       });

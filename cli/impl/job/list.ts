@@ -1,7 +1,7 @@
 /** `sf job ls`: my jobs (or everyone's, for an admin), newest first, following the server's cursor. */
 import type { Command } from "commander";
 import { JobList, type JobView } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
+import { type Api, route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { emit, info, status } from "../../output.js";
@@ -30,7 +30,7 @@ export async function listJobs(
     if (o.fleet) q.set("fleet", o.fleet);
     q.set("limit", String(Math.min(o.pageSize ?? PAGE_MAX, o.limit - jobs.length)));
     if (cursor) q.set("cursor", cursor);
-    const page = await api.get(`/v1/jobs?${q}`, JobList);
+    const page = await api.get(route("/v1/jobs", {}, q), JobList);
     jobs.push(...page.jobs);
     cursor = page.next_cursor;
     if (!cursor || jobs.length >= o.limit) return { jobs: jobs.slice(0, o.limit), more: cursor !== null };

@@ -1,6 +1,6 @@
 /** Reading a run's log lines page by page (`sf job logs`, `sf job logs --cause`). */
 import { type LogLine, LogsPage } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
+import { type Api, route } from "../../api.js";
 import { CliError } from "../../errors.js";
 
 /** Every released line of one run (the job's current or latest unless `run` is given), in cursor order. */
@@ -18,18 +18,16 @@ export async function readLogs(
     // Pin the run the first page picked, so a retry starting mid-read cannot splice two runs together.
     if (runId) q.set("run", runId);
     if (rank !== undefined) q.set("rank", String(rank));
-    const p = await api
-      .get(`/v1/jobs/${encodeURIComponent(jobId)}/logs?${q}`, LogsPage)
-      .catch((err: unknown) => {
-        if (err instanceof CliError && err.code === "NOT_FOUND" && !run) {
-          throw new CliError(err.message, {
-            code: err.code,
-            exit: err.exit,
-            hint: `\`sf job status ${jobId}\` shows why it waits; \`sf job logs ${jobId} -f\` waits for it`,
-          });
-        }
-        throw err;
-      });
+    const p = await api.get(route("/v1/jobs/{id}/logs", { id: jobId }, q), LogsPage).catch((err: unknown) => {
+      if (err instanceof CliError && err.code === "NOT_FOUND" && !run) {
+        throw new CliError(err.message, {
+          code: err.code,
+          exit: err.exit,
+          hint: `\`sf job status ${jobId}\` shows why it waits; \`sf job logs ${jobId} -f\` waits for it`,
+        });
+      }
+      throw err;
+    });
     runId = p.run_id;
     lines.push(...p.lines);
     if (p.lines.length === 0) return { run_id: p.run_id, lines };
@@ -49,5 +47,5 @@ export async function logsPage(
     offset: String(q.offset),
     limit: String(q.limit),
   });
-  return await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/logs?${query}`, LogsPage);
+  return await api.get(route("/v1/jobs/{id}/logs", { id: jobId }, query), LogsPage);
 }

@@ -1,7 +1,7 @@
 /** `sf job metrics ID [--key K]`: what a run reported, as a table and a one-line sparkline. */
 import type { Command } from "commander";
 import { MetricKeys, type MetricPoint, MetricSeries } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
+import { type Api, route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print } from "../../output.js";
@@ -53,7 +53,7 @@ export async function readSeries(
   for (;;) {
     const q = new URLSearchParams({ key, after: String(after), limit: "10000" });
     if (run) q.set("run", run);
-    const page = await api.get(`/v1/jobs/${encodeURIComponent(jobId)}/metrics?${q}`, MetricSeries);
+    const page = await api.get(route("/v1/jobs/{id}/metrics", { id: jobId }, q), MetricSeries);
     points.push(...page.points);
     if (page.next_after === null || page.points.length === 0) return { run_id: page.run_id, points };
     after = page.next_after;
@@ -77,7 +77,7 @@ export async function metrics(
   const api = authedApi(cmd);
   if (!o.key) {
     const q = new URLSearchParams(o.run ? { run: o.run } : {});
-    const r = await api.get(`/v1/jobs/${encodeURIComponent(id)}/metrics?${q}`, MetricKeys);
+    const r = await api.get(route("/v1/jobs/{id}/metrics", { id }, q), MetricKeys);
     emit({ job_id: id, ...r }, () => {
       if (r.keys.length === 0) {
         info(`run ${r.run_id} has reported no metrics yet`);

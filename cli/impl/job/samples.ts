@@ -9,6 +9,7 @@ import {
   ValidationStepsView,
   type ValidationStepView,
 } from "../../../contract/readback.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print } from "../../output.js";
@@ -60,11 +61,10 @@ export async function samples(
   o: { step?: string; run?: string; limit?: string },
 ): Promise<void> {
   const api = authedApi(cmd);
-  const base = `/v1/jobs/${encodeURIComponent(id)}/validation`;
   const limit = count("limit", o.limit, 20, 1);
   if (o.step === undefined) {
     const q = new URLSearchParams(o.run ? { run: o.run } : {});
-    const r = await api.get(`${base}?${q}`, ValidationStepsView);
+    const r = await api.get(route("/v1/jobs/{id}/validation", { id }, q), ValidationStepsView);
     emit({ job_id: id, ...r }, () => {
       if (r.steps.length === 0) {
         info(`run ${r.run_id} has reported no validation samples`);
@@ -95,7 +95,7 @@ export async function samples(
       limit: String(Math.min(1000, limit - got.length)),
     });
     if (o.run) q.set("run", o.run);
-    page = await api.get(`${base}?${q}`, ValidationSamplesView);
+    page = await api.get(route("/v1/jobs/{id}/validation", { id }, q), ValidationSamplesView);
     got.push(...page.samples);
     if (page.next_after === null || got.length >= limit) break;
     after = page.next_after;

@@ -7,7 +7,7 @@ import {
   type HparamsView as HparamsViewT,
 } from "../../../contract/readback.schema.js";
 import { JobDetailResponse } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
+import { type Api, route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { c, emit, humanBytes, print, status } from "../../output.js";
 import { failureBlock, outputWidth } from "./diagnosis.js";
@@ -16,7 +16,7 @@ import { age, colorTable, placementSummary } from "./format.js";
 const LAST_EVENTS = 8;
 
 export async function getJob(api: Api, id: string): Promise<JobDetailResponse> {
-  return await api.get(`/v1/jobs/${encodeURIComponent(id)}`, JobDetailResponse);
+  return await api.get(route("/v1/jobs/{id}", { id }), JobDetailResponse);
 }
 
 function fleetOf(spec: unknown): string | null {
@@ -34,10 +34,9 @@ async function runReports(
   hasRun: boolean,
 ): Promise<{ hparams: HparamsViewT | null; environment: EnvironmentViewT | null }> {
   if (!hasRun) return { hparams: null, environment: null };
-  const base = `/v1/jobs/${encodeURIComponent(id)}`;
   const [hp, env] = await Promise.allSettled([
-    api.get(`${base}/hparams`, HparamsView),
-    api.get(`${base}/environment`, EnvironmentView),
+    api.get(route("/v1/jobs/{id}/hparams", { id }), HparamsView),
+    api.get(route("/v1/jobs/{id}/environment", { id }), EnvironmentView),
   ]);
   return {
     hparams: hp.status === "fulfilled" ? hp.value : null,

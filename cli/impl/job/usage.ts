@@ -4,7 +4,7 @@
  */
 import type { Command } from "commander";
 import { FleetInspect, FleetList, TeamUsage, Usage } from "../../../contract/responses.schema.js";
-import { readJson } from "../../api.js";
+import { readJson, route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, isJson, print } from "../../output.js";
@@ -25,12 +25,12 @@ export interface FleetTotals {
 export async function statusCmd(cmd: Command): Promise<void> {
   const api = authedApi(cmd);
   const [usage, fleetList] = await Promise.all([
-    api.get("/v1/usage", Usage),
-    api.get("/v1/fleets", FleetList),
+    api.get(route("/v1/usage"), Usage),
+    api.get(route("/v1/fleets"), FleetList),
   ]);
   const fleets: FleetTotals[] = await Promise.all(
     fleetList.fleets.map(async (f) => {
-      const t = (await api.get(`/v1/fleets/${encodeURIComponent(f.name)}`, FleetInspect)).totals;
+      const t = (await api.get(route("/v1/fleets/{fleet}", { fleet: f.name }), FleetInspect)).totals;
       return {
         name: f.name,
         id: f.id,
@@ -111,16 +111,15 @@ export async function usageBy(cmd: Command, o: UsageFlags): Promise<void> {
   if (o.csv && isJson())
     throw new CliError("--csv and --json are two formats: give one of them", { exit: EXIT.USAGE });
   const api = authedApi(cmd);
-  const query = o.period ? `?period=${encodeURIComponent(o.period)}` : "";
   if (o.csv) {
-    const path = `/v1/usage/teams${query ? `${query}&` : "?"}format=csv`;
+    const path = route("/v1/usage/teams", {}, { period: o.period || undefined, format: "csv" });
     const res = await api.fetch("GET", path, undefined, { timeout: "total" });
     // An error answer is JSON (a coded error); readJson throws it with its exit code and hint.
     if (!res.ok) await readJson(res);
     process.stdout.write(await res.text());
     return;
   }
-  const use = await api.get(`/v1/usage/teams${query}`, TeamUsage);
+  const use = await api.get(route("/v1/usage/teams", {}, { period: o.period || undefined }), TeamUsage);
   emit(use, () => {
     print(`${c.bold(`GPU-hours by team in ${use.period}`)} ${c.dim(`(${days(use.start, use.end)}, UTC)`)}`);
     if (use.teams.length === 0) {

@@ -12,6 +12,7 @@ import {
   type RecipeVersion,
 } from "../../../contract/catalog.schema.js";
 import type { RecipeLock } from "../../../contract/recipe-lock.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { withSpinner } from "../../output.js";
@@ -21,7 +22,7 @@ export type LockedFramework = RecipeLock["framework"];
 
 export async function fetchCatalog(cmd: Command): Promise<Catalog> {
   const api = authedApi(cmd);
-  return withSpinner("reading the catalog", () => api.get("/v1/catalog", Catalog));
+  return withSpinner("reading the catalog", () => api.get(route("/v1/catalog"), Catalog));
 }
 
 export function checkMethodName(method: string): void {

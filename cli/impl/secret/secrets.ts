@@ -7,12 +7,11 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { SecretName } from "../../../contract/jobspec.schema.js";
 import { DeletedSecret, SecretList, SecretOne } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, table } from "../../output.js";
 import { age } from "../job/format.js";
-
-const enc = encodeURIComponent;
 
 export interface ScopeOptions {
   fleet?: string;
@@ -31,8 +30,18 @@ function checkedName(name: string): string {
   return name;
 }
 
-const base = (o: ScopeOptions) => (o.fleet ? `/v1/fleets/${enc(o.fleet)}/secrets` : "/v1/secrets");
-const userQuery = (o: ScopeOptions) => (o.user && !o.fleet ? `?user=${enc(o.user)}` : "");
+/** `?user=` (an admin acting on another user's secrets) applies to user secrets only. */
+const userQuery = (o: ScopeOptions) => ({ user: o.user && !o.fleet ? o.user : undefined });
+
+/** The scope's secrets: a fleet's (--fleet) or a user's. */
+const secretsRoute = (o: ScopeOptions) =>
+  o.fleet ? route("/v1/fleets/{fleet}/secrets", { fleet: o.fleet }) : route("/v1/secrets", {}, userQuery(o));
+
+/** One secret of the scope; `query` (the user) where the operation takes it. */
+const secretRoute = (o: ScopeOptions, name: string, query: { user?: string } = {}) =>
+  o.fleet
+    ? route("/v1/fleets/{fleet}/secrets/{name}", { fleet: o.fleet, name })
+    : route("/v1/secrets/{name}", { name }, query);
 
 /** One trailing newline (what `echo` and editors add) is not part of the value. */
 const chomp = (s: string) => s.replace(/\r?\n$/, "");
@@ -94,7 +103,7 @@ export async function set(
       hint: `pipe it in (printf %s "$VALUE" | sf secret set ${name}) or use --from-file FILE`,
     });
   }
-  const r = await authedApi(cmd).put(`${base(o)}/${enc(name)}`, SecretOne, { value });
+  const r = await authedApi(cmd).put(secretRoute(o, name), SecretOne, { value });
   emit(r, () => {
     const where = o.fleet ? `fleet ${o.fleet}` : "you";
     info(`${c.green("✓")} set ${c.bold(name)} for ${where}`);
@@ -107,7 +116,7 @@ export async function set(
 }
 
 export async function ls(cmd: Command, o: ScopeOptions): Promise<void> {
-  const { secrets } = await authedApi(cmd).get(`${base(o)}${userQuery(o)}`, SecretList);
+  const { secrets } = await authedApi(cmd).get(secretsRoute(o), SecretList);
   emit({ secrets }, () => {
     if (secrets.length === 0) {
       info(
@@ -129,7 +138,7 @@ export async function ls(cmd: Command, o: ScopeOptions): Promise<void> {
 
 export async function rm(cmd: Command, name: string, o: ScopeOptions): Promise<void> {
   checkedName(name);
-  const r = await authedApi(cmd).delete(`${base(o)}/${enc(name)}${userQuery(o)}`, DeletedSecret);
+  const r = await authedApi(cmd).delete(secretRoute(o, name, userQuery(o)), DeletedSecret);
   emit(r, () =>
     info(`${c.green("✓")} removed ${r.name}; jobs already running keep the value they were given`),
   );

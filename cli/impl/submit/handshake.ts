@@ -15,7 +15,7 @@ import {
 } from "../../../contract/profile-grammar.js";
 import type { RecipeLock } from "../../../contract/recipe-lock.schema.js";
 import { ProfileList } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
+import { type Api, route } from "../../api.js";
 import { CliError, EXIT } from "../../errors.js";
 
 /** Offline: every `--profile` parses ([ROLE=]NAME[:GPUS]). */
@@ -38,7 +38,7 @@ export function checkProfileSyntax(args: readonly string[]): void {
 }
 
 export async function fetchProfiles(api: Api): Promise<ProfileEntry[]> {
-  return (await api.get("/v1/profiles", ProfileList)).profiles;
+  return (await api.get(route("/v1/profiles"), ProfileList)).profiles;
 }
 
 export function expand(
@@ -61,7 +61,7 @@ export function expand(
 }
 
 export async function fetchCatalog(api: Api): Promise<Catalog> {
-  return api.get("/v1/catalog", Catalog);
+  return api.get(route("/v1/catalog"), Catalog);
 }
 
 /** The published recipe version the lock pins, or the same coded refusal admission would give. */

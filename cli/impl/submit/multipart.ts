@@ -15,7 +15,7 @@ import {
   StartUploadResponse,
   type StoredPart,
 } from "../../../contract/uploads.schema.js";
-import type { Api } from "../../api.js";
+import { type Api, route } from "../../api.js";
 import { CliError, EXIT } from "../../errors.js";
 
 /** Blobs at least this large ask for a direct upload (SF_DIRECT_UPLOAD_THRESHOLD_BYTES changes it). */
@@ -154,10 +154,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * "worker" (no direct upload here: PUT it through the API as small blobs are), or what was sent.
  */
 export async function uploadLarge(api: Api, blob: LargeBlob, bar: Progress): Promise<LargeUploadResult> {
-  const base = `/v1/blobs/${blob.digest}/uploads`;
+  const digest = blob.digest;
   let start: StartUploadResponse;
   try {
-    start = await api.post(base, StartUploadResponse, { size: blob.size });
+    start = await api.post(route("/v1/blobs/{digest}/uploads", { digest }), StartUploadResponse, {
+      size: blob.size,
+    });
   } catch (err) {
     // A server from before direct uploads has no such route: upload through the API as before.
     if (err instanceof CliError && err.code === "NOT_FOUND") return { mode: "worker" };
@@ -193,7 +195,11 @@ export async function uploadLarge(api: Api, blob: LargeBlob, bar: Progress): Pro
           moved += b;
           bar.add(b);
         });
-        await api.put(`${base}/${id}/parts/${n}`, PartReportResponse, { size: length, ...part });
+        await api.put(
+          route("/v1/blobs/{digest}/uploads/{upload}/parts/{n}", { digest, upload: id, n }),
+          PartReportResponse,
+          { size: length, ...part },
+        );
         sent += length;
         return;
       } catch (err) {
@@ -209,7 +215,9 @@ export async function uploadLarge(api: Api, blob: LargeBlob, bar: Progress): Pro
           if (err instanceof PartError) {
             // Object storage refused the part itself: resuming would meet the same refusal. Give the
             // upload up, so no part of it lingers, and say what was refused.
-            await api.fetch("DELETE", `${base}/${id}`).catch(() => undefined);
+            await api
+              .fetch("DELETE", route("/v1/blobs/{digest}/uploads/{upload}", { digest, upload: id }))
+              .catch(() => undefined);
             throw new CliError(`uploading ${blob.path}: part ${n}: ${err.message}`, {
               code: "UPLOAD_REFUSED",
               exit: EXIT.UNAVAILABLE,
@@ -223,7 +231,7 @@ export async function uploadLarge(api: Api, blob: LargeBlob, bar: Progress): Pro
     }
   });
   try {
-    await api.post(`${base}/${id}/complete`, BlobStored);
+    await api.post(route("/v1/blobs/{digest}/uploads/{upload}/complete", { digest, upload: id }), BlobStored);
   } catch (err) {
     if (err instanceof CliError && err.code === "BLOB_DIGEST_MISMATCH") {
       throw new CliError(

@@ -5,7 +5,7 @@ import { sleepBackoff } from "../../../contract/backoff.js";
 import type { DryRunJob } from "../../../contract/fleet.schema.js";
 import type { JobSpec } from "../../../contract/jobspec.schema.js";
 import { DryRunAnswer, JobAnswer, JobsAnswer } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
+import { type Api, route } from "../../api.js";
 import { CliError } from "../../errors.js";
 import { c, info, status } from "../../output.js";
 
@@ -37,14 +37,14 @@ function retryable(err: unknown): boolean {
 
 export async function postJob(api: Api, spec: JobSpec, key: string): Promise<JobDetail> {
   return withRetries(async () => {
-    const r = await api.post("/v1/jobs", JobAnswer, spec, { headers: { "idempotency-key": key } });
+    const r = await api.post(route("/v1/jobs"), JobAnswer, spec, { headers: { "idempotency-key": key } });
     return r.job;
   });
 }
 
 /** Asks what submitting `spec` would do now (POST /v1/jobs?dry_run=1): nothing is queued. */
 export async function dryRunJob(api: Api, spec: JobSpec): Promise<DryRunJob> {
-  const r = await api.post("/v1/jobs?dry_run=1", DryRunAnswer, spec);
+  const r = await api.post(route("/v1/jobs", {}, { dry_run: 1 }), DryRunAnswer, spec);
   return r.jobs[0]!;
 }
 
@@ -75,7 +75,7 @@ export function describeDryRun(d: DryRunJob): string[] {
 export async function postJobs(api: Api, specs: JobSpec[], key: string): Promise<JobDetail[]> {
   return withRetries(async () => {
     const r = await api.post(
-      "/v1/jobs",
+      route("/v1/jobs"),
       JobsAnswer,
       { jobs: specs },
       { headers: { "idempotency-key": key } },

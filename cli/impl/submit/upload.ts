@@ -6,7 +6,7 @@
  */
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
-import { type Api, readJson } from "../../api.js";
+import { type Api, readJson, route } from "../../api.js";
 import { CliError, EXIT, fromServer } from "../../errors.js";
 import { humanBytes, progress } from "../../output.js";
 import { directThreshold, uploadLarge } from "./multipart.js";
@@ -42,7 +42,7 @@ async function pool<T>(items: T[], width: number, work: (item: T) => Promise<voi
 }
 
 async function exists(api: Api, digest: string): Promise<boolean> {
-  const res = await api.fetch("HEAD", `/v1/blobs/${digest}`);
+  const res = await api.fetch("HEAD", route("/v1/blobs/{digest}", { digest }));
   if (res.status === 200) return true;
   if (res.status === 404) return false;
   const code =
@@ -70,7 +70,7 @@ async function put(api: Api, blob: Blob, onBytes: (n: number) => void): Promise<
       }),
     );
   }
-  const res = await api.fetch("PUT", `/v1/blobs/${blob.digest}`, undefined, {
+  const res = await api.fetch("PUT", route("/v1/blobs/{digest}", { digest: blob.digest }), undefined, {
     raw: body,
     headers: { "content-length": String(blob.size), "content-type": "application/octet-stream" },
   });

@@ -1,14 +1,13 @@
 /** `sf webhook deliveries|redeliver|test`: what was sent to an endpoint, and sending again. */
 import type { Command } from "commander";
 import { DeliveryPage, type DeliveryView, OneDelivery } from "../../../contract/responses.schema.js";
-import type { Api } from "../../api.js";
+import { type Api, route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { CliError, EXIT } from "../../errors.js";
 import { c, emit, info, print, printJson, table } from "../../output.js";
 import { age } from "../job/format.js";
 import { parseLimit } from "../job/list.js";
 
-const enc = encodeURIComponent;
 /** An attempt gives up after 10 s on the server; waiting a little longer sees its result. */
 const TEST_WAIT_MS = 15_000;
 const STATES = ["pending", "delivered", "failed"];
@@ -35,7 +34,7 @@ export async function deliveries(
   const limit = parseLimit(o.limit, 30);
   const q = new URLSearchParams({ limit: String(Math.min(limit, 200)) });
   if (o.state) q.set("state", o.state);
-  const page = await api.get(`/v1/webhooks/${enc(id)}/deliveries?${q}`, DeliveryPage);
+  const page = await api.get(route("/v1/webhooks/{id}/deliveries", { id }, q), DeliveryPage);
   emit(page, () => {
     if (page.deliveries.length === 0) {
       info(o.state ? `no ${o.state} deliveries` : "no deliveries yet — `sf webhook test` sends one");
@@ -58,7 +57,9 @@ export async function deliveries(
 }
 
 async function getDelivery(api: Api, id: string, event: string) {
-  return (await api.get(`/v1/webhooks/${enc(id)}/deliveries/${enc(event)}`, OneDelivery)).delivery;
+  return (
+    await api.get(route("/v1/webhooks/{id}/deliveries/{delivery}", { id, delivery: event }), OneDelivery)
+  ).delivery;
 }
 
 async function showDelivery(api: Api, id: string, event: string): Promise<void> {
@@ -83,7 +84,7 @@ async function showDelivery(api: Api, id: string, event: string): Promise<void> 
 
 export async function redeliver(cmd: Command, id: string, event: string): Promise<void> {
   const r = await authedApi(cmd).post(
-    `/v1/webhooks/${enc(id)}/deliveries/${enc(event)}/redeliver`,
+    route("/v1/webhooks/{id}/deliveries/{delivery}/redeliver", { id, delivery: event }),
     OneDelivery,
   );
   emit(r, () =>
@@ -93,7 +94,7 @@ export async function redeliver(cmd: Command, id: string, event: string): Promis
 
 export async function test(cmd: Command, id: string, o: { wait: boolean }): Promise<void> {
   const api = authedApi(cmd);
-  const queued = (await api.post(`/v1/webhooks/${enc(id)}/test`, OneDelivery)).delivery;
+  const queued = (await api.post(route("/v1/webhooks/{id}/test", { id }), OneDelivery)).delivery;
   if (!o.wait) {
     emit({ delivery: queued }, () => info(`${c.green("✓")} queued ${queued.id}`));
     return;

@@ -1,11 +1,10 @@
 /** `sf webhook add|ls|rm|rotate-secret`: a user's webhook endpoints. */
 import type { Command } from "commander";
 import { DeletedWebhook, WebhookList, WithSecret } from "../../../contract/responses.schema.js";
+import { route } from "../../api.js";
 import { authedApi } from "../../context.js";
 import { c, emit, info, print, table } from "../../output.js";
 import { age } from "../job/format.js";
-
-const enc = encodeURIComponent;
 
 export interface AddOptions {
   events?: string;
@@ -37,12 +36,12 @@ export async function add(cmd: Command, url: string, o: AddOptions): Promise<voi
     ...(o.fleet ? { fleet: o.fleet } : {}),
     ...(o.description ? { description: o.description } : {}),
   };
-  const r = await authedApi(cmd).post("/v1/webhooks", WithSecret, body);
+  const r = await authedApi(cmd).post(route("/v1/webhooks"), WithSecret, body);
   printSecret(r, "created webhook");
 }
 
 export async function ls(cmd: Command): Promise<void> {
-  const { webhooks } = await authedApi(cmd).get("/v1/webhooks", WebhookList);
+  const { webhooks } = await authedApi(cmd).get(route("/v1/webhooks"), WebhookList);
   emit({ webhooks }, () => {
     if (webhooks.length === 0) {
       info("no webhooks yet — add one with `sf webhook add URL`");
@@ -63,12 +62,12 @@ export async function ls(cmd: Command): Promise<void> {
 }
 
 export async function rm(cmd: Command, id: string): Promise<void> {
-  const r = await authedApi(cmd).delete(`/v1/webhooks/${enc(id)}`, DeletedWebhook);
+  const r = await authedApi(cmd).delete(route("/v1/webhooks/{id}", { id }), DeletedWebhook);
   emit(r, () => info(`${c.green("✓")} deleted ${r.id}`));
 }
 
 export async function rotate(cmd: Command, id: string): Promise<void> {
-  const r = await authedApi(cmd).post(`/v1/webhooks/${enc(id)}/rotate-secret`, WithSecret);
+  const r = await authedApi(cmd).post(route("/v1/webhooks/{id}/rotate-secret", { id }), WithSecret);
   printSecret(r, "rotated the secret of");
   info(c.dim("for 24 hours deliveries also carry a signature made with the old secret"));
 }
