@@ -2087,8 +2087,6 @@ export interface components {
                 [key: string]: components["schemas"]["JsonValue"];
             } | null;
             registered_at: string;
-        } & {
-            [key: string]: unknown;
         };
         AuditEntry: {
             seq: number;
@@ -2102,8 +2100,6 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
-        } & {
-            [key: string]: unknown;
         };
         Diagnosis: {
             /** @enum {string} */
@@ -2111,15 +2107,13 @@ export interface components {
             summary: string;
             rank: number | null;
             node: string | null;
-            line: ({
+            line: {
                 rank: number;
                 stream: string;
                 seq: number;
                 cursor: number | null;
                 text: string;
-            } & {
-                [key: string]: unknown;
-            }) | null;
+            } | null;
             hint: string;
             action: {
                 /** @enum {string} */
@@ -2127,14 +2121,10 @@ export interface components {
                 retried: boolean;
                 why: string;
                 cordoned: string | null;
-            } & {
-                [key: string]: unknown;
             };
             rule: number | null;
             diagnosed_at: string;
             from_logs: boolean;
-        } & {
-            [key: string]: unknown;
         };
         Digest: string;
         DryRunJob: {
@@ -2155,17 +2145,13 @@ export interface components {
                     [key: string]: string | number | boolean | null;
                 };
             }[];
-            preempts: ({
+            preempts: {
                 job_id: string;
                 name: string;
                 user_id: string;
                 priority_class: string;
                 gpus: number;
-            } & {
-                [key: string]: unknown;
-            })[];
-        } & {
-            [key: string]: unknown;
+            }[];
         };
         /** @description Every error answer: a stable `code` to switch on (never the message), a message for people, and facts about the refusal in `details` (docs/api.md "Errors"). */
         Error: {
@@ -2214,8 +2200,6 @@ export interface components {
                 };
             };
             created_at: string;
-        } & {
-            [key: string]: unknown;
         };
         FleetNetwork: {
             /** @default {} */
@@ -2274,8 +2258,6 @@ export interface components {
             started_at?: string | null;
             ended_at?: string | null;
             runs: components["schemas"]["Run"][];
-        } & {
-            [key: string]: unknown;
         };
         JobEvent: {
             seq: number;
@@ -2285,8 +2267,6 @@ export interface components {
             edge: string;
             actor: string;
             detail: components["schemas"]["JsonValue"];
-        } & {
-            [key: string]: unknown;
         };
         JobSpec: {
             /** @constant */
@@ -2432,15 +2412,11 @@ export interface components {
             seq: number;
             ts: string;
             line: string;
-        } & {
-            [key: string]: unknown;
         };
         MetricPoint: {
             step: number;
             value: number;
             ts: string;
-        } & {
-            [key: string]: unknown;
         };
         Node: {
             id: string;
@@ -2457,13 +2433,11 @@ export interface components {
             labels: {
                 [key: string]: string;
             };
-            gpus: ({
+            gpus: {
                 index: number;
                 run_id: string | null;
                 job_id: string | null;
-            } & {
-                [key: string]: unknown;
-            })[];
+            }[];
             /** @default false */
             cordoned: boolean;
             /** @default null */
@@ -2479,8 +2453,6 @@ export interface components {
                 /** @enum {string} */
                 action: "stopped" | "reported";
             }[];
-        } & {
-            [key: string]: unknown;
         };
         PriorityClass: {
             name: string;
@@ -2529,19 +2501,15 @@ export interface components {
             ended_at: string | null;
             exit_code: number | null;
             reason: string | null;
-            resumed_from: ({
+            resumed_from: {
                 run_id: string;
                 step: number | null;
-            } & {
-                [key: string]: unknown;
-            }) | null;
+            } | null;
             /** @default false */
             borrowed: boolean;
             steps_lost?: number | null;
             /** @default null */
             diagnosis: components["schemas"]["Diagnosis"] | null;
-        } & {
-            [key: string]: unknown;
         };
         Secret: {
             name: string;
@@ -2555,14 +2523,12 @@ export interface components {
         Team: {
             name: string;
             description: string;
-            members: ({
+            members: {
                 user_id: string;
                 user: string;
                 primary: boolean;
-            } & {
-                [key: string]: unknown;
-            })[];
-            quotas: ({
+            }[];
+            quotas: {
                 fleet_id: string;
                 fleet: string;
                 series: string;
@@ -2573,9 +2539,7 @@ export interface components {
                 lend_limit: number | null;
                 /** @default 1 */
                 weight: number;
-            } & {
-                [key: string]: unknown;
-            })[];
+            }[];
             /**
              * @default {
              *       "monthly_gpu_hours": null,
@@ -2587,12 +2551,8 @@ export interface components {
                 monthly_gpu_hours: number | null;
                 weekly_gpu_hours: number | null;
                 policy: ("refuse" | "pause" | "borrow_free") | string;
-            } & {
-                [key: string]: unknown;
             };
             created_at: string;
-        } & {
-            [key: string]: unknown;
         };
         Token: {
             id: string;
@@ -2602,8 +2562,6 @@ export interface components {
             expires_at: string | null;
             revoked_at: string | null;
             last_used_at: string | null;
-        } & {
-            [key: string]: unknown;
         };
         User: {
             id: string;
@@ -2612,8 +2570,6 @@ export interface components {
             role: string;
             disabled: boolean;
             created_at: string;
-        } & {
-            [key: string]: unknown;
         };
         Webhook: {
             id: string;
@@ -2625,8 +2581,6 @@ export interface components {
             secret_prefix: string;
             previous_secret_expires_at: string | null;
             created_at: string;
-        } & {
-            [key: string]: unknown;
         };
         WebhookDelivery: {
             id: string;
@@ -2647,8 +2601,6 @@ export interface components {
                 error: string | null;
                 duration_ms: number;
             }[];
-        } & {
-            [key: string]: unknown;
         };
     };
     responses: never;
@@ -3020,8 +2972,6 @@ export interface operations {
                         fleet: string;
                         credential: string;
                         expires_at: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -3151,8 +3101,6 @@ export interface operations {
                     "application/json": {
                         entries: components["schemas"]["AuditEntry"][];
                         next_cursor: string | null;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -3264,8 +3212,6 @@ export interface operations {
                         verification_uri_complete: string;
                         expires_in: number;
                         interval: number;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -3366,8 +3312,6 @@ export interface operations {
                         token: string;
                         user: string;
                         name: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -3957,8 +3901,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         aborted: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -4382,8 +4324,6 @@ export interface operations {
                             "bootstrap.sh": components["schemas"]["Digest"];
                             "runner.pyz": components["schemas"]["Digest"];
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -4516,8 +4456,6 @@ export interface operations {
                             "bootstrap.sh": components["schemas"]["Digest"];
                             "runner.pyz": components["schemas"]["Digest"];
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -5097,11 +5035,7 @@ export interface operations {
                             name: string;
                             version: string;
                             digest: string;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -5117,11 +5051,7 @@ export interface operations {
                             name: string;
                             version: string;
                             digest: string;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -5256,8 +5186,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         fleets: components["schemas"]["Fleet"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -5426,8 +5354,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         fleet: components["schemas"]["Fleet"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -5581,10 +5507,8 @@ export interface operations {
                             free: number;
                             queued: number;
                             running: number;
-                        } & {
-                            [key: string]: unknown;
                         };
-                        queue: ({
+                        queue: {
                             job_id: string;
                             user_id: string;
                             priority: number;
@@ -5598,12 +5522,8 @@ export interface operations {
                                     [key: string]: string | number | boolean | null;
                                 };
                             }[];
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        }[];
                         fleet: components["schemas"]["Fleet"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -5764,8 +5684,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         fleet: components["schemas"]["Fleet"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -5913,8 +5831,6 @@ export interface operations {
                         fleet: string;
                         expires_at: string;
                         one_shot: boolean;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -6057,17 +5973,13 @@ export interface operations {
                         running: number;
                         paused: string[];
                         held: string[];
-                        blockers: ({
+                        blockers: {
                             job_id: string;
                             name: string;
                             status: string;
                             reason: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        }[];
                         resumed: string[];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -6198,17 +6110,13 @@ export interface operations {
                         fleet: components["schemas"]["Fleet"];
                         paused: string[];
                         held: string[];
-                        blockers: ({
+                        blockers: {
                             job_id: string;
                             name: string;
                             status: string;
                             reason: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        }[];
                         resumed: string[];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -6347,17 +6255,13 @@ export interface operations {
                         fleet: components["schemas"]["Fleet"];
                         paused: string[];
                         held: string[];
-                        blockers: ({
+                        blockers: {
                             job_id: string;
                             name: string;
                             status: string;
                             reason: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        }[];
                         resumed: string[];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -6494,8 +6398,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         nodes: components["schemas"]["Node"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -6634,8 +6536,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         node: components["schemas"]["Node"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -6789,16 +6689,12 @@ export interface operations {
                         action: string;
                         node: components["schemas"]["Node"] | null;
                         requeued: string[];
-                        blockers: ({
+                        blockers: {
                             job_id: string;
                             name: string;
                             status: string;
                             reason: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -6945,16 +6841,12 @@ export interface operations {
                         action: string;
                         node: components["schemas"]["Node"] | null;
                         requeued: string[];
-                        blockers: ({
+                        blockers: {
                             job_id: string;
                             name: string;
                             status: string;
                             reason: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -7101,16 +6993,12 @@ export interface operations {
                         action: string;
                         node: components["schemas"]["Node"] | null;
                         requeued: string[];
-                        blockers: ({
+                        blockers: {
                             job_id: string;
                             name: string;
                             status: string;
                             reason: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -7257,16 +7145,12 @@ export interface operations {
                         action: string;
                         node: components["schemas"]["Node"] | null;
                         requeued: string[];
-                        blockers: ({
+                        blockers: {
                             job_id: string;
                             name: string;
                             status: string;
                             reason: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -7420,16 +7304,12 @@ export interface operations {
                         action: string;
                         node: components["schemas"]["Node"] | null;
                         requeued: string[];
-                        blockers: ({
+                        blockers: {
                             job_id: string;
                             name: string;
                             status: string;
                             reason: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -7580,8 +7460,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         secrets: components["schemas"]["Secret"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -7711,8 +7589,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         secret: components["schemas"]["Secret"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -7724,8 +7600,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         secret: components["schemas"]["Secret"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -7878,8 +7752,6 @@ export interface operations {
                     "application/json": {
                         name: string;
                         deleted: boolean;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -8011,11 +7883,7 @@ export interface operations {
                             applied: string | null;
                             expected: string;
                             up_to_date: boolean;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -8084,8 +7952,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         artifact: components["schemas"]["Artifact"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -9778,8 +9644,6 @@ export interface operations {
                     "application/json": {
                         jobs: components["schemas"]["JobSummary"][];
                         next_cursor: string | null;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -9933,21 +9797,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
+                    "application/json": {
                         job: components["schemas"]["JobDetail"];
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
+                    } | {
                         jobs: components["schemas"]["JobDetail"][];
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
+                    } | {
                         /** @constant */
                         dry_run: true;
                         jobs: components["schemas"]["DryRunJob"][];
-                    } & {
-                        [key: string]: unknown;
-                    });
+                    };
                 };
             };
             /** @description Admitted: the job (or the array's jobs, in the order sent) */
@@ -9956,15 +9814,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
+                    "application/json": {
                         job: components["schemas"]["JobDetail"];
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
+                    } | {
                         jobs: components["schemas"]["JobDetail"][];
-                    } & {
-                        [key: string]: unknown;
-                    });
+                    };
                 };
             };
             /** @description 400: INVALID_SPEC, INVALID_HYPERPARAMS, INVALID_PROFILE, BAD_REQUEST */
@@ -10172,15 +10026,11 @@ export interface operations {
                             started_at?: string | null;
                             ended_at?: string | null;
                             spec: unknown;
-                        } & {
-                            [key: string]: unknown;
                         };
                         /** @default null */
                         diagnosis: components["schemas"]["Diagnosis"] | null;
                         runs: components["schemas"]["Run"][];
                         events: components["schemas"]["JobEvent"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -10321,8 +10171,6 @@ export interface operations {
                     "application/json": {
                         run_id: string;
                         artifacts: components["schemas"]["Artifact"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -10607,25 +10455,19 @@ export interface operations {
                 content: {
                     "application/json": {
                         run_id: string;
-                        probes: ({
+                        probes: {
                             hostname: string | null;
                             received_at: string;
                             probe: {
                                 [key: string]: components["schemas"]["JsonValue"];
                             };
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                        nodes: ({
+                        }[];
+                        nodes: {
                             hostname: string;
                             cpu: components["schemas"]["JsonValue"];
                             gpu: components["schemas"]["JsonValue"];
                             updated_at: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -10773,22 +10615,16 @@ export interface operations {
                             ended_at: string | null;
                             exit_code: number | null;
                             reason: string | null;
-                        } & {
-                            [key: string]: unknown;
                         };
-                        lifecycle: ({
+                        lifecycle: {
                             rank: number;
                             event: string;
                             ts: string;
                             exit_code: number | null;
                             reason: string | null;
                             received_at: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        }[];
                         transitions: components["schemas"]["JobEvent"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -10916,11 +10752,11 @@ export interface operations {
                 /** @description Only samples whose `node_id` or `worker_id` is this */
                 node?: string;
                 /** @description Only this GPU index */
-                gpu?: string;
+                gpu?: number;
                 /** @description With `key`: samples after this time (epoch ms or ISO-8601) */
                 after?: string;
                 /** @description With `key`: 1–10000 samples (default 5000) */
-                limit?: string;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -10936,9 +10772,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
+                    "application/json": {
                         run_id: string;
-                        series: ({
+                        series: {
                             key: string;
                             node_id: string | null;
                             worker_id: string | null;
@@ -10948,35 +10784,23 @@ export interface operations {
                             last: {
                                 ts: string;
                                 value: number;
-                            } & {
-                                [key: string]: unknown;
                             };
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
+                        }[];
+                    } | {
                         run_id: string;
                         key: string;
-                        series: ({
+                        series: {
                             node_id: string | null;
                             worker_id: string | null;
                             gpu_idx: number | null;
                             gpu_uuid: string | null;
-                            points: ({
+                            points: {
                                 ts: string;
                                 value: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                            }[];
+                        }[];
                         next_after: number | null;
-                    } & {
-                        [key: string]: unknown;
-                    });
+                    };
                 };
             };
             /** @description 400: BAD_REQUEST */
@@ -11119,8 +10943,6 @@ export interface operations {
                             [key: string]: components["schemas"]["JsonValue"];
                         };
                         updated_at: string | null;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -11244,11 +11066,11 @@ export interface operations {
                 /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
                 run?: string;
                 /** @description The first cursor to return (default 0) */
-                offset?: string;
+                offset?: number;
                 /** @description 1–5000 lines (default 1000) */
-                limit?: string;
+                limit?: number;
                 /** @description Only this rank's lines */
-                rank?: string;
+                rank?: number;
                 /** @description Only this stream's lines */
                 stream?: "stdout" | "stderr" | "console";
                 /** @description `1`/`true`: a live tail (text/event-stream) instead of a page */
@@ -11276,17 +11098,13 @@ export interface operations {
                         lines: components["schemas"]["LogLine"][];
                         next_offset: number;
                         ended: boolean;
-                        streams: ({
+                        streams: {
                             rank: number;
                             stream: string;
                             released_to: number;
                             held: number;
                             eof_seq: number | null;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
+                        }[];
                     };
                     "text/event-stream": string;
                 };
@@ -11411,7 +11229,7 @@ export interface operations {
                 /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
                 run?: string;
                 /** @description Only this rank's lines */
-                rank?: string;
+                rank?: number;
                 /** @description Only this stream's lines */
                 stream?: "stdout" | "stderr" | "console";
             };
@@ -11556,9 +11374,9 @@ export interface operations {
                 /** @description A metric key: its series (without it: the keys) */
                 key?: string;
                 /** @description With `key`: the page starts after this step (an integer, default -1) */
-                after?: string;
+                after?: number;
                 /** @description With `key`: 1–10000 points (default 5000) */
-                limit?: string;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -11574,25 +11392,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
+                    "application/json": {
                         run_id: string;
-                        keys: ({
+                        keys: {
                             key: string;
                             count: number;
                             last: components["schemas"]["MetricPoint"];
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
+                        }[];
+                    } | {
                         run_id: string;
                         key: string;
                         points: components["schemas"]["MetricPoint"][];
                         next_after: number | null;
-                    } & {
-                        [key: string]: unknown;
-                    });
+                    };
                 };
             };
             /** @description 400: BAD_REQUEST */
@@ -11734,8 +11546,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         job: components["schemas"]["JobDetail"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -11906,8 +11716,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         job: components["schemas"]["JobDetail"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -12078,8 +11886,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         job: components["schemas"]["JobDetail"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -12231,11 +12037,11 @@ export interface operations {
                 /** @description One of the job's runs (`run_…`); default: its current run, else its latest */
                 run?: string;
                 /** @description One step: its samples (without it: every step) */
-                step?: string;
+                step?: number;
                 /** @description With `step`: samples after this idx (default -1) */
-                after?: string;
+                after?: number;
                 /** @description With `step`: 1–1000 samples (default 100) */
-                limit?: string;
+                limit?: number;
             };
             header?: never;
             path: {
@@ -12251,9 +12057,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
+                    "application/json": {
                         run_id: string;
-                        steps: ({
+                        steps: {
                             step: number;
                             total_chunks: number;
                             chunks_received: number;
@@ -12263,12 +12069,8 @@ export interface operations {
                             avg_reward: number | null;
                             dist: components["schemas"]["JsonValue"];
                             updated_at: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
+                        }[];
+                    } | {
                         run_id: string;
                         step: {
                             step: number;
@@ -12280,22 +12082,16 @@ export interface operations {
                             avg_reward: number | null;
                             dist: components["schemas"]["JsonValue"];
                             updated_at: string;
-                        } & {
-                            [key: string]: unknown;
                         };
-                        samples: ({
+                        samples: {
                             idx: number;
                             reward: number | null;
                             user: components["schemas"]["JsonValue"];
                             assistant: components["schemas"]["JsonValue"];
                             env: components["schemas"]["JsonValue"];
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        }[];
                         next_after: number | null;
-                    } & {
-                        [key: string]: unknown;
-                    });
+                    };
                 };
             };
             /** @description 400: BAD_REQUEST */
@@ -12432,8 +12228,6 @@ export interface operations {
                             name: string;
                             role: ("viewer" | "operator" | "admin") | string;
                             email: string | null;
-                        } & {
-                            [key: string]: unknown;
                         };
                         quota: {
                             max_gpus: number;
@@ -12445,11 +12239,7 @@ export interface operations {
                             priority: number;
                             /** @default normal */
                             max_priority_class: string;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -12561,11 +12351,7 @@ export interface operations {
                         openapi: string;
                         info: {
                             version: string;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -12651,8 +12437,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         priority_classes: components["schemas"]["PriorityClass"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -12773,8 +12557,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         priority_class: components["schemas"]["PriorityClass"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -12786,8 +12568,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         priority_class: components["schemas"]["PriorityClass"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -12910,8 +12690,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         deleted: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -13046,8 +12824,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         profiles: components["schemas"]["Profile"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -13166,8 +12942,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         profile: components["schemas"]["Profile"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -13290,8 +13064,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         deleted: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -13415,8 +13187,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         secrets: components["schemas"]["Secret"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -13545,8 +13315,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         secret: components["schemas"]["Secret"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -13558,8 +13326,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         secret: components["schemas"]["Secret"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -13700,8 +13466,6 @@ export interface operations {
                     "application/json": {
                         name: string;
                         deleted: boolean;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -13823,16 +13587,12 @@ export interface operations {
                     "application/json": {
                         key_id: string;
                         rewrapped: number;
-                        unreadable: ({
+                        unreadable: {
                             scope: string;
                             owner_id: string;
                             name: string;
                             key_id: string;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -13967,8 +13727,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         teams: components["schemas"]["Team"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14077,8 +13835,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14207,8 +13963,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14220,8 +13974,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14344,8 +14096,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         deleted: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14477,8 +14227,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14622,8 +14370,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14635,8 +14381,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14788,8 +14532,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14926,8 +14668,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -14939,8 +14679,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -15079,8 +14817,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         team: components["schemas"]["Team"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -15204,8 +14940,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         tokens: components["schemas"]["Token"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -15340,8 +15074,6 @@ export interface operations {
                         revoked_at: string | null;
                         last_used_at: string | null;
                         token: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -15466,8 +15198,6 @@ export interface operations {
                         id: string;
                         /** @constant */
                         revoked: true;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -15602,25 +15332,17 @@ export interface operations {
                             max_jobs: number;
                             daily_gpu_hours: number;
                             priority: number;
-                        } & {
-                            [key: string]: unknown;
                         };
-                        daily?: ({
+                        daily?: {
                             date: string;
                             gpu_hours: number;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                        fleets: ({
+                        }[];
+                        fleets: {
                             fleet_id: string;
                             gpus: number;
                             allocated: number;
                             nodes: number;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                    } & {
-                        [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -15764,7 +15486,7 @@ export interface operations {
                         period: string;
                         start: string;
                         end: string;
-                        teams: ({
+                        teams: {
                             team: string | null;
                             gpu_hours: number;
                             borrowed_gpu_hours: number;
@@ -15772,10 +15494,8 @@ export interface operations {
                             budget_gpu_hours: number | null;
                             budget_percent: number | null;
                             budget_policy: string | null;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
-                        rows: ({
+                        }[];
+                        rows: {
                             team: string | null;
                             fleet: string;
                             fleet_id: string;
@@ -15783,12 +15503,8 @@ export interface operations {
                             borrowed_gpu_seconds: number;
                             gpu_seconds: number;
                             lost_gpu_seconds: number;
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        }[];
                         total_gpu_seconds: number;
-                    } & {
-                        [key: string]: unknown;
                     };
                     "text/csv": string;
                 };
@@ -15896,8 +15612,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         users: components["schemas"]["User"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -16017,16 +15731,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": ({
+                    "application/json": {
                         user: components["schemas"]["User"];
                         token: string;
-                    } & {
-                        [key: string]: unknown;
-                    }) | ({
+                    } | {
                         user: components["schemas"]["User"];
-                    } & {
-                        [key: string]: unknown;
-                    });
+                    };
                 };
             };
             /** @description 400: BAD_REQUEST */
@@ -16170,8 +15880,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         user: components["schemas"]["User"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -16332,11 +16040,7 @@ export interface operations {
                             priority: number;
                             /** @default normal */
                             max_priority_class: string;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -16473,11 +16177,7 @@ export interface operations {
                             priority: number;
                             /** @default normal */
                             max_priority_class: string;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -16615,8 +16315,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         webhooks: components["schemas"]["Webhook"][];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -16755,8 +16453,6 @@ export interface operations {
                     "application/json": {
                         webhook: components["schemas"]["Webhook"];
                         secret: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -16893,8 +16589,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         webhook: components["schemas"]["Webhook"];
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -17018,8 +16712,6 @@ export interface operations {
                     "application/json": {
                         id: string;
                         deleted: boolean;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -17147,8 +16839,6 @@ export interface operations {
                     "application/json": {
                         deliveries: components["schemas"]["WebhookDelivery"][];
                         next_cursor: string | null;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -17291,11 +16981,7 @@ export interface operations {
                                 duration_ms: number;
                             }[];
                             payload?: unknown;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -17438,11 +17124,7 @@ export interface operations {
                                 duration_ms: number;
                             }[];
                             payload?: unknown;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -17580,8 +17262,6 @@ export interface operations {
                     "application/json": {
                         webhook: components["schemas"]["Webhook"];
                         secret: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -17737,11 +17417,7 @@ export interface operations {
                                 duration_ms: number;
                             }[];
                             payload?: unknown;
-                        } & {
-                            [key: string]: unknown;
                         };
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };

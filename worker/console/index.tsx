@@ -6,6 +6,7 @@
  * inline script or style), frame denial and no caching; every state-changing form needs the session's
  * CSRF token and a same-origin Origin.
  */
+
 import { Hono, type MiddlewareHandler } from "hono";
 import { ensureBootstrapped } from "../auth/bootstrap.js";
 import { errorFields, log, requestIdOf } from "../services/log.js";
@@ -13,6 +14,7 @@ import { ApiFailure, apiFetch, type ConsoleCtx, type ConsoleEnv } from "./api.js
 import { assetRoutes } from "./assets.js";
 import { Layout, Notice } from "./layout.js";
 import { adminPages } from "./pages/admin.js";
+import { apiReferencePages } from "./pages/api-reference.js";
 import { fleetPages } from "./pages/fleets.js";
 import { jobPages } from "./pages/job.js";
 import { jobsPages } from "./pages/jobs.js";
@@ -165,6 +167,8 @@ export function consoleApp(dispatch: (req: Request, c: ConsoleCtx) => Promise<Re
   app.route("/", assetRoutes);
   app.route("/", signInRoutes);
   app.get("/", (c) => c.redirect("/console/jobs", 303));
+  // The API reference page is /console/api itself; the proxy serves what is under it.
+  app.route("/", apiReferencePages);
   app.route("/api", apiProxy);
   app.route("/", jobsPages);
   app.route("/", jobPages);

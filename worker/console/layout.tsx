@@ -8,7 +8,7 @@ import type { Child, FC } from "hono/jsx";
 import { assetUrl } from "./assets.js";
 import type { Session } from "./session.js";
 
-export type Section = "jobs" | "fleets" | "usage" | "admin" | "device" | "none";
+export type Section = "jobs" | "fleets" | "usage" | "admin" | "api" | "device" | "none";
 
 export interface LayoutProps {
   title: string;
@@ -23,6 +23,7 @@ const NAV: Array<{ section: Section; href: string; label: string; admin?: boolea
   { section: "fleets", href: "/console/fleets", label: "Fleets" },
   { section: "usage", href: "/console/usage", label: "Usage" },
   { section: "admin", href: "/console/admin", label: "Admin", admin: true },
+  { section: "api", href: "/console/api", label: "API" },
 ];
 
 export const Layout: FC<LayoutProps> = ({ title, session, section = "none", children }) => (

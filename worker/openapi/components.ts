@@ -26,7 +26,17 @@ import {
 } from "../../contract/responses.schema.js";
 import { SecretView } from "../../contract/secrets.schema.js";
 
+/**
+ * The names, over what the schemas say of themselves (`.describe()`, `.meta()`: zod's global registry),
+ * which the converter would not read once it is given a registry of its own.
+ */
 export const componentRegistry = z.registry<{ id: string }>();
+const named = componentRegistry.get.bind(componentRegistry);
+componentRegistry.get = ((schema: z.ZodType) => {
+  const own = z.globalRegistry.get(schema);
+  const id = named(schema);
+  return own || id ? { ...own, ...id } : undefined;
+}) as typeof componentRegistry.get;
 
 const NAMED: [z.ZodType, string][] = [
   [Json, "JsonValue"],

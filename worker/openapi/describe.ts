@@ -76,10 +76,15 @@ export function schemaOf(schema: ZodType, io: Io) {
         cycles: "ref",
         reused: "inline",
         override: (ctx) => {
-          // Answers are open: a client ignores fields added after it was written (docs/api.md).
-          if (io === "output" && ctx.jsonSchema.additionalProperties === false) {
+          // Answers are open: a client ignores fields added after it was written (docs/api.md). JSON
+          // Schema's default says so; saying it explicitly would give every generated type an index
+          // signature, which defeats a client's narrowing (`"job" in answer`).
+          const extra = ctx.jsonSchema.additionalProperties;
+          if (io === "output" && (extra === false || (isEmptySchema(extra) && ctx.jsonSchema.properties))) {
             delete ctx.jsonSchema.additionalProperties;
           }
+          // A query integer travels as digits (a string schema with a pattern) and says it is an integer.
+          if (ctx.jsonSchema.type === "integer") delete ctx.jsonSchema.pattern;
           // zod names some string checks as formats JSON Schema does not know (`starts_with`, …): the
           // pattern beside it says the same, so only the standard ones stay.
           const format = ctx.jsonSchema.format;
@@ -99,6 +104,8 @@ export function schemaOf(schema: ZodType, io: Io) {
     },
   };
 }
+
+const isEmptySchema = (v: unknown) => typeof v === "object" && v !== null && Object.keys(v).length === 0;
 
 /** JSON Schema 2020-12's defined formats (§7.3), and OpenAPI's. */
 const STANDARD_FORMATS = new Set([

@@ -24,13 +24,17 @@ import { describe } from "../openapi/describe.js";
 import { artifactDownload, jobRun, type RunRef, runStub, runTimeline } from "../services/runs.service.js";
 import { freshJob, readableJobNow } from "../submit/read-your-writes.js";
 
-/** A decimal integer query parameter (z.coerce would read an empty `?rank=` as 0). */
+/**
+ * A decimal integer query parameter (z.coerce would read an empty `?rank=` as 0); the document calls it
+ * the integer it is.
+ */
 function int(min: number, max: number) {
   return z
     .string()
     .regex(/^-?\d{1,16}$/, "expected an integer")
     .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+    .pipe(z.number().int().min(min).max(max))
+    .meta({ type: "integer", minimum: min, maximum: max });
 }
 
 const RunQuery = z.object({

@@ -10,7 +10,7 @@ import { parseJson } from "../http.js";
 import { describe } from "../openapi/describe.js";
 import { recordAudit } from "../services/audit.service.js";
 import { createToken, findToken, listTokens, revokeToken } from "../services/tokens.service.js";
-import { userByName } from "../services/users.service.js";
+import { listedUserId } from "../services/users.service.js";
 
 /** GET /v1/tokens */
 const TokenList = z.looseObject({ tokens: z.array(TokenView) });
@@ -40,10 +40,7 @@ export const tokensRoutes = new Hono<Env>()
     async (c) => {
       const me = currentUser(c);
       const d = db(c.env.DB);
-      const who = c.req.query("user");
-      if (who && who !== me.name && me.role !== "admin")
-        throw new AppError("FORBIDDEN", "only admins list other users' tokens");
-      const userId = who ? (await userByName(d, who)).id : me.userId;
+      const userId = await listedUserId(d, me, c.req.query("user"), "tokens");
       return c.json({ tokens: await listTokens(d, userId) });
     },
   )

@@ -15,11 +15,10 @@ import {
 import { CreateWebhookBody, DeliveriesQuery } from "../../contract/webhooks.schema.js";
 import { db } from "../../d1/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
-import { AppError } from "../errors.js";
 import { parseJson, parseValue } from "../http.js";
 import { describe } from "../openapi/describe.js";
 import { recordAudit } from "../services/audit.service.js";
-import { userByName } from "../services/users.service.js";
+import { listedUserId } from "../services/users.service.js";
 import {
   createWebhook,
   deleteWebhook,
@@ -90,10 +89,7 @@ export const webhooksRoutes = new Hono<Env>()
     async (c) => {
       const me = currentUser(c);
       const d = db(c.env.DB);
-      const who = c.req.query("user");
-      if (who && who !== me.name && me.role !== "admin")
-        throw new AppError("FORBIDDEN", "only admins list other users' webhooks");
-      const userId = who ? (await userByName(d, who)).id : me.userId;
+      const userId = await listedUserId(d, me, c.req.query("user"), "webhooks");
       return c.json({ webhooks: await listWebhooks(d, userId) });
     },
   )

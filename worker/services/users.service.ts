@@ -25,6 +25,22 @@ export async function userByName(d: Db, name: string): Promise<UserRow> {
   return u;
 }
 
+/**
+ * Whose list a `?user=NAME` read is for: the caller's own without it (or with their own name), another
+ * user's for an admin; anyone else is refused (`what` names the list).
+ */
+export async function listedUserId(
+  d: Db,
+  me: { userId: string; name: string; role: string },
+  who: string | undefined,
+  what: string,
+): Promise<string> {
+  if (who && who !== me.name && me.role !== "admin") {
+    throw new AppError("FORBIDDEN", `only admins list other users' ${what}`);
+  }
+  return who ? (await userByName(d, who)).id : me.userId;
+}
+
 export async function quotaOf(d: Db, userId: string): Promise<Quota> {
   return quotaFromRow(await d.select().from(schema.quotas).where(eq(schema.quotas.userId, userId)).get());
 }
