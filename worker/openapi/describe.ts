@@ -7,7 +7,6 @@
  * is generated, never on a request.
  */
 import type { MiddlewareHandler } from "hono";
-import { describeRoute } from "hono-openapi";
 import { type ZodType, z } from "zod";
 import type { ErrorCode } from "../../contract/errors.js";
 import { componentRegistry } from "./components.js";
@@ -53,6 +52,9 @@ export interface RouteDoc {
 
 /** The marker `document.ts` uses to tell a converted schema from a literal one. */
 export const CONVERT = Symbol.for("starforge.openapi.convert");
+
+/** Where a `describe()` middleware carries its operation for document.ts. */
+export const OPERATION = Symbol.for("starforge.openapi.operation");
 
 /** Where an operation carries its declared error codes until document.ts writes the error answers. */
 export const ERROR_CODES_KEY = "x-starforge-error-codes";
@@ -232,7 +234,7 @@ export function describe(d: RouteDoc): MiddlewareHandler {
       schema: { type: "string" },
     })),
   ];
-  return describeRoute({
+  const spec = {
     operationId: d.id,
     tags: [d.tag],
     // Turned into the error answers by document.ts, with the middleware's codes.
@@ -252,6 +254,11 @@ export function describe(d: RouteDoc): MiddlewareHandler {
         }
       : {}),
     responses,
-    // biome-ignore lint/suspicious/noExplicitAny: the deferred schemas are resolved when the document is built
-  } as any);
+  };
+  // Does nothing on a request; document.ts reads the operation off it (hono-openapi is not imported here:
+  // its schema adapters load converters by dynamic import, which has no place in the Worker's bundle).
+  const middleware: MiddlewareHandler = async (_c, next) => {
+    await next();
+  };
+  return Object.assign(middleware, { [OPERATION]: spec });
 }

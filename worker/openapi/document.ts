@@ -6,13 +6,14 @@
  * Never run on a request: `npm run gen:openapi` writes the committed copy, which the Worker serves.
  */
 import type { Hono } from "hono";
-import { generateSpecs } from "hono-openapi";
+import { findTargetHandler } from "hono/utils/handler";
+import { generateSpecs, uniqueSymbol } from "hono-openapi";
 import type { ZodType } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../../contract/errors.js";
 import { PRODUCT_VERSION } from "../../contract/version.js";
 import { loginLimited } from "../auth/middleware.js";
 import { bodyLimitOf, versionExempt } from "../http.js";
-import { CONVERT, ERROR_CODES_KEY, schemaOf } from "./describe.js";
+import { CONVERT, ERROR_CODES_KEY, OPERATION, schemaOf } from "./describe.js";
 import { TAGS, WEBHOOKS } from "./webhooks.js";
 
 type Obj = Record<string, unknown>;
@@ -219,6 +220,11 @@ const SECURITY_SCHEMES = {
 
 // biome-ignore lint/suspicious/noExplicitAny: any app's routes
 export async function buildDocument(app: Hono<any, any, any>): Promise<Obj> {
+  // Each describe() middleware's operation, handed to hono-openapi the way its own describeRoute would.
+  for (const r of app.routes) {
+    const h = findTargetHandler(r.handler) as unknown as Record<symbol, unknown>;
+    if (h[OPERATION] && !h[uniqueSymbol]) h[uniqueSymbol] = { spec: h[OPERATION] };
+  }
   const generated = (await generateSpecs(app, {
     documentation: {
       info: {
