@@ -238,7 +238,13 @@ export function bumpAllowsBreaking(prev, next) {
 }
 
 function git(args) {
-  return execFileSync("git", args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  // A document is over a megabyte: past execFileSync's default output buffer.
+  return execFileSync("git", args, {
+    cwd: root,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 256 * 1024 * 1024,
+  });
 }
 
 /** The last release's document: the tag's, checked against the committed copy; the copy alone without tags. */
@@ -253,8 +259,8 @@ export function releasedDocument() {
     let tagged;
     try {
       tagged = git(["show", `${tag}:contract/openapi.json`]);
-    } catch {
-      throw new Error(`release ${tag} has no contract/openapi.json`);
+    } catch (err) {
+      throw new Error(`cannot read contract/openapi.json of release ${tag}: ${err.message.split("\n")[0]}`);
     }
     if (copy !== null && JSON.stringify(JSON.parse(copy)) !== JSON.stringify(JSON.parse(tagged))) {
       throw new Error(
