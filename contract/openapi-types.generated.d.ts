@@ -2101,6 +2101,22 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        BudgetEventPayload: {
+            id: string;
+            created_at: string;
+            /** @enum {string} */
+            type: "team.budget_warning" | "team.budget_exhausted";
+            data: {
+                team: string;
+                period: string;
+                threshold_percent: number;
+                used_gpu_hours: number;
+                limit_gpu_hours: number;
+                /** @enum {string} */
+                policy: "refuse" | "pause" | "borrow_free";
+                resets_at: string;
+            };
+        };
         Diagnosis: {
             /** @enum {string} */
             class: "CUDA_OOM" | "HOST_OOM" | "NCCL_TIMEOUT" | "NCCL_ERROR" | "GPU_HARDWARE" | "CUDA_ERROR" | "NAN_LOSS" | "HANG" | "DATALOADER" | "DISK_FULL" | "IMPORT_ERROR" | "FILE_NOT_FOUND" | "HF_ACCESS" | "NETWORK" | "SIGNAL" | "TIMEOUT" | "NODE_LOST" | "USER_EXCEPTION" | "UNKNOWN";
@@ -2267,6 +2283,33 @@ export interface components {
             edge: string;
             actor: string;
             detail: components["schemas"]["JsonValue"];
+        };
+        JobEventPayload: {
+            id: string;
+            created_at: string;
+            /** @enum {string} */
+            type: "job.queued" | "job.submitted" | "job.pending" | "job.running" | "job.succeeded" | "job.failed" | "job.stopped" | "job.paused" | "job.preempted" | "job.anomaly";
+            data: {
+                job: {
+                    id: string;
+                    name: string;
+                    status: string;
+                    user_id: string;
+                    fleet_id: string;
+                };
+                run_id: string | null;
+                transition: {
+                    seq: number;
+                    from: string | null;
+                    to: string;
+                    edge: string;
+                    actor: string;
+                };
+                reason: string | null;
+                detail: {
+                    [key: string]: unknown;
+                };
+            };
         };
         JobSpec: {
             /** @constant */
@@ -2553,6 +2596,16 @@ export interface components {
                 policy: ("refuse" | "pause" | "borrow_free") | string;
             };
             created_at: string;
+        };
+        TestEventPayload: {
+            id: string;
+            created_at: string;
+            /** @constant */
+            type: "webhook.test";
+            data: {
+                webhook_id: string;
+                message: string;
+            };
         };
         Token: {
             id: string;
@@ -16980,7 +17033,7 @@ export interface operations {
                                 error: string | null;
                                 duration_ms: number;
                             }[];
-                            payload?: unknown;
+                            payload: components["schemas"]["JobEventPayload"] | components["schemas"]["TestEventPayload"] | components["schemas"]["BudgetEventPayload"];
                         };
                     };
                 };
@@ -17548,33 +17601,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    id: string;
-                    created_at: string;
-                    /** @enum {string} */
-                    type: "job.queued" | "job.submitted" | "job.pending" | "job.running" | "job.succeeded" | "job.failed" | "job.stopped" | "job.paused" | "job.preempted" | "job.anomaly";
-                    data: {
-                        job: {
-                            id: string;
-                            name: string;
-                            status: string;
-                            user_id: string;
-                            fleet_id: string;
-                        };
-                        run_id: string | null;
-                        transition: {
-                            seq: number;
-                            from: string | null;
-                            to: string;
-                            edge: string;
-                            actor: string;
-                        };
-                        reason: string | null;
-                        detail: {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
+                "application/json": components["schemas"]["JobEventPayload"];
             };
         };
         responses: {
@@ -17600,16 +17627,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    id: string;
-                    created_at: string;
-                    /** @constant */
-                    type: "webhook.test";
-                    data: {
-                        webhook_id: string;
-                        message: string;
-                    };
-                };
+                "application/json": components["schemas"]["TestEventPayload"];
             };
         };
         responses: {
@@ -17635,22 +17653,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    id: string;
-                    created_at: string;
-                    /** @enum {string} */
-                    type: "team.budget_warning" | "team.budget_exhausted";
-                    data: {
-                        team: string;
-                        period: string;
-                        threshold_percent: number;
-                        used_gpu_hours: number;
-                        limit_gpu_hours: number;
-                        /** @enum {string} */
-                        policy: "refuse" | "pause" | "borrow_free";
-                        resets_at: string;
-                    };
-                };
+                "application/json": components["schemas"]["BudgetEventPayload"];
             };
         };
         responses: {

@@ -25,6 +25,11 @@ import {
   WebhookView,
 } from "../../contract/responses.schema.js";
 import { SecretView } from "../../contract/secrets.schema.js";
+import {
+  BudgetEventPayload,
+  JobEventPayload,
+  TestEventPayload,
+} from "../../contract/webhook-payloads.schema.js";
 
 /**
  * The names, over what the schemas say of themselves (`.describe()`, `.meta()`: zod's global registry),
@@ -65,5 +70,8 @@ const NAMED: [z.ZodType, string][] = [
   [LogLine, "LogLine"],
   [MetricPoint, "MetricPoint"],
   [Artifact, "Artifact"],
+  [JobEventPayload, "JobEventPayload"],
+  [TestEventPayload, "TestEventPayload"],
+  [BudgetEventPayload, "BudgetEventPayload"],
 ];
 for (const [schema, id] of NAMED) componentRegistry.add(schema, { id });

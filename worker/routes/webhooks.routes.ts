@@ -7,11 +7,17 @@ import { z } from "zod";
 import {
   DeletedWebhook,
   DeliveryPage,
+  DeliveryView,
   OneDelivery,
   WebhookList,
   WebhookView,
   WithSecret,
 } from "../../contract/responses.schema.js";
+import {
+  BudgetEventPayload,
+  JobEventPayload,
+  TestEventPayload,
+} from "../../contract/webhook-payloads.schema.js";
 import { CreateWebhookBody, DeliveriesQuery } from "../../contract/webhooks.schema.js";
 import { db } from "../../d1/client.js";
 import { currentUser, type Env, requireRole } from "../auth/middleware.js";
@@ -41,6 +47,16 @@ const WebhookListQuery = z.object({
     .string()
     .optional()
     .describe("Another user's webhooks (admins only; your own name is always allowed)"),
+});
+
+/**
+ * GET …/deliveries/:delivery: the delivery with the exact body it sends, one of the document's webhooks
+ * (sf reads the payload as it comes: contract/responses.schema.ts OneDelivery).
+ */
+const DeliveryWithPayload = z.looseObject({
+  delivery: DeliveryView.extend({
+    payload: z.union([JobEventPayload, TestEventPayload, BudgetEventPayload]),
+  }),
 });
 
 export const webhooksRoutes = new Hono<Env>()
@@ -210,7 +226,7 @@ export const webhooksRoutes = new Hono<Env>()
       summary: "One delivery, with the body every attempt sends",
       description: "Owner or admin. `:delivery` is the delivery's `id` (the event id, `webhook-id`).",
       role: "viewer",
-      ok: { 200: OneDelivery },
+      ok: { 200: DeliveryWithPayload },
       errors: ["WEBHOOK_NOT_FOUND", "DELIVERY_NOT_FOUND"],
     }),
     requireRole("viewer"),
