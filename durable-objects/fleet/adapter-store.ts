@@ -163,12 +163,23 @@ export abstract class FleetAdapterStore extends SqlStore {
     return this.sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length === 0;
   }
 
-  /** Every entry waiting for D1 is held back (its job's admission is unconfirmed); true when none waits. */
-  outboxHeldOnly(): boolean {
+  /**
+   * Every entry waiting for D1 is held back (its job's admission is unconfirmed); true when none waits.
+   * With `madeBy` (a time), only the entries made by then count: those of the changes before a read.
+   * (Entry numbers cannot say it: they start again at 1 once the outbox is empty.)
+   */
+  outboxHeldOnly(madeBy = Number.MAX_SAFE_INTEGER): boolean {
     this.writeHeld();
     const unconfirmed = this.unconfirmedJobs();
-    if (unconfirmed.size === 0) return this.outboxEmpty();
-    for (const r of this.sql.exec<{ payload: string }>("SELECT payload FROM outbox")) {
+    if (unconfirmed.size === 0)
+      return (
+        this.sql.exec("SELECT 1 FROM outbox WHERE created_at <= ? LIMIT 1", madeBy).toArray().length === 0
+      );
+    const rows = this.sql.exec<{ payload: string }>(
+      "SELECT payload FROM outbox WHERE created_at <= ?",
+      madeBy,
+    );
+    for (const r of rows) {
       const job = outboxJobId(JSON.parse(r.payload) as OutboxEntry);
       if (job === null || !unconfirmed.has(job)) return false;
     }

@@ -112,7 +112,10 @@ export class OutboxFlusher {
    * own are confirmed before it asks); false when D1 refused (the caller answers 503, not a stale read).
    */
   async projected(): Promise<boolean> {
-    for (let i = 0; i < 3 && !this.store.outboxHeldOnly(); i++) {
+    // The changes made before this call: under load others keep coming, and a reader does not wait for
+    // them (waiting for an empty outbox answered busy fleets' readers 503 with D1 healthy).
+    const upTo = Date.now();
+    for (let i = 0; i < 3 && !this.store.outboxHeldOnly(upTo); i++) {
       await this.flush(this.failures, true);
       // D1 refused: the outbox timer's backoff tries again; the reader hears so now.
       if (this.retryAt > Date.now()) break;
@@ -123,7 +126,7 @@ export class OutboxFlusher {
         console.error("capacity summary not published", err),
       );
     await this.armAlarm();
-    return this.store.outboxHeldOnly();
+    return this.store.outboxHeldOnly(upTo);
   }
 
   /**

@@ -115,6 +115,22 @@ describe("the Fleet DO's store", () => {
     });
   });
 
+  it("tells a reader whether the changes made before it reached D1, whatever came after", async () => {
+    await inFleet("store-outbox-upto", (s, storage) => {
+      const entry = (at: number) =>
+        s.apply({ kind: "outbox", entry: { kind: "blob_refs", job_id: `job_${at}`, digests: [] }, at });
+      s.transaction(storage, () => [1, 2, 3].forEach(entry));
+      // A read begins at time 3: the three entries are its to wait for.
+      expect(s.outboxHeldOnly(3)).toBe(false);
+      s.ackOutbox(s.outboxBatch(10).at(-1)!.seq);
+      // A busy fleet writes more while the read waits; they are numbered from 1 again (the outbox emptied).
+      s.transaction(storage, () => [4, 5].forEach(entry));
+      expect(s.outboxBatch(10)[0]!.seq).toBe(1);
+      expect(s.outboxHeldOnly(3)).toBe(true);
+      expect(s.outboxHeldOnly()).toBe(false);
+    });
+  });
+
   it("leaves nothing of a transaction that rolled back: rows, outbox entries, cached quota, timers, memos", async () => {
     await inFleet("store-rollback", (s, storage) => {
       s.transaction(storage, () => {
