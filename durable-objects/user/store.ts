@@ -285,28 +285,40 @@ export class UserStore extends SqlStore {
    * slot saw moves it to `state` (and to that fleet: a job re-routed to another fleet continues there at a
    * newer version); a job this object never reserved (admitted before it existed) is added.
    */
-  applyJobNote(jobId: string, fleetId: string, state: SlotState, version: number, now: number): void {
-    this.applyJobNotes(fleetId, [{ jobId, state, version }], now);
+  applyJobNote(
+    jobId: string,
+    fleetId: string,
+    state: SlotState,
+    version: number,
+    now: number,
+    projected = true,
+  ): void {
+    this.applyJobNotes(fleetId, [{ jobId, state, version }], now, projected);
   }
 
-  /** `applyJobNote` for many jobs of one fleet, in one statement (a flush reports dozens at once). */
-  applyJobNotes(fleetId: string, notes: ReadonlyArray<JobMove>, now: number): void {
+  /**
+   * `applyJobNote` for many jobs of one fleet, in one statement (a flush reports dozens at once).
+   * `projected`: the fleet wrote these versions to D1 (a flush's report). A fleet's answer to a settle
+   * is not that: D1 may be refusing its writes, and a read must still wait for them.
+   */
+  applyJobNotes(fleetId: string, notes: ReadonlyArray<JobMove>, now: number, projected = true): void {
     if (notes.length === 0) return;
     const moves = newestOf(notes);
     const rows = JSON.stringify(moves.map((n) => [n.jobId, n.state, n.version]));
     this.moveHeldBy(moves, JSON.stringify(moves.map((n) => n.jobId)), true);
     this.sql.exec(
       `INSERT INTO slots (job_id, fleet_id, state, job_version, reserved_at, projected)
-       SELECT json_extract(value, '$[0]'), ?2, json_extract(value, '$[1]'), json_extract(value, '$[2]'), ?3, 1
+       SELECT json_extract(value, '$[0]'), ?2, json_extract(value, '$[1]'), json_extract(value, '$[2]'), ?3, ?4
        FROM json_each(?1) WHERE true
        ON CONFLICT (job_id) DO UPDATE SET
          state = CASE WHEN excluded.job_version > slots.job_version THEN excluded.state ELSE slots.state END,
          fleet_id = CASE WHEN excluded.job_version > slots.job_version THEN excluded.fleet_id ELSE slots.fleet_id END,
          job_version = MAX(slots.job_version, excluded.job_version),
-         projected = 1`,
+         projected = MAX(slots.projected, excluded.projected)`,
       rows,
       fleetId,
       now,
+      projected ? 1 : 0,
     );
   }
 

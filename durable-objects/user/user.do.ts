@@ -332,7 +332,8 @@ export class UserDO extends DurableObject<DoEnv> {
               this.store.dropSlot(jobId);
               abandoned.push(jobId);
             } else {
-              this.store.applyJobNote(jobId, fleetId, stateOf(job.status), job.version, now);
+              // What the fleet holds, not what D1 holds: a read still waits for its flush.
+              this.store.applyJobNote(jobId, fleetId, stateOf(job.status), job.version, now, false);
               const slot = this.store.slot(jobId);
               // A resume's reservation of a job that rests again: the fleet's version did not move.
               if (slot?.state === "reserved") this.store.setSlotState(jobId, stateOf(job.status));

@@ -127,6 +127,26 @@ describe("GPU accounting under concurrent submits", () => {
     // timed out once (the invariant itself held).
   }, 60_000);
 
+  it("an outage longer than the reservation settle: the user's object settles the jobs, and reads still wait for D1", async () => {
+    const fleet = `d1-long-${round++}`;
+    await createFleet(fleet);
+    await registerNode(fleet, "n0", 4);
+    await testEnv.DB.exec("ALTER TABLE job_events RENAME TO job_events_offline");
+    let answer: { status: number; body: { job: { id: string; status: string } } };
+    try {
+      answer = await api(racer, "POST", "/v1/jobs", await customSpec({ fleet, gpus: 1, name: "long" }));
+      expect(answer.status).toBe(201);
+      admitted += 1;
+      // SF_RESERVATION_SETTLE_SECONDS is 1 here: the user's object asks the fleet about its reservation,
+      // which the fleet has; D1 still holds nothing of it.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect((await api(racer, "GET", "/v1/jobs?limit=200")).status).toBe(503);
+    } finally {
+      await testEnv.DB.exec("ALTER TABLE job_events_offline RENAME TO job_events");
+    }
+    await expectReadsOwnWrites([answer]);
+  }, 30_000);
+
   it("while D1 refuses writes: submits still answer 201, reads answer 503 or complete, and D1 converges after", async () => {
     await fc.assert(
       fc.asyncProperty(
