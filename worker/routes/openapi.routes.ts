@@ -11,8 +11,12 @@ import type { Env } from "../auth/middleware.js";
 import { ifNoneMatch } from "../http.js";
 import { describe } from "../openapi/describe.js";
 
-const text = JSON.stringify(document);
-let etag: Promise<string> | null = null;
+/** The document's text and ETag, made on the first request (a megabyte: not at every isolate's start-up). */
+let served: Promise<{ text: string; etag: string }> | null = null;
+const serve = () => {
+  const text = JSON.stringify(document);
+  return sha256Hex(text).then((h) => ({ text, etag: `"${h.slice(0, 32)}"` }));
+};
 
 export const openapiRoutes = new Hono<Env>().get(
   "/openapi.json",
@@ -34,8 +38,8 @@ export const openapiRoutes = new Hono<Env>().get(
     },
   }),
   async (c) => {
-    etag ??= sha256Hex(text).then((h) => `"${h.slice(0, 32)}"`);
-    const tag = await etag;
+    served ??= serve();
+    const { text, etag: tag } = await served;
     c.header("ETag", tag);
     c.header("Cache-Control", "public, max-age=300");
     if (ifNoneMatch(c.req.header("if-none-match"), tag)) return c.body(null, 304);
