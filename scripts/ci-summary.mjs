@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The closing summary of .ci/run, from the vitest JSON reports of every step: tests passed and failed per
-// tier (a step's files grouped by their test/<tier>/ directory, which is their vitest project), the 15 slowest test files of the whole run with their times, and one last line "N passed, N failed"
+// tier (a step's files grouped by their test/<tier>/ directory, which is their vitest project), the 15 slowest test files of the whole run with their times, each failed test with the first lines of its
+// failure, and one last line "N passed, N failed"
 // (a tier whose report is missing, or that failed without a failed test, counts as one failure; so does
 // each failed setup/typecheck/lint/bundle check).
 // Usage: node scripts/ci-summary.mjs <results dir> <failed checks> <tier>=<report.json> ...
@@ -14,6 +15,8 @@ let passed = 0;
 let failed = 0;
 const files = [];
 const rows = [];
+/** Every failed test with the first lines of its failure, printed above the last line. */
+const failures = [];
 /** passed/failed per tier directory (test/<tier>/…), in the order first seen. */
 const byTier = new Map();
 const tierOf = (file) => /(?:^|\/)test\/([^/]+)\//.exec(file)?.[1] ?? "?";
@@ -44,7 +47,11 @@ for (const arg of tiers) {
     counts.ms += Math.max(0, f.endTime - f.startTime);
     for (const a of f.assertionResults ?? []) {
       if (a.status === "passed") counts.passed += 1;
-      else if (a.status === "failed") counts.failed += 1;
+      else if (a.status === "failed") {
+        counts.failed += 1;
+        const why = (a.failureMessages ?? []).join("\n").split("\n").slice(0, 4).join("\n      ");
+        failures.push(`  ${name} > ${a.fullName ?? a.title}\n      ${why}`);
+      }
     }
     byTier.set(t, counts);
     files.push({ tier: t, name, ms: Math.max(0, f.endTime - f.startTime) });
@@ -70,5 +77,6 @@ for (const f of files.sort((a, b) => b.ms - a.ms).slice(0, 15)) {
   console.log(`  ${(f.ms / 1000).toFixed(1).padStart(7)} s  ${pad(f.tier, 10)}${f.name}`);
 }
 console.log("");
+if (failures.length) console.log(`failed tests:\n${failures.join("\n")}\n`);
 if (checks) console.log(`${checks} check(s) (setup/typecheck/lint/bundle) failed`);
 console.log(`${passed} passed, ${failed + checks} failed`);

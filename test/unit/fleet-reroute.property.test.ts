@@ -204,5 +204,6 @@ describe("exactly one placement over three fleets, whatever the interleaving", (
       ),
       { numRuns: 2_000 },
     );
-  });
+    // ~20 s alone; a hang detector, not a speed limit (the file shares two cores with the Worker tier in CI).
+  }, 120_000);
 });
