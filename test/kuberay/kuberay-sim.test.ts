@@ -271,6 +271,8 @@ describe("the KubeRay operator simulator", () => {
     const why =
       "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.";
     op?.unschedulable("sched", why);
+    // Several operator ticks pass before the RayJob exists (as under load): the fault holds meanwhile.
+    await new Promise((r) => setTimeout(r, 200));
     await createJob("sched");
     const pod = await waitFor("Unschedulable", () =>
       podsOf("sched").find((p) => JSON.stringify(p.status).includes("Unschedulable")),

@@ -32,6 +32,11 @@ export interface JobState {
   unschedulable?: string;
   scriptRun: boolean;
   scriptFinish?: { status: "SUCCEEDED" | "FAILED"; message?: string };
+  /**
+   * The RayJob existed at some tick. A fault set up before its RayJob is created (`unschedulable`) must
+   * not be forgotten as the state of a RayJob that is gone.
+   */
+  seen?: boolean;
 }
 
 /** A local process group standing in for the job driver on a head pod. */

@@ -121,10 +121,13 @@ class KubeRayOperator implements KubeRaySim {
     guard("cleanup", () => this.forgetGone());
   }
 
-  /** Drops the state of RayJobs and pods that no longer exist. */
+  /** Drops the state of RayJobs and pods that no longer exist (a RayJob's once it existed). */
   private forgetGone(): void {
     const jobs = new Set(this.ctx.store.list("rayjobs", this.ctx.ns).map((j) => j.metadata.name));
-    for (const name of this.ctx.jobs.keys()) if (!jobs.has(name)) this.ctx.jobs.delete(name);
+    for (const [name, st] of this.ctx.jobs) {
+      if (jobs.has(name)) st.seen = true;
+      else if (st.seen) this.ctx.jobs.delete(name);
+    }
     const pods = new Set(this.ctx.store.list("pods", this.ctx.ns).map((p) => p.metadata.uid));
     for (const uid of this.ctx.pods.keys()) if (!pods.has(uid)) this.ctx.pods.delete(uid);
   }
