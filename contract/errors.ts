@@ -41,8 +41,6 @@ export const ERROR_CODES = {
   PROFILE_NOT_ALLOWED: 403,
   IMAGE_NOT_ALLOWED: 403,
   IMAGE_REQUIRED: 422,
-  /** The fleet's runtime cannot run the job's shape as one unit (several pools on Slurm v0.0.38). */
-  RUNTIME_UNSUPPORTED: 422,
   BLOB_MISSING: 422,
   HF_NOT_FOUND: 422,
   HF_REVISION_NOT_FOUND: 422,

@@ -119,6 +119,10 @@ export function rankEnv(req: LaunchRequest, rank: number): Record<string, string
   const pool = req.spec.resources.pools.find((p) => p.name === me.pool);
   const rank0 = req.placement.find((p) => p.rank === 0)!;
   const secretNames = Object.keys(req.secrets).sort();
+  const roles = Object.entries(req.spec.resources.roles)
+    .filter(([, p]) => p === me.pool)
+    .map(([role]) => role)
+    .sort();
   return {
     ...req.env,
     // Names only: the runtime adds the values where they never touch the disk (RunSpec.secrets), and the
@@ -132,6 +136,9 @@ export function rankEnv(req: LaunchRequest, rank: number): Record<string, string
     FORGE_RANK: String(rank),
     FORGE_WORLD_SIZE: String(req.world_size),
     FORGE_MASTER_NODE: rank0.node_id,
+    // The rank's pool, and the roles the job maps to it (`resources.roles`), e.g. trainer / rollout.
+    FORGE_POOL: me.pool,
+    ...(roles.length > 0 ? { FORGE_ROLES: roles.join(",") } : {}),
     FORGE_CLUSTER_NUM_NODES: String(pool?.nodes ?? 1),
     FORGE_CLUSTER_GPUS_PER_NODE: String(pool?.gpus_per_node ?? me.gpu_indices.length),
     FORGE_GPU_INDICES: me.gpu_indices.join(","),

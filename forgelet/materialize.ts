@@ -119,7 +119,12 @@ export async function materialize(
     gpuIndices: placement?.gpu_indices ?? [],
     resources: {},
     labels: runLabels({ runId: req.run_id, jobId: req.job_id, rank, epoch: req.epoch }),
-    placement: req.placement.map((p) => ({ rank: p.rank, nodeId: p.node_id, gpus: p.gpu_indices.length })),
+    placement: req.placement.map((p) => ({
+      rank: p.rank,
+      nodeId: p.node_id,
+      gpus: p.gpu_indices.length,
+      pool: p.pool,
+    })),
     attempt: req.attempt,
     maxRuntimeSeconds: req.spec.lifecycle.max_runtime_seconds ?? null,
     inputs,

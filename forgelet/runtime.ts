@@ -29,6 +29,8 @@ export interface RankPlacement {
   /** The fleet node id (`<agent id>:<cluster node name>` for a cluster node). */
   nodeId: string;
   gpus: number;
+  /** The pool it belongs to (a cluster runtime makes one component of each); absent in older journals. */
+  pool?: string;
 }
 
 export interface RunSpec {

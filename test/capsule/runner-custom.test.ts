@@ -173,6 +173,22 @@ while true; do i=$((i + 1)); echo "tick $i"; sleep 0.05; done
     expect(server.logLines("stdout")).toEqual(echoed);
   });
 
+  it("a training that ends as stopped (exit 143) with no signal to the runner claims no outcome either: a peer's stop, or the cluster's, has its own reporter", async () => {
+    // As torch/ddp does when another rank of its gang was stopped: every rank leaves with 128+TERM.
+    const script = `#!/usr/bin/env bash
+echo "a peer rank was stopped: stopping too"
+exit 143
+`;
+    const run = makeRunDir({ endpoint: server.endpoint, workspace: { "train.sh": script } });
+    const res = await runBootstrap(run, rankEnv(run, server.endpoint, TOKEN));
+    expect(res.code).toBe(143);
+    expect(server.lifecycle().map((e) => e.event)).toEqual(["started"]);
+    expect(res.stderr).toContain(
+      "the training ended as stopped (exit code 143), by no signal of this runner's; the agent reports why",
+    );
+    expect(server.logLines("stdout")).toEqual(["a peer rank was stopped: stopping too"]);
+  });
+
   it("on SIGTERM asks why and by when, and writes it where the training reads it (SF_STOP_NOTICE_FILE, starforge.report.stop_notice)", async () => {
     server.notice = {
       reason: "preempted by job_high (priority class high)",

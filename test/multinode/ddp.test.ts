@@ -14,7 +14,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { STOP_GRACE_SECONDS } from "../../durable-objects/fleet/rules/runs.js";
 import * as ck from "../support/checkpoints.js";
 import { type ControlPlane, call, groupAlive, startControlPlane } from "../support/control-plane.js";
-import { expectDdpTrained, metric, runLines, submitDdp, torchPythonDir } from "../support/ddp.js";
+import {
+  continuesThenStop,
+  expectDdpTrained,
+  gangStopStep,
+  runLines,
+  submitDdp,
+  torchPythonDir,
+  untilStep,
+} from "../support/ddp.js";
 import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
 import {
@@ -111,50 +119,6 @@ async function nodesByRank(id: string): Promise<string[]> {
     .map((p) => view.nodes.find((n) => n.id === p.node_id)!.name);
 }
 
-async function untilStep(id: string, runId: string, step: number, timeoutMs = 120_000): Promise<void> {
-  await waitFor(
-    `${id} to report train/loss at step ${step}`,
-    async () => (await metric(cp, op, id, runId, "train/loss")).some((p) => p.step >= step),
-    timeoutMs,
-    250,
-  );
-}
-
-/** The step a gang stopped at (its stored checkpoint), checking that every rank said it stopped there. */
-async function gangStopStep(id: string, runId: string): Promise<number> {
-  const arts = (await call(cp, op, "GET", `/v1/jobs/${id}/artifacts?run=${runId}`)).body.artifacts as Array<{
-    kind: string;
-    step: number | null;
-    stored: boolean;
-  }>;
-  const stopStep = Math.max(
-    ...arts.filter((a) => a.kind === "checkpoint" && a.stored).map((a) => a.step ?? -1),
-  );
-  const lines = await runLines(cp, op, id, runId);
-  for (const r of [0, 1]) {
-    expect(
-      lines.some((l) => l.rank === r && l.line === `rank ${r} stopped by signal at step ${stopStep}`),
-      `rank ${r} stopped at step ${stopStep}`,
-    ).toBe(true);
-  }
-  return stopStep;
-}
-
-/** Continues from `stopStep` on run 2, then stops the job. */
-async function continuesThenStop(id: string, stopStep: number): Promise<string> {
-  const run2 = (await waitFor("run 2", async () => (await jobDetail(cp, op, id)).runs[1], 60_000)).id;
-  await untilStep(id, run2, stopStep + 10);
-  const points = await metric(cp, op, id, run2, "train/loss");
-  expect(points[0]!.step).toBe(stopStep + 1);
-  expect((await call(cp, op, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
-  await waitFor(
-    "the job to stop",
-    async () => (await jobDetail(cp, op, id)).job.status === "STOPPED",
-    60_000,
-  );
-  return run2;
-}
-
 describe("multi-node torch/ddp on two agents (process runtime)", () => {
   it("the fleet view shows the address each node's peers reach it at", async () => {
     const view = await fleetView(cp, FLEET);
@@ -204,7 +168,9 @@ describe("multi-node torch/ddp on two agents (process runtime)", () => {
     for (const r of [0, 1, 2, 3]) {
       expect(
         lines.some(
-          (l) => l.rank === r && l.line.includes(`(local rank ${r % 2}, node ${r < 2 ? 0 : 1} of 2)`),
+          (l) =>
+            l.rank === r &&
+            l.line.includes(`(local rank ${r % 2}, node ${r < 2 ? 0 : 1} of 2, pool default)`),
         ),
       ).toBe(true);
     }
@@ -238,7 +204,7 @@ describe("multi-node torch/ddp on two agents (process runtime)", () => {
     });
     jobs.add(id);
     const run1 = (await waitFor("run 1", async () => (await jobDetail(cp, op, id)).runs[0], 30_000)).id;
-    await untilStep(id, run1, 40);
+    await untilStep(cp, op, id, run1, 40);
     step("run 1 passed step 40; pausing");
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/pause`)).status).toBe(200);
     await waitFor(
@@ -247,22 +213,13 @@ describe("multi-node torch/ddp on two agents (process runtime)", () => {
       60_000,
     );
     expect((await jobDetail(cp, op, id)).job.status).toBe("PAUSED");
-    const stopStep = await gangStopStep(id, run1);
+    const stopStep = await gangStopStep(cp, op, id, run1, [0, 1]);
     expect(stopStep, "the stop wrote a checkpoint at the step the gang stopped").toBeGreaterThanOrEqual(40);
     step(`run 1 stopped at step ${stopStep}; resuming`);
 
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/resume`)).status).toBe(200);
     // Each rank resumed at the step: said by both before the loss continues from stopStep + 1.
-    const run2 = await continuesThenStop(id, stopStep);
-    const lines2 = await runLines(cp, op, id, run2);
-    for (const r of [0, 1]) {
-      expect(
-        lines2.some(
-          (l) => l.rank === r && new RegExp(`^rank ${r} resumed from .* at step ${stopStep}$`).test(l.line),
-        ),
-        `rank ${r} resumed at step ${stopStep}`,
-      ).toBe(true);
-    }
+    await continuesThenStop(cp, op, id, stopStep, [0, 1]);
   });
 
   it("preemption takes the whole 2-node gang: both ranks stop at one step, the preemptor runs, the gang resumes there", async () => {
@@ -279,7 +236,7 @@ describe("multi-node torch/ddp on two agents (process runtime)", () => {
     });
     jobs.add(id);
     const run1 = (await waitFor("run 1", async () => (await jobDetail(cp, op, id)).runs[0], 30_000)).id;
-    await untilStep(id, run1, 40);
+    await untilStep(cp, op, id, run1, 40);
     step("the gang passed step 40; a high job asks for one GPU");
     const high = await ck.submitCharlm(cp, op, {
       fleet: FLEET,
@@ -292,9 +249,9 @@ describe("multi-node torch/ddp on two agents (process runtime)", () => {
     const run = (await jobDetail(cp, op, id)).runs[0]!;
     expect(run).toMatchObject({ status: "PAUSED" });
     expect(run.ended_at).not.toBeNull();
-    const stopStep = await gangStopStep(id, run1);
+    const stopStep = await gangStopStep(cp, op, id, run1, [0, 1]);
     step(`the gang stopped at step ${stopStep}; it resumes once the high job is done`);
-    await continuesThenStop(id, stopStep);
+    await continuesThenStop(cp, op, id, stopStep);
   });
 
   it("killing one rank's training mid-run fails the job within 15 s and stops the other rank", async () => {
@@ -309,7 +266,7 @@ describe("multi-node torch/ddp on two agents (process runtime)", () => {
     });
     jobs.add(id);
     const run = (await waitFor("a run", async () => (await jobDetail(cp, op, id)).runs[0], 30_000)).id;
-    await untilStep(id, run, 20);
+    await untilStep(cp, op, id, run, 20);
     const victim = workloadProcesses(new Set([id])).find((p) => p.rank === 1 && p.group === "training");
     expect(victim, "node rank 1's training process").toBeDefined();
     const t0 = Date.now();

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as ck from "../support/checkpoints.js";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
-import { expectDdpTrained, submitDdp, torchPythonDir } from "../support/ddp.js";
-import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
+import { expectDdpTrained, submitDdp } from "../support/ddp.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
 import {
   describeState,
@@ -20,9 +20,8 @@ import {
   newOperator,
   smallNodeProfile,
   waitFor,
-  waitGpuNodesReady,
 } from "../support/lifecycle.js";
-import { endedJobsOfRun, expectSqueueEmpty, jobsOfRun, scontrol, slurm } from "../support/slurm.js";
+import { endedJobsOfRun, expectSqueueEmpty, jobsOfRun, scontrol, startSlurmFleet } from "../support/slurm.js";
 
 const FLEET = "hpc-pull";
 let cp: ControlPlane;
@@ -36,32 +35,9 @@ beforeAll(async () => {
   cp = await startControlPlane({ agent: false, vars: { SF_COMMAND_RESEND_SECONDS: 1 } });
   op = await newOperator(cp, "pull-op");
   await smallNodeProfile(cp, "h200-1pn", 1);
-  const f = await call(cp, cp.adminToken, "POST", "/v1/fleets", {
-    name: FLEET,
-    kind: "slurm",
-    network: { env: { GLOO_SOCKET_IFNAME: "lo" }, rendezvous_timeout_seconds: 60 },
-  });
-  expect(f.status, JSON.stringify(f.body)).toBe(201);
-  agent = await enrollForgelet(cp, FLEET, {
-    name: "login-pull",
-    runtime: "slurm",
-    env: { SLURM_CONF: slurm.conf },
-    args: [
-      // slurmrestd on its unix socket, as on a real login node.
-      "--slurmrestd",
-      slurm.restdSocket,
-      "--work-dir",
-      workDir,
-      "--node-dir",
-      nodeDir,
-      "--slurm-path",
-      `${torchPythonDir()}:${process.env.PATH}`,
-      "--cluster-refresh",
-      "2",
-    ],
-  });
+  await smallNodeProfile(cp, "h200-2pn", 2);
+  agent = await startSlurmFleet(cp, FLEET, "login-pull", { workDir, nodeDir });
   expect(agent.log()).toContain(`steps fetch their inputs by digest into ${nodeDir}`);
-  await waitGpuNodesReady(cp, FLEET, 2);
 });
 
 afterEach(async (ctx) => {
@@ -122,5 +98,29 @@ describe("Slurm without a shared directory (pull mode)", () => {
     const run = (await waitForStatus(cp, op, id, ["SUCCEEDED"], 10_000)).runs[0]!.id;
     expect((await endedJobsOfRun(run)).map((j) => [j.state, j.nodes])).toEqual([["COMPLETED", "sf-n[1-2]"]]);
     await waitFor("the node directory to be empty", () => readdirSync(nodeDir).length === 0, 30_000, 250);
+  });
+
+  it("a job of two pools, one heterogeneous job: each component's ranks pull their own copy and train as one group", async () => {
+    const id = await submitDdp(cp, op, {
+      name: "pull-het",
+      fleet: FLEET,
+      pools: [
+        { name: "trainer", nodes: 1, gpusPerNode: 2, profile: "h200-2pn" },
+        { name: "rollout", nodes: 1, gpusPerNode: 1, profile: "h200-1pn" },
+      ],
+      hyperparams: { max_steps: 30, checkpoint_every: 10 },
+    });
+    jobs.add(id);
+    await expectDdpTrained(cp, op, id, 3, 240_000, ["trainer", "trainer", "rollout"]);
+    const run = (await waitForStatus(cp, op, id, ["SUCCEEDED"], 10_000)).runs[0]!.id;
+    const rows = await endedJobsOfRun(run);
+    expect(rows.map((j) => [j.component, j.state])).toEqual([
+      [0, "COMPLETED"],
+      [1, "COMPLETED"],
+    ]);
+    // (This cluster is one host, so every node sees one /tmp: that each component's nodes got the files
+    // by their own sbcast is shown by the rendered script's unit test, not here.)
+    await waitFor("the node directory to be empty", () => readdirSync(nodeDir).length === 0, 30_000, 250);
+    expect(readdirSync("/tmp").filter((f) => f === `sf-${rows[0]!.id}`)).toEqual([]);
   });
 });

@@ -13,8 +13,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as ck from "../support/checkpoints.js";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
-import { expectDdpTrained, submitDdp, torchPythonDir } from "../support/ddp.js";
-import { enrollForgelet, type ForgeletProc } from "../support/forgelet.js";
+import { expectDdpTrained, submitDdp } from "../support/ddp.js";
+import type { ForgeletProc } from "../support/forgelet.js";
 import { waitForStatus } from "../support/jobs.js";
 import {
   describeState,
@@ -28,7 +28,6 @@ import {
   submitCustom,
   tickingWorkspace,
   waitFor,
-  waitGpuNodesReady,
 } from "../support/lifecycle.js";
 import { newSfHome, sf } from "../support/sf.js";
 import {
@@ -43,6 +42,7 @@ import {
   scontrol,
   slurm,
   startCluster,
+  startSlurmFleet,
   stopSlurmrestd,
   waitNodeIdle,
 } from "../support/slurm.js";
@@ -71,29 +71,7 @@ beforeAll(async () => {
   });
   expect(q.status, JSON.stringify(q.body)).toBe(200);
   await smallNodeProfile(cp, "h200-1pn", 1);
-  const f = await call(cp, cp.adminToken, "POST", "/v1/fleets", {
-    name: FLEET,
-    kind: "slurm",
-    network: { env: { GLOO_SOCKET_IFNAME: "lo" }, rendezvous_timeout_seconds: 60 },
-  });
-  expect(f.status, JSON.stringify(f.body)).toBe(201);
-  agent = await enrollForgelet(cp, FLEET, {
-    name: "login-1",
-    runtime: "slurm",
-    env: { SLURM_CONF: slurm.conf },
-    args: [
-      "--slurmrestd",
-      slurm.restd,
-      "--shared-dir",
-      sharedDir,
-      // The batch jobs' python3 is one with torch (Debian's python3-torch on CI).
-      "--slurm-path",
-      `${torchPythonDir()}:${process.env.PATH}`,
-      "--cluster-refresh",
-      "2",
-    ],
-  });
-  await waitGpuNodesReady(cp, FLEET, 2);
+  agent = await startSlurmFleet(cp, FLEET, "login-1", { sharedDir });
 });
 
 afterEach(async (ctx) => {

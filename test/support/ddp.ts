@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { expect } from "vitest";
 import { type ControlPlane, call } from "./control-plane.js";
 import { baseSpec, recipeDigest, waitForStatus } from "./jobs.js";
+import { jobDetail, waitFor } from "./lifecycle.js";
 
 /**
  * A python3 that can import torch (Debian's python3-torch at /usr/bin/python3 on the CI machine), as the
@@ -27,21 +28,29 @@ export function torchPythonDir(): string {
   );
 }
 
+export interface DdpPool {
+  name: string;
+  nodes: number;
+  gpusPerNode: number;
+  profile: string;
+}
+
 export async function submitDdp(
   cp: ControlPlane,
   token: string,
   o: {
     name: string;
     fleet: string;
-    nodes: number;
-    gpusPerNode: number;
-    profile: string;
     hyperparams?: Record<string, number>;
     maxRetries?: number;
     /** Container fleets: the torch image to run in (the recipe has no default image). */
     image?: string;
     priorityClass?: string;
-  },
+  } & (
+    | { nodes: number; gpusPerNode: number; profile: string }
+    /** Several pools instead of one `default` pool, each with the role of its name. */
+    | { pools: ReadonlyArray<DdpPool> }
+  ),
 ): Promise<string> {
   const spec = baseSpec({
     name: o.name,
@@ -50,9 +59,15 @@ export async function submitDdp(
     framework: { kind: "torch", version: "1.13", runtime_id: "torch", image: o.image ?? null },
     hyperparams: o.hyperparams ?? {},
   });
-  spec.resources.pools = [
-    { name: "default", profile: o.profile, series: "h200", nodes: o.nodes, gpus_per_node: o.gpusPerNode },
-  ];
+  const pools: ReadonlyArray<DdpPool> = "pools" in o ? o.pools : [{ ...o, name: "default" }];
+  spec.resources.pools = pools.map((p) => ({
+    name: p.name,
+    profile: p.profile,
+    series: "h200",
+    nodes: p.nodes,
+    gpus_per_node: p.gpusPerNode,
+  }));
+  spec.resources.roles = Object.fromEntries(spec.resources.pools.map((p) => [p.name, p.name]));
   spec.lifecycle = {
     max_retries: o.maxRetries ?? 0,
     retry_on_user_failure: false,
@@ -119,8 +134,9 @@ export async function metric(
 
 /**
  * The job SUCCEEDED as one process group of `world` ranks: every rank logged that it joined and saw the
- * whole group, the loss printed by every rank is identical step for step and falls, rank 0 alone reported
- * the metric, and rank 0's last checkpoint downloads with the digest it was registered with.
+ * whole group (in its pool, when `pools` gives each rank's), the loss printed by every rank is identical
+ * step for step and falls, rank 0 alone reported the metric, and rank 0's last checkpoint downloads with
+ * the digest it was registered with.
  */
 export async function expectDdpTrained(
   cp: ControlPlane,
@@ -128,6 +144,7 @@ export async function expectDdpTrained(
   id: string,
   world: number,
   timeoutMs = 240_000,
+  pools?: readonly string[],
 ): Promise<void> {
   const done = await waitForStatus(cp, token, id, ["SUCCEEDED", "FAILED", "STOPPED"], timeoutMs);
   expect(done.job.status, JSON.stringify(done.runs)).toBe("SUCCEEDED");
@@ -136,9 +153,10 @@ export async function expectDdpTrained(
   const ranks = Array.from({ length: world }, (_, r) => r);
   for (const r of ranks) {
     const mine = lines.filter((l) => l.rank === r).map((l) => l.line);
+    const pool = pools ? `, pool ${pools[r]}\\)` : "";
     expect(
-      mine.some((l) => new RegExp(`^ddp: rank ${r} of ${world} .*joined the process group`).test(l)),
-      `rank ${r} joined (its lines: ${mine.slice(0, 5).join(" | ")})`,
+      mine.some((l) => new RegExp(`^ddp: rank ${r} of ${world} .*${pool} joined the process group`).test(l)),
+      `rank ${r} joined${pools ? ` in pool ${pools[r]}` : ""} (its lines: ${mine.slice(0, 5).join(" | ")})`,
     ).toBe(true);
     expect(mine.some((l) => l.startsWith(`ddp: process group complete: ${world} ranks`))).toBe(true);
   }
@@ -180,4 +198,77 @@ export async function expectDdpTrained(
   expect(res.status).toBe(200);
   const bytes = Buffer.from(await res.arrayBuffer());
   expect(`sha256:${createHash("sha256").update(bytes).digest("hex")}`).toBe(last.digest);
+}
+
+/** Waits until rank 0 reported train/loss at `step` or later. */
+export async function untilStep(
+  cp: ControlPlane,
+  token: string,
+  id: string,
+  runId: string,
+  step: number,
+  timeoutMs = 120_000,
+): Promise<void> {
+  await waitFor(
+    `${id} to report train/loss at step ${step}`,
+    async () => (await metric(cp, token, id, runId, "train/loss")).some((p) => p.step >= step),
+    timeoutMs,
+    250,
+  );
+}
+
+/** The step a gang stopped at (its stored checkpoint), checking that each of `ranks` said it stopped there. */
+export async function gangStopStep(
+  cp: ControlPlane,
+  token: string,
+  id: string,
+  runId: string,
+  ranks: readonly number[],
+): Promise<number> {
+  const arts = (await call(cp, token, "GET", `/v1/jobs/${id}/artifacts?run=${runId}`)).body
+    .artifacts as Array<{ kind: string; step: number | null; stored: boolean }>;
+  const stopStep = Math.max(
+    ...arts.filter((a) => a.kind === "checkpoint" && a.stored).map((a) => a.step ?? -1),
+  );
+  const lines = await runLines(cp, token, id, runId);
+  for (const r of ranks) {
+    expect(
+      lines.some((l) => l.rank === r && l.line === `rank ${r} stopped by signal at step ${stopStep}`),
+      `rank ${r} stopped at step ${stopStep}`,
+    ).toBe(true);
+  }
+  return stopStep;
+}
+
+/**
+ * The job's second run continues from `stopStep` (its first loss point is `stopStep + 1`, every one of
+ * `ranks` said it resumed there); then the job is stopped. Returns the second run's id.
+ */
+export async function continuesThenStop(
+  cp: ControlPlane,
+  token: string,
+  id: string,
+  stopStep: number,
+  ranks: readonly number[] = [],
+): Promise<string> {
+  const run2 = (await waitFor("run 2", async () => (await jobDetail(cp, token, id)).runs[1], 60_000)).id;
+  await untilStep(cp, token, id, run2, stopStep + 10);
+  const points = await metric(cp, token, id, run2, "train/loss");
+  expect(points[0]!.step).toBe(stopStep + 1);
+  const lines = await runLines(cp, token, id, run2);
+  for (const r of ranks) {
+    expect(
+      lines.some(
+        (l) => l.rank === r && new RegExp(`^rank ${r} resumed from .* at step ${stopStep}$`).test(l.line),
+      ),
+      `rank ${r} resumed at step ${stopStep}`,
+    ).toBe(true);
+  }
+  expect((await call(cp, token, "POST", `/v1/jobs/${id}/stop`)).status).toBe(200);
+  await waitFor(
+    "the job to stop",
+    async () => (await jobDetail(cp, token, id)).job.status === "STOPPED",
+    60_000,
+  );
+  return run2;
 }

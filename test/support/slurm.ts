@@ -6,7 +6,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { waitFor } from "./lifecycle.js";
+import { expect } from "vitest";
+import { type ControlPlane, call } from "./control-plane.js";
+import { torchPythonDir } from "./ddp.js";
+import { enrollForgelet, type ForgeletProc } from "./forgelet.js";
+import { waitFor, waitGpuNodesReady } from "./lifecycle.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const STATE = process.env.SF_SLURM_STATE || "/var/lib/starforge-ci/slurm";
@@ -21,6 +25,42 @@ export const slurm = {
   sharedDir: join(STATE, "jobs"),
 };
 
+/**
+ * A Slurm fleet and its one forgelet, as on a login node, fronting both nodes of the test cluster (ready
+ * when this returns). Its run directories go to `sharedDir`, or, in pull mode, stay in `workDir` while
+ * each step builds its own in `nodeDir` (then slurmrestd is reached on its unix socket, as on a real login
+ * node). The batch jobs' python3 is one with torch (Debian's python3-torch on CI).
+ */
+export async function startSlurmFleet(
+  cp: ControlPlane,
+  fleet: string,
+  agentName: string,
+  where: { sharedDir: string } | { workDir: string; nodeDir: string },
+): Promise<ForgeletProc> {
+  const f = await call(cp, cp.adminToken, "POST", "/v1/fleets", {
+    name: fleet,
+    kind: "slurm",
+    network: { env: { GLOO_SOCKET_IFNAME: "lo" }, rendezvous_timeout_seconds: 90 },
+  });
+  expect(f.status, JSON.stringify(f.body)).toBe(201);
+  const agent = await enrollForgelet(cp, fleet, {
+    name: agentName,
+    runtime: "slurm",
+    env: { SLURM_CONF: slurm.conf },
+    args: [
+      ...("sharedDir" in where
+        ? ["--slurmrestd", slurm.restd, "--shared-dir", where.sharedDir]
+        : ["--slurmrestd", slurm.restdSocket, "--work-dir", where.workDir, "--node-dir", where.nodeDir]),
+      "--slurm-path",
+      `${torchPythonDir()}:${process.env.PATH}`,
+      "--cluster-refresh",
+      "2",
+    ],
+  });
+  await waitGpuNodesReady(cp, fleet, 2);
+  return agent;
+}
+
 function run(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { encoding: "utf8", env: { ...process.env, SLURM_CONF: slurm.conf } });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr || r.stdout}`);
@@ -28,21 +68,35 @@ function run(cmd: string, args: string[]): string {
 }
 
 export interface SlurmJobRow {
+  /** The job id; of a heterogeneous job's component, its leader's (`squeue` shows `<leader>+<offset>`). */
   id: number;
+  /** A heterogeneous job's component offset (0…n-1), or null for a plain job. */
+  component: number | null;
   name: string;
   state: string;
   nodes: string;
   reason: string;
+  /** What each node gives the job or component, as `squeue %b` shows it (e.g. `gres:gpu:2`). */
+  tres: string;
 }
 
-/** Every job slurmctld still knows (finished ones too, for MinJobAge). */
+/** Every job slurmctld still knows (finished ones too, for MinJobAge); a heterogeneous job once per component. */
 export function squeueAll(): SlurmJobRow[] {
-  return run("squeue", ["-h", "-t", "all", "-o", "%i|%j|%T|%N|%r"])
+  return run("squeue", ["-h", "-t", "all", "-o", "%i|%j|%T|%N|%r|%b"])
     .split("\n")
     .filter(Boolean)
     .map((l) => {
-      const [id, name, state, nodes, reason] = l.split("|");
-      return { id: Number(id), name: name!, state: state!, nodes: nodes!, reason: reason! };
+      const [id, name, state, nodes, reason, tres] = l.split("|");
+      const [leader, offset] = id!.split("+");
+      return {
+        id: Number(leader),
+        component: offset === undefined ? null : Number(offset),
+        name: name!,
+        state: state!,
+        nodes: nodes!,
+        reason: reason!,
+        tres: tres!,
+      };
     });
 }
 
@@ -94,7 +148,8 @@ export function sbatch(args: string[]): number {
   return Number(out.trim().split(";")[0]);
 }
 
-export function scancel(id: number): void {
+/** Cancels a job, or one component of a heterogeneous job (`"<leader>+<offset>"`). */
+export function scancel(id: number | string): void {
   run("scancel", [String(id)]);
 }
 

@@ -71,6 +71,17 @@ describe("rankEnv", () => {
     expect(rankEnv(req, 2)).toMatchObject({ FORGE_RANK: "2", FORGE_MASTER_NODE: "nod_a" });
   });
 
+  it("names the rank's pool and the roles the job maps to it", () => {
+    expect(rankEnv(req, 0)).toMatchObject({ FORGE_POOL: "trainer", FORGE_ROLES: "trainer" });
+    expect(rankEnv(req, 2)).toMatchObject({ FORGE_POOL: "rollout", FORGE_ROLES: "rollout" });
+    const twoRoles = LaunchRequest.parse({
+      ...req,
+      spec: { ...spec, resources: { ...spec.resources, roles: { ref: "rollout", rollout: "rollout" } } },
+    });
+    expect(rankEnv(twoRoles, 2).FORGE_ROLES).toBe("ref,rollout");
+    expect(rankEnv(twoRoles, 0)).not.toHaveProperty("FORGE_ROLES");
+  });
+
   it("describes the rank's own pool and exactly its allocated GPU indices", () => {
     expect(rankEnv(req, 2)).toMatchObject({
       FORGE_CLUSTER_NUM_NODES: "1",

@@ -31,6 +31,8 @@ const arbNode = (i: number): fc.Arbitrary<NodeInput> =>
         gpus: fc.constant(gpus),
         schedulable: fc.integer({ min: 0, max: 5 }).map((x) => x > 0),
         used: fc.subarray([...Array(gpus).keys()], { maxLength: Math.ceil(gpus / 2) }),
+        // A Slurm node: the pools of one job never share it (one heterogeneous job's components).
+        runtime: fc.constantFrom(null, null, "slurm"),
       }),
     );
 
@@ -162,6 +164,10 @@ describe("decide: invariants over random fleets and queues", () => {
           }
           // Nothing beyond the job's pools.
           expect(x.placement).toHaveLength(j.pools.reduce((s, p) => s + p.nodes, 0));
+          const onSlurm = x.placement
+            .map((r) => r.node_id)
+            .filter((id) => inp.nodes.find((n) => n.id === id)!.runtime === "slurm");
+          expect(new Set(onSlurm).size, "a Slurm node holds one pool of a job").toBe(onSlurm.length);
         }
       }),
       RUNS,

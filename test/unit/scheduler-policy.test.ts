@@ -166,6 +166,24 @@ describe("decide: placement", () => {
     ]);
   });
 
+  it("on Slurm, keeps the pools of one job on distinct nodes (a heterogeneous job's components never share one)", () => {
+    const rl = job("rl", [pool("h200", 1, 2, "trainer"), pool("h200", 1, 1, "rollout")]);
+    const slurm = [node("s1", "h200", 4, { runtime: "slurm" }), node("s2", "h200", 4, { runtime: "slurm" })];
+    const place = placementOf(decide(input({ nodes: slurm, queue: [rl] })), "rl");
+    // Best fit alone would have put the rollout next to the trainer on s1.
+    expect(place.map((p) => [p.pool, p.node_id, p.gpu_indices])).toEqual([
+      ["trainer", "s1", [0, 1]],
+      ["rollout", "s2", [0]],
+    ]);
+    // One Slurm node can never hold both pools: said so, not "waiting for capacity".
+    const one = decide(input({ nodes: [node("s1", "h200", 8, { runtime: "slurm" })], queue: [rl] }));
+    expect(one.dispatch).toEqual([]);
+    expect(reasonCodes(one, "rl")).toEqual(["GANG_INCOMPLETE"]);
+    expect(one.pending.rl![0]!.message).toMatch(
+      /1 of them taken by this job's other pools \(on Slurm, the pools of a job never share a node\)/,
+    );
+  });
+
   it("picks the fullest node that still fits (best fit)", () => {
     const nodes = [
       node("empty", "h200", 8),

@@ -17,8 +17,14 @@ import {
   type SlurmRunPlan,
   slurmJobName,
 } from "../../forgelet/runtimes/slurm/render.js";
-import { exitCodeOf, observe } from "../../forgelet/runtimes/slurm/states.js";
-import { jobInfo, jobProperties, nodeInfo } from "../../forgelet/runtimes/slurm/v0038.js";
+import { exitCodeOf, live, observe } from "../../forgelet/runtimes/slurm/states.js";
+import {
+  groupJobs,
+  jobInfo,
+  jobProperties,
+  nodeInfo,
+  submitBody,
+} from "../../forgelet/runtimes/slurm/v0038.js";
 
 const samples = JSON.parse(
   readFileSync(join(import.meta.dirname, "../fixtures/slurm/rest-samples-v0.0.38.json"), "utf8"),
@@ -152,10 +158,7 @@ describe("v0.0.38 shapes (captured from slurmrestd 22.05.8)", () => {
       cwd: "/var/lib/sf-slurm/jobs",
       stdout: "/var/lib/sf-slurm/jobs/%j.out",
       stderr: "/var/lib/sf-slurm/jobs/%j.err",
-      nodelist: ["sf-n1", "sf-n2"],
-      gpusPerNode: 1,
-      cpusPerTask: 4,
-      memoryPerNodeMb: 64_000,
+      components: [{ nodelist: ["sf-n1", "sf-n2"], gpusPerNode: 1, cpusPerTask: 4, memoryPerNodeMb: 64_000 }],
       timeLimitMinutes: 5,
       partition: "gpu",
       account: null,
@@ -193,11 +196,16 @@ const plan = (over: Partial<SlurmRunPlan> = {}): SlurmRunPlan => ({
   jobId: "job_01abc",
   attempt: 2,
   epoch: 3,
-  ranks: [
-    { rank: 1, node: "gpu-b", runDir: "/shared/sf/run_01abc-r1" },
-    { rank: 0, node: "gpu-a", runDir: "/shared/sf/run_01abc-r0" },
+  components: [
+    {
+      pool: "default",
+      ranks: [
+        { rank: 1, node: "gpu-b", runDir: "/shared/sf/run_01abc-r1" },
+        { rank: 0, node: "gpu-a", runDir: "/shared/sf/run_01abc-r0" },
+      ],
+      gpusPerNode: 8,
+    },
   ],
-  gpusPerNode: 8,
   maxRuntimeSeconds: 3601,
   partition: "gpu",
   account: "ml",
@@ -212,8 +220,9 @@ describe("the rendered batch job", () => {
     expect(sub).toMatchObject({
       name: "sf-run_01abc",
       comment: "starforge run=run_01abc job=job_01abc epoch=3",
-      nodelist: ["gpu-a", "gpu-b"],
-      gpusPerNode: 8,
+      components: [
+        { nodelist: ["gpu-a", "gpu-b"], gpusPerNode: 8, cpusPerTask: null, memoryPerNodeMb: null },
+      ],
       timeLimitMinutes: 61,
       partition: "gpu",
       account: "ml",
@@ -244,9 +253,15 @@ describe("the rendered batch job", () => {
     expect(() =>
       renderSubmission(
         plan({
-          ranks: [
-            { rank: 0, node: "gpu-a", runDir: "/s/r0" },
-            { rank: 1, node: "gpu-a", runDir: "/s/r1" },
+          components: [
+            {
+              pool: "default",
+              ranks: [
+                { rank: 0, node: "gpu-a", runDir: "/s/r0" },
+                { rank: 1, node: "gpu-a", runDir: "/s/r1" },
+              ],
+              gpusPerNode: 1,
+            },
           ],
         }),
       ),
@@ -268,7 +283,7 @@ describe("the rendered batch job", () => {
       );
     }
     // The step exactly as srun runs it: `bash -c "$SF_STEP"` with SLURMD_NODENAME set.
-    const script = batchScript(plan({ ranks }));
+    const script = batchScript(plan({ components: [{ pool: "default", ranks, gpusPerNode: 1 }] }));
     const step = /read -r -d '' SF_STEP <<'SF_STEP_EOF'\n([\s\S]*?)\nSF_STEP_EOF/.exec(script)![1]!;
     for (const r of ranks) {
       const res = spawnSync("bash", ["-c", step], {
@@ -286,5 +301,164 @@ describe("the rendered batch job", () => {
     expect(stranger.status).toBe(70);
     expect(stranger.stderr).toContain("node other is not in this run's placement");
     expect(script).toMatch(/\nexec srun --ntasks-per-node=1 --kill-on-bad-exit=1 bash -c "\$SF_STEP"\n$/);
+  });
+});
+
+/** A captured answer's job entries. */
+const entries = (key: string) => samples[key]!.jobs as Array<Record<string, unknown>>;
+
+describe("a heterogeneous job (several pools): captured from slurmrestd 22.05.8", () => {
+  const twoPools = (over: Partial<SlurmRunPlan> = {}) =>
+    plan({
+      components: [
+        {
+          pool: "trainer",
+          ranks: [
+            { rank: 1, node: "gpu-b", runDir: "/shared/sf/run_01abc-r1" },
+            { rank: 0, node: "gpu-a", runDir: "/shared/sf/run_01abc-r0" },
+          ],
+          gpusPerNode: 8,
+          cpusPerTask: 32,
+          memoryPerNodeMb: 500_000,
+        },
+        {
+          pool: "rollout",
+          ranks: [{ rank: 2, node: "gpu-c", runDir: "/shared/sf/run_01abc-r2" }],
+          gpusPerNode: 2,
+        },
+      ],
+      ...over,
+    });
+
+  it("is submitted as `jobs`, a component per pool with its own nodes and share, the fields a captured submission used", () => {
+    const sub = renderSubmission(twoPools());
+    const body = submitBody(sub);
+    expect(body).not.toHaveProperty("job");
+    const [trainer, rollout] = body.jobs as Array<Record<string, unknown>>;
+    expect(trainer).toMatchObject({
+      nodes: [2, 2],
+      nodelist: "gpu-a,gpu-b",
+      tasks: 2,
+      gres: "gpu:8",
+      cpus_per_task: 32,
+      memory_per_node: 500_000,
+      name: "sf-run_01abc",
+      comment: "starforge run=run_01abc job=job_01abc epoch=3",
+      time_limit: 61,
+      partition: "gpu",
+    });
+    expect(rollout).toMatchObject({
+      nodes: [1, 1],
+      nodelist: "gpu-c",
+      tasks: 1,
+      gres: "gpu:2",
+      name: "sf-run_01abc",
+    });
+    expect(rollout).not.toHaveProperty("cpus_per_task");
+    // The keys of each component are those slurmrestd accepted in the captured heterogeneous submission.
+    const captured = samples["POST /slurm/v0.0.38/job/submit request (heterogeneous, two components)"]!;
+    const accepted = new Set(
+      (captured.jobs as Array<Record<string, unknown>>).flatMap((c) => Object.keys(c)),
+    );
+    for (const k of Object.keys(rollout!)) {
+      if (!["comment", "time_limit", "partition", "account", "qos", "memory_per_node"].includes(k))
+        expect(accepted.has(k), k).toBe(true);
+    }
+    // One component stays a plain `job`.
+    expect(submitBody(renderSubmission(plan()))).toHaveProperty("job");
+  });
+
+  it("starts one step over every component and hands pull mode's files to each component's nodes", () => {
+    const script = batchScript(twoPools());
+    expect(script).toContain("component 0 = pool trainer (2 node(s) × 8 GPU(s)), component 1 = pool rollout");
+    expect(script).toMatch(
+      /\nexec srun --het-group=0-1 --ntasks-per-node=1 --kill-on-bad-exit=1 bash -c "\$SF_STEP"\n$/,
+    );
+    // The step finds every rank of either pool by its node.
+    for (const n of ["gpu-a", "gpu-b", "gpu-c"]) expect(script).toContain(`  '${n}') rank=`);
+    const pulled = batchScript(twoPools({ pull: { plan: "{}", script: "print()\n", keep: false } }));
+    expect(pulled).toContain('for j in "$SLURM_JOB_ID_HET_GROUP_0" "$SLURM_JOB_ID_HET_GROUP_1"; do');
+    expect(pulled).toContain('sbcast -j "$j" -f -p');
+    expect(pulled).toContain("exec srun --het-group=0-1 --ntasks-per-node=1 --kill-on-bad-exit=1 bash ");
+  });
+
+  it("refuses pools sharing a node (Slurm excludes each component's nodes from the others)", () => {
+    const shared = twoPools();
+    shared.components[1]!.ranks[0]!.node = "gpu-a";
+    expect(() => renderSubmission(shared)).toThrow(/share a Slurm node/);
+  });
+
+  it("reads the components through their leader, and a run ends when any component ends otherwise than COMPLETED", () => {
+    const cancelled = groupJobs(
+      entries("GET /slurm/v0.0.38/job/{id} response (heterogeneous: component 1 cancelled mid-run)"),
+    );
+    expect(cancelled).toHaveLength(1);
+    const het = cancelled[0]!;
+    expect(het).toMatchObject({ id: 600, name: "sample-het", nodes: "sf-n1" });
+    expect(het.components!.map((c) => [c.id, c.offset, c.state, c.nodes])).toEqual([
+      [600, 0, "FAILED", "sf-n1"],
+      [601, 1, "CANCELLED", "sf-n2"],
+    ]);
+    // The cancel is the cause; the leader's FAILED (its step killed) the consequence.
+    expect(observe(het)).toEqual({
+      phase: "ended",
+      state: "CANCELLED",
+      reason: "Slurm job 600+1 was cancelled in Slurm (CANCELLED) (exit code 143)",
+      exitCode: 143,
+      infra: true,
+    });
+    expect(live(het)).toBe(false);
+
+    const [failed] = groupJobs(
+      entries("GET /slurm/v0.0.38/job/{id} response (heterogeneous: a rank of component 1 exited 3)"),
+    );
+    expect(observe(failed!)).toMatchObject({ phase: "ended", state: "FAILED", infra: false });
+    const [done] = groupJobs(entries("GET /slurm/v0.0.38/job/{id} response (heterogeneous: COMPLETED)"));
+    expect(observe(done!)).toEqual({
+      phase: "ended",
+      state: "COMPLETED",
+      reason: "Slurm job 604 completed",
+      exitCode: 0,
+      infra: false,
+    });
+  });
+
+  it("a component that ended while the others still run ends the run, and the job is still live (to be cancelled)", () => {
+    const part = (offset: number, state: string, exitStatus: number | null = null) => ({
+      id: 70 + offset,
+      offset,
+      state,
+      reason: "None",
+      exitStatus,
+      nodes: `sf-n${offset + 1}`,
+    });
+    const base = { ...job("RUNNING"), id: 70 };
+    const oneGone = { ...base, components: [part(0, "RUNNING"), part(1, "NODE_FAIL", 9)] };
+    expect(observe(oneGone)).toMatchObject({ phase: "ended", state: "NODE_FAIL", infra: true });
+    expect(observe(oneGone).reason).toMatch(/^Slurm job 70\+1 lost a node/);
+    expect(live(oneGone)).toBe(true);
+    const starting = { ...base, components: [part(0, "RUNNING"), part(1, "CONFIGURING")] };
+    expect(observe(starting).phase).toBe("waiting");
+    const running = { ...base, components: [part(0, "RUNNING"), part(1, "RUNNING")] };
+    expect(observe(running).phase).toBe("running");
+    // A component finished first while the leader completes: still running, not a failure.
+    const finishing = { ...base, components: [part(0, "COMPLETING"), part(1, "COMPLETED", 0)] };
+    expect(observe(finishing).phase).toBe("running");
+  });
+
+  it("lists a heterogeneous job once, by its leader, among plain jobs", () => {
+    const plain = (
+      samples["GET /slurm/v0.0.38/job/{id} response (COMPLETED, full)"]!.jobs as Array<
+        Record<string, unknown>
+      >
+    )[0]!;
+    const het = entries("GET /slurm/v0.0.38/job/{id} response (heterogeneous: COMPLETED)");
+    // An orphan component (its leader purged) is not a job of its own.
+    const orphan = { ...het[1]!, job_id: 999, het_job_id: 998 };
+    const listed = groupJobs([het[1]!, plain, het[0]!, orphan]);
+    expect(listed.map((j) => [j.id, j.components?.length ?? 0])).toEqual([
+      [plain.job_id, 0],
+      [604, 2],
+    ]);
   });
 });

@@ -50,9 +50,19 @@ class MemorySlurm implements SlurmApi {
   async jobs(): Promise<SlurmJobInfo[]> {
     return [...this.jobsById.values()];
   }
+  cancels: number[] = [];
   async cancel(id: number): Promise<void> {
+    this.cancels.push(id);
     const cur = this.jobsById.get(id);
-    if (cur) this.jobsById.set(id, { ...cur, state: "CANCELLED" });
+    if (cur)
+      this.jobsById.set(id, {
+        ...cur,
+        state: "CANCELLED",
+        components: cur.components?.map((c) => ({
+          ...c,
+          state: c.state === "RUNNING" ? "CANCELLED" : c.state,
+        })),
+      });
   }
   async nodes() {
     return [];
@@ -61,7 +71,12 @@ class MemorySlurm implements SlurmApi {
 
 const root = mkdtempSync(join(tmpdir(), "sf-slurm-rt-"));
 
-function specOf(runId: string, rank: number, nodes = ["sf-n1", "sf-n2"]): RunSpec {
+function specOf(
+  runId: string,
+  rank: number,
+  nodes = ["sf-n1", "sf-n2"],
+  pools?: Array<{ pool: string; gpus: number }>,
+): RunSpec {
   const runDir = join(root, `${runId}-r${rank}`);
   return {
     runId,
@@ -74,7 +89,12 @@ function specOf(runId: string, rank: number, nodes = ["sf-n1", "sf-n2"]): RunSpe
     gpuIndices: [0],
     resources: {},
     labels: {},
-    placement: nodes.map((n, r) => ({ rank: r, nodeId: `nod_a:${n}`, gpus: 1 })),
+    placement: nodes.map((n, r) => ({
+      rank: r,
+      nodeId: `nod_a:${n}`,
+      gpus: pools?.[r]?.gpus ?? 1,
+      pool: pools?.[r]?.pool ?? "default",
+    })),
     attempt: 1,
     maxRuntimeSeconds: 90,
   };
@@ -82,6 +102,29 @@ function specOf(runId: string, rank: number, nodes = ["sf-n1", "sf-n2"]): RunSpe
 
 const runtime = (api: MemorySlurm, gatherMs = 5000) =>
   new SlurmRuntime({ api, sharedDir: root, gatherMs, pollMs: 10, path: "/usr/bin:/bin" });
+
+/** A run of two pools (trainer 1 × 2 GPUs on sf-n1, rollout 1 × 1 on sf-n2) launched as job 101. */
+async function twoPools(runId: string) {
+  const api = new MemorySlurm();
+  const rt = runtime(api);
+  const nodes = ["sf-n1", "sf-n2"];
+  const pools = [
+    { pool: "trainer", gpus: 2 },
+    { pool: "rollout", gpus: 1 },
+  ];
+  const specs = [0, 1].map((r) => specOf(runId, r, nodes, pools));
+  const [ref] = await Promise.all(specs.map((s) => rt.launch(s)));
+  /** Component `offset` of job 101 as Slurm shows it. */
+  const part = (offset: number, state: string, exitStatus: number | null = null) => ({
+    id: 101 + offset,
+    offset,
+    state,
+    reason: state === "FAILED" ? "NonZeroExitCode" : "None",
+    exitStatus,
+    nodes: nodes[offset]!,
+  });
+  return { api, rt, specs, ref: ref!, part };
+}
 
 describe("SlurmRuntime", () => {
   it("gathers the ranks of a run into ONE submission, pinned to their nodes in rank order", async () => {
@@ -93,8 +136,7 @@ describe("SlurmRuntime", () => {
     expect(api.submitted).toHaveLength(1);
     expect(api.submitted[0]).toMatchObject({
       name: "sf-run_g",
-      nodelist: ["sf-n1", "sf-n2"],
-      gpusPerNode: 1,
+      components: [{ nodelist: ["sf-n1", "sf-n2"], gpusPerNode: 1 }],
       timeLimitMinutes: 2,
     });
     // Each rank's environment waits for it on the shared directory, readable by its owner only.
@@ -195,5 +237,60 @@ describe("SlurmRuntime", () => {
     writeFileSync(join(spec.runDir, EXIT_FILE), "3");
     api.script = [{ state: "FAILED", reason: "NonZeroExitCode", exitStatus: 768 }];
     expect(await runtime(api).wait(ref, spec)).toMatchObject({ exitCode: 3, infra: false });
+  });
+
+  it("submits a run of two pools as ONE heterogeneous job, a component per pool with its own GPUs", async () => {
+    const api = new MemorySlurm();
+    const rt = runtime(api);
+    const nodes = ["sf-n1", "sf-n2", "sf-n3"];
+    const pools = [
+      { pool: "trainer", gpus: 4 },
+      { pool: "trainer", gpus: 4 },
+      { pool: "rollout", gpus: 1 },
+    ];
+    const refs = await Promise.all([2, 0, 1].map((r) => rt.launch(specOf("run_h", r, nodes, pools))));
+    expect(new Set(refs.map((r) => r.id))).toEqual(new Set(["101"]));
+    expect(api.submitted).toHaveLength(1);
+    expect(api.submitted[0]!.components.map((c) => [c.nodelist, c.gpusPerNode])).toEqual([
+      [["sf-n1", "sf-n2"], 4],
+      [["sf-n3"], 1],
+    ]);
+    expect(api.submitted[0]!.script).toContain("srun --het-group=0-1 ");
+  });
+
+  it("a component that fails while the others run ends every rank's run and cancels what is left", async () => {
+    const { api, rt, specs, ref, part } = await twoPools("run_k");
+    api.script = [
+      { state: "RUNNING", components: [part(0, "RUNNING"), part(1, "RUNNING")] },
+      { state: "RUNNING", components: [part(0, "RUNNING"), part(1, "CANCELLED", 15)] },
+    ];
+    expect(await rt.wait(ref, specs[0]!)).toEqual({
+      exitCode: 143,
+      reason: "Slurm job 101+1 was cancelled in Slurm (CANCELLED) (exit code 143)",
+      infra: true,
+    });
+    // The leader still ran: it was cancelled, and so the whole job is gone.
+    expect(api.cancels).toEqual([101]);
+    expect(await rt.alive(ref)).toBe(false);
+  });
+
+  it("a component that FAILED while a sibling still ends: the sibling's end, when it is the cluster's, is the reported cause", async () => {
+    const { api, rt, specs, ref, part } = await twoPools("run_c");
+    // The rollout component was cancelled; the trainer's ranks followed their peer's stop and the leader
+    // FAILED first, while the rollout was still completing.
+    api.script = [
+      { state: "RUNNING", components: [part(0, "RUNNING"), part(1, "RUNNING")] },
+      { state: "FAILED", components: [part(0, "FAILED", 143 << 8), part(1, "COMPLETING")] },
+      { state: "FAILED", components: [part(0, "FAILED", 143 << 8), part(1, "COMPLETING")] },
+      { state: "FAILED", components: [part(0, "FAILED", 143 << 8), part(1, "CANCELLED", 15)] },
+    ];
+    expect(await rt.wait(ref, specs[1]!)).toEqual({
+      exitCode: 143,
+      reason: "Slurm job 101+1 was cancelled in Slurm (CANCELLED) (exit code 143)",
+      infra: true,
+    });
+    // A plain FAILED of every component is the job's own failure, reported as soon as all have ended.
+    api.script = [{ state: "FAILED", components: [part(0, "FAILED", 3 << 8), part(1, "FAILED", 3 << 8)] }];
+    expect(await runtime(api).wait(ref, specs[1]!)).toMatchObject({ exitCode: 3, infra: false });
   });
 });

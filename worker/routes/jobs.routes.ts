@@ -142,7 +142,6 @@ export const jobsRoutes = new Hono<Env>()
         "FRAMEWORK_VERSION_UNSUPPORTED",
         "IMAGE_REQUIRED",
         "IMAGE_NOT_ALLOWED",
-        "RUNTIME_UNSUPPORTED",
         "BLOB_MISSING",
         "HF_NOT_FOUND",
         "HF_REVISION_NOT_FOUND",

@@ -60,10 +60,7 @@ export async function checkSpec(env: AppEnv, d: Db, raw: unknown, prefer?: strin
     });
   }
   await checkProfiles(d, spec);
-  const fits = (f: FleetRow) => {
-    checkImage(spec, recipe, f);
-    checkRuntimeShape(spec, f);
-  };
+  const fits = (f: FleetRow) => checkImage(spec, recipe, f);
   const placed = named ? null : await placeJob(d, spec, fits, prefer);
   const fleet = named ?? placed!.fleet;
   if (named) fits(named);
@@ -239,22 +236,6 @@ function checkImage(spec: JobSpec, recipe: RecipeVersion, fleet: FleetRow): void
       "IMAGE_NOT_ALLOWED",
       `image ${image} is not on fleet ${fleet.name}'s allowlist${allowlist.length ? ` (${allowlist.join(", ")})` : " (empty)"}`,
       { image, allowlist },
-    );
-  }
-}
-
-/**
- * A job must run on its fleet's runtime as it is, never silently changed. Slurm starts a run as one
- * allocation; several pools (roles with their own node shapes) would need a heterogeneous job, which
- * slurmrestd v0.0.38 (the version forgelet speaks) cannot submit.
- */
-function checkRuntimeShape(spec: JobSpec, fleet: FleetRow): void {
-  const pools = spec.resources.pools;
-  if (fleet.kind === "slurm" && pools.length > 1) {
-    throw new AppError(
-      "RUNTIME_UNSUPPORTED",
-      `fleet ${fleet.name} runs Slurm, which starts a run as one allocation of identical nodes; this job has ${pools.length} pools (${pools.map((p) => p.name).join(", ")}), which would need a heterogeneous Slurm job that slurmrestd v0.0.38 cannot submit. Use one pool, or a docker or kuberay fleet`,
-      { runtime: "slurm", pools: pools.length },
     );
   }
 }

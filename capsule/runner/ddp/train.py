@@ -69,9 +69,10 @@ def join_group():
     dist.init_process_group(backend, init_method="env://", timeout=timeout)
     rank, world = dist.get_rank(), dist.get_world_size()
     print(
-        "ddp: rank %d of %d (local rank %d, node %s of %s) joined the process group: backend %s, master %s:%s"
-        % (rank, world, local_rank, os.environ.get("NODE_RANK", "0"), os.environ.get("NNODES", "1"), backend,
-           os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]),
+        "ddp: rank %d of %d (local rank %d, node %s of %s, pool %s) joined the process group: backend %s, "
+        "master %s:%s"
+        % (rank, world, local_rank, os.environ.get("NODE_RANK", "0"), os.environ.get("NNODES", "1"),
+           os.environ.get("FORGE_POOL") or "-", backend, os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"]),
         flush=True,
     )
     hosts = [None] * world

@@ -30,6 +30,8 @@ LEFTOVER_GRACE_S = 2.0  # after the child exits, how long its orphans get before
 # Signals the runner passes on to the training's process group. TERM/INT/HUP mean "stop"; USR1/USR2
 # are forwarded as is (Slurm and friends use them as "checkpoint now" warnings).
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+# Exit codes of a training that was stopped (or stopped itself as on a stop signal): 128+TERM, 128+INT.
+_STOPPED_CODES = (128 + signal.SIGTERM, 128 + signal.SIGINT)
 _FORWARDED = _STOP_SIGNALS + (signal.SIGUSR1, signal.SIGUSR2)
 
 
@@ -344,6 +346,13 @@ def run():
         # Whoever signalled the runner knows why (a stop, a pause, a cluster's time limit or preemption):
         # its agent reports the end with that reason, so the runner claims no outcome of its own.
         say("stopped by %s; the agent reports why" % signal.Signals(sigs.received).name)
+    elif failure is not None and failure[1] in _STOPPED_CODES:
+        # The first process to end ended as a stop ends it (128+TERM/INT, or killed by TERM/INT), and the
+        # runner had received no signal (nor sent one: it stops the others only after a first failure):
+        # the stop came from elsewhere (a peer rank stopped, which a gang follows; a cluster ending part
+        # of the job), where its cause is known. The agent reports it.
+        say("the training ended as stopped (exit code %d), by no signal of this runner's; the agent reports why"
+            % failure[1])
     elif code == 0:
         poster.post("/lifecycle", lifecycle(run_id, rank, "succeeded", 0))
     else:

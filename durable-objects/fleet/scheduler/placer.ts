@@ -1,7 +1,8 @@
 /**
  * Placement over one decision's nodes (scheduler/policy.ts `decide` places each job here): every pool of a
  * job is placed or none is (gang, all-or-nothing). Within a pool each rank gets its own node of the pool's
- * GPU series (pools of one job may share a node); nodes are chosen best-fit (the fewest free GPUs that
+ * GPU series (pools of one job may share a node, but on Slurm, where a run of several pools is one
+ * heterogeneous job whose components never share a node); nodes are chosen best-fit (the fewest free GPUs that
  * still fit) to keep whole nodes free for large jobs, and GPUs are the lowest free indices.
  */
 import { defaultWorkloads, type WorkloadKind } from "../../../contract/agent-frames.schema.js";
@@ -252,6 +253,9 @@ export class Placer {
   private placeBy(job: PlaceableJob, domain: string | null, fit: "best" | "worst"): Placed {
     // GPUs this job's earlier pools took (pools of one job may share a node); nothing else is copied.
     const taken = new Map<string, number[]>();
+    // Slurm nodes an earlier pool of this job is on: Slurm keeps the components of a heterogeneous job
+    // (a pool each) on distinct nodes, so a later pool cannot go there.
+    const slurmTaken = new Set<string>();
     const freeOf = (id: string) => taken.get(id) ?? this.free.get(id) ?? [];
     const placement: Placement[] = [];
     const reasons: PendingReason[] = [];
@@ -290,7 +294,7 @@ export class Placer {
         summary && summary.maxFree < pool.gpus_per_node
           ? []
           : fitting
-              .filter((n) => n.schedulable)
+              .filter((n) => n.schedulable && !slurmTaken.has(n.id))
               .map((n) => ({ node: n, free: freeOf(n.id) }))
               .filter((c) => c.free.length >= pool.gpus_per_node)
               .sort(
@@ -301,11 +305,13 @@ export class Placer {
       if (candidates.length < pool.nodes) {
         const bigEnough = this.bigEnough(fitting, pool.gpus_per_node);
         const freeGpus = summary ? summary.freeGpus : fitting.reduce((s, n) => s + freeOf(n.id).length, 0);
-        const structural = bigEnough < pool.nodes;
+        // Nodes this job's earlier pools hold on Slurm can never serve this pool of the same job.
+        const apart = fitting.filter((n) => slurmTaken.has(n.id) && n.gpus >= pool.gpus_per_node).length;
+        const structural = bigEnough - apart < pool.nodes;
         reasons.push({
           code: structural ? "GANG_INCOMPLETE" : "CAPACITY",
           message: structural
-            ? `needs ${pool.nodes} ${pool.series} node(s) with ${pool.gpus_per_node} GPUs each; the fleet has ${bigEnough}`
+            ? `needs ${pool.nodes} ${pool.series} node(s) with ${pool.gpus_per_node} GPUs each; the fleet has ${bigEnough}${apart > 0 ? `, ${apart} of them taken by this job's other pools (on Slurm, the pools of a job never share a node)` : ""}`
             : `waiting for ${pool.nodes} ${pool.series} node(s) with ${pool.gpus_per_node} free GPUs; ${candidates.length} available now`,
           details: {
             series: pool.series,
@@ -321,6 +327,7 @@ export class Placer {
       for (const c of candidates.slice(0, pool.nodes)) {
         const gpus = c.free.slice(0, pool.gpus_per_node);
         taken.set(c.node.id, c.free.slice(pool.gpus_per_node));
+        if (c.node.runtime === "slurm") slurmTaken.add(c.node.id);
         placement.push({ rank: rank++, pool: pool.name, node_id: c.node.id, gpu_indices: gpus });
       }
     }

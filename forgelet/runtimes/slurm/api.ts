@@ -4,6 +4,20 @@
  * adapter (v0038.ts, chosen in adapters.ts); the differences between versions live there and nowhere else
  * (docs/runtimes.md).
  */
+/**
+ * One component of a batch job: the nodes of one pool and what each of them gives it. A run of one pool
+ * is a plain job of one component; a run of several pools is one heterogeneous job, a component per pool,
+ * which Slurm starts all together (docs/runtimes.md).
+ */
+export interface SlurmComponent {
+  /** The nodes the Fleet DO chose for the pool, in node-rank order; the component gets exactly these. */
+  nodelist: string[];
+  gpusPerNode: number;
+  /** The node's CPUs and memory in proportion to the GPUs taken (null: Slurm's defaults). */
+  cpusPerTask: number | null;
+  memoryPerNodeMb: number | null;
+}
+
 /** A batch job as the runtime asks for it. */
 export interface SlurmSubmission {
   script: string;
@@ -13,12 +27,8 @@ export interface SlurmSubmission {
   cwd: string;
   stdout: string;
   stderr: string;
-  /** The nodes the Fleet DO chose, in node-rank order; the job gets exactly these. */
-  nodelist: string[];
-  gpusPerNode: number;
-  /** The node's CPUs and memory in proportion to the GPUs taken (null: Slurm's defaults). */
-  cpusPerTask: number | null;
-  memoryPerNodeMb: number | null;
+  /** At least one; the batch script runs on the first node of the first. */
+  components: SlurmComponent[];
   timeLimitMinutes: number | null;
   partition: string | null;
   account: string | null;
@@ -30,6 +40,21 @@ export interface SlurmJobInfo {
   id: number;
   name: string;
   comment: string;
+  state: string;
+  reason: string;
+  exitStatus: number | null;
+  nodes: string;
+  /**
+   * A heterogeneous job, read by its leader (component 0): every component in offset order, the leader's
+   * own entry included, each with its own state and end. Absent or null: a plain job.
+   */
+  components?: SlurmComponentInfo[] | null;
+}
+
+/** One component of a heterogeneous job as Slurm shows it (`squeue`: `<leader>+<offset>`). */
+export interface SlurmComponentInfo {
+  id: number;
+  offset: number;
   state: string;
   reason: string;
   exitStatus: number | null;
@@ -56,11 +81,16 @@ export interface SlurmNodeInfo {
 
 export interface SlurmApi {
   readonly version: string;
+  /** Returns the job's id (a heterogeneous job's: its leader's). */
   submit(sub: SlurmSubmission): Promise<number>;
-  /** null: Slurm does not know this job (never submitted, or purged after MinJobAge). */
+  /**
+   * null: Slurm does not know this job (never submitted, or purged after MinJobAge). A heterogeneous job's
+   * leader comes with every component.
+   */
   job(id: number): Promise<SlurmJobInfo | null>;
+  /** Every job, a heterogeneous one once (its leader, with its components). */
   jobs(): Promise<SlurmJobInfo[]>;
-  /** Sends `signal` to the job's processes, or cancels it when none is given. */
+  /** Sends `signal` to the job's processes, or cancels it when none is given (a leader: every component). */
   cancel(id: number, signal?: string): Promise<void>;
   nodes(): Promise<SlurmNodeInfo[]>;
 }

@@ -1,7 +1,9 @@
 /**
  * The Slurm batch job of one run, rendered from what the agent prepared (pure). A run is ONE Slurm job
  * for all its ranks: `--nodes=N` pinned to exactly the nodes the Fleet DO chose, one task per node, the
- * GPUs per node as GRES, so Slurm starts every rank together and accounts the same GPUs as the DO. Each
+ * GPUs per node as GRES, so Slurm starts every rank together and accounts the same GPUs as the DO. A run
+ * of several pools is one heterogeneous job, a component per pool with its own nodes, GPUs, CPUs and
+ * memory, and one step over every component (`srun --het-group=0-N`). Each
  * task finds its rank by the node it runs on, loads that rank's environment (written 0600 by the agent
  * into its run directory on the shared file system) and runs the capsule's bootstrap there; a small
  * wrapper records the exit status, so every rank's own exit code survives the job.
@@ -17,16 +19,24 @@ export interface SlurmRankPlan {
   runDir: string;
 }
 
+/** The ranks of one pool: one component of the Slurm job. */
+export interface SlurmComponentPlan {
+  /** The pool's name ("" when the launch named none). */
+  pool: string;
+  ranks: SlurmRankPlan[];
+  gpusPerNode: number;
+  /** CPUs and memory (MB) per node for the pool (its share of the node), or null for Slurm's defaults. */
+  cpusPerTask?: number | null;
+  memoryPerNodeMb?: number | null;
+}
+
 export interface SlurmRunPlan {
   runId: string;
   jobId: string;
   attempt: number;
   epoch: number;
-  ranks: SlurmRankPlan[];
-  gpusPerNode: number;
-  /** CPUs and memory (MB) per node for the job (its share of the node), or null for Slurm's defaults. */
-  cpusPerTask?: number | null;
-  memoryPerNodeMb?: number | null;
+  /** One per pool, the first holding rank 0; several make a heterogeneous job. */
+  components: SlurmComponentPlan[];
   /** The job's max_runtime_seconds, rounded up to Slurm's minutes. */
   maxRuntimeSeconds: number | null;
   partition: string | null;
@@ -66,14 +76,28 @@ const STAGED = "/tmp/sf-$SLURM_JOB_ID";
  */
 const PRIVATE_STAGE = `d=${STAGED}; mkdir -p -m 700 "$d" && [ -O "$d" ] && [ ! -L "$d" ] && [ "$(stat -c %a "$d")" = 700 ]`;
 
+/** Every rank of the run, in rank order. */
+export function ranksOf(plan: Pick<SlurmRunPlan, "components">): SlurmRankPlan[] {
+  return plan.components.flatMap((c) => c.ranks).sort((a, b) => a.rank - b.rank);
+}
+
 /** The batch script: the per-node step, then one srun task on every node of the allocation. */
 export function batchScript(plan: SlurmRunPlan): string {
+  const n = plan.components.length;
   const header = [
     "#!/bin/bash",
     `# StarForge run ${plan.runId} (job ${plan.jobId}, attempt ${plan.attempt}, epoch ${plan.epoch}):`,
-    `# ${plan.ranks.length} node(s), one task per node; rendered by forgelet.`,
+    `# ${ranksOf(plan).length} node(s), one task per node; rendered by forgelet.`,
+    ...(n > 1
+      ? [
+          `# A heterogeneous job: ${plan.components.map((c, i) => `component ${i} = pool ${c.pool} (${c.ranks.length} node(s) × ${c.gpusPerNode} GPU(s))`).join(", ")}.`,
+        ]
+      : []),
   ];
-  const srun = "srun --ntasks-per-node=1 --kill-on-bad-exit=1";
+  // One step over every component: Slurm starts its tasks together and kills them all when one fails.
+  const srun = `srun${n > 1 ? ` --het-group=0-${n - 1}` : ""} --ntasks-per-node=1 --kill-on-bad-exit=1`;
+  // sbcast reaches the nodes of one component: a heterogeneous job's are named by each component's job id.
+  const sbcastJobs = n > 1 ? plan.components.map((_, i) => `"$SLURM_JOB_ID_HET_GROUP_${i}"`).join(" ") : null;
   if (!plan.pull) {
     return [
       ...header,
@@ -100,9 +124,19 @@ export function batchScript(plan: SlurmRunPlan): string {
     ...step(plan),
     "SF_STEP_EOF",
     `${srun} bash -c ${shellQuote(PRIVATE_STAGE)} || { echo "starforge: no private ${STAGED} on every node" >&2; exit 71; }`,
-    "for f in plan.json pull.py step.sh; do",
-    `  sbcast -f -p "$stage/$f" "${STAGED}/$f" || { echo "starforge: sbcast of $f failed" >&2; exit 71; }`,
-    "done",
+    ...(sbcastJobs
+      ? [
+          `for j in ${sbcastJobs}; do`,
+          "  for f in plan.json pull.py step.sh; do",
+          `    sbcast -j "$j" -f -p "$stage/$f" "${STAGED}/$f" || { echo "starforge: sbcast of $f to component $j failed" >&2; exit 71; }`,
+          "  done",
+          "done",
+        ]
+      : [
+          "for f in plan.json pull.py step.sh; do",
+          `  sbcast -f -p "$stage/$f" "${STAGED}/$f" || { echo "starforge: sbcast of $f failed" >&2; exit 71; }`,
+          "done",
+        ]),
     'rm -rf "$stage"',
     `exec ${srun} bash "${STAGED}/step.sh"`,
     "",
@@ -111,7 +145,7 @@ export function batchScript(plan: SlurmRunPlan): string {
 
 /** What every node runs: find its rank by node name, (pull mode: build the run directory,) run the capsule. */
 function step(plan: SlurmRunPlan): string[] {
-  const cases = plan.ranks.map(
+  const cases = ranksOf(plan).map(
     (r) => `  ${shellQuote(r.node)}) rank=${r.rank}; root=${shellQuote(r.runDir)} ;;`,
   );
   const pull = plan.pull;
@@ -147,26 +181,32 @@ function step(plan: SlurmRunPlan): string[] {
 }
 
 export function renderSubmission(plan: SlurmRunPlan): SlurmSubmission {
-  const ranks = [...plan.ranks].sort((a, b) => a.rank - b.rank);
+  const ranks = ranksOf(plan);
   const nodes = ranks.map((r) => r.node);
+  // Also across pools: Slurm never gives two components of a heterogeneous job the same node.
   if (new Set(nodes).size !== nodes.length) {
     throw new Error(`ranks of run ${plan.runId} share a Slurm node (${nodes.join(", ")}); one rank per node`);
+  }
+  if (plan.components.length === 0 || plan.components[0]!.ranks.every((r) => r.rank !== 0)) {
+    throw new Error(`run ${plan.runId}: the first component must hold rank 0 (the batch script runs there)`);
   }
   // Pull mode: no run directory exists on the batch node before the step, so the batch output goes to
   // its /tmp (the training's own output streams to ingest either way).
   const log = plan.pull ? "/tmp/starforge-slurm-%j.out" : `${ranks[0]!.runDir}/.starforge/slurm-%j.out`;
   return {
-    script: batchScript({ ...plan, ranks }),
+    script: batchScript(plan),
     name: slurmJobName(plan.runId),
     comment: `starforge run=${plan.runId} job=${plan.jobId} epoch=${plan.epoch}`,
     environment: { ...(plan.secrets ?? {}), PATH: plan.path, SF_RUN_ID: plan.runId },
     cwd: plan.pull ? "/tmp" : ranks[0]!.runDir,
     stdout: log,
     stderr: log,
-    nodelist: nodes,
-    gpusPerNode: plan.gpusPerNode,
-    cpusPerTask: plan.cpusPerTask ?? null,
-    memoryPerNodeMb: plan.memoryPerNodeMb ?? null,
+    components: plan.components.map((c) => ({
+      nodelist: [...c.ranks].sort((a, b) => a.rank - b.rank).map((r) => r.node),
+      gpusPerNode: c.gpusPerNode,
+      cpusPerTask: c.cpusPerTask ?? null,
+      memoryPerNodeMb: c.memoryPerNodeMb ?? null,
+    })),
     timeLimitMinutes:
       plan.maxRuntimeSeconds === null ? null : Math.max(1, Math.ceil(plan.maxRuntimeSeconds / 60)),
     partition: plan.partition,

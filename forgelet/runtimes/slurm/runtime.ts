@@ -3,7 +3,8 @@
  *
  * - The ranks of a run reach the agent as separate launches; they are gathered here and submitted
  *   together, pinned to the nodes the Fleet DO chose, so Slurm starts them at once and counts the same
- *   GPUs. Before submitting, an existing job named after the run is adopted (an agent restarted between
+ *   GPUs. A run of several pools is one heterogeneous job, a component per pool; any component that
+ *   ends otherwise than COMPLETED ends the run, and what is left of the job is cancelled. Before submitting, an existing job named after the run is adopted (an agent restarted between
  *   submitting and recording it launches nothing twice).
  * - Run directories live on a shared directory every compute node sees at the same path; without one
  *   (pull mode), each step builds its rank's run directory on its node's disk with the capsule's pull.py,
@@ -22,9 +23,15 @@ import { LaunchError, type RunExit, type RunSpec, type Runtime, type RuntimeRef 
 import { clusterNodeOf, gpuShare, type NodeSize, RankGathering } from "../gather.js";
 import { DEFAULT_NODE_DIR, envFile, pullPlan, RANK_ENV_FILE } from "../pull.js";
 import type { SlurmApi, SlurmJobInfo } from "./api.js";
-import { EXIT_FILE, renderSubmission, runIdOfJobName, slurmJobName } from "./render.js";
+import {
+  EXIT_FILE,
+  renderSubmission,
+  runIdOfJobName,
+  type SlurmComponentPlan,
+  slurmJobName,
+} from "./render.js";
 import { SlurmAuthError, SlurmRejected, SlurmUnavailable } from "./rest.js";
-import { observe, type SlurmObservation } from "./states.js";
+import { live, observe, type SlurmObservation } from "./states.js";
 
 export interface SlurmRuntimeOptions {
   api: SlurmApi;
@@ -49,6 +56,8 @@ export interface SlurmRuntimeOptions {
   gatherMs?: number;
   /** Time between polls of one job (default 2 s). */
   pollMs?: number;
+  /** How long a failed component's siblings are read again for the cause of the end (default 15 s). */
+  settleMs?: number;
   log?: (msg: string) => void;
 }
 
@@ -162,19 +171,6 @@ export class SlurmRuntime implements Runtime {
 
   private async submit(specs: RunSpec[]): Promise<RuntimeRef> {
     const first = specs[0]!;
-    const placement = first.placement!;
-    const ranks = specs.map((s) => ({
-      rank: s.rank,
-      node: clusterNodeOf(placement.find((p) => p.rank === s.rank)?.nodeId ?? ""),
-      runDir: this.runRootOf(s.runId, s.rank) ?? s.runDir,
-    }));
-    const gpus = new Set(placement.map((p) => p.gpus));
-    if (gpus.size !== 1) {
-      throw new LaunchError(
-        `run ${first.runId} asks for different GPU counts per node (${[...gpus].join(", ")}); Slurm runs one GRES request per job (heterogeneous jobs are not supported)`,
-        false,
-      );
-    }
     let sub: ReturnType<typeof renderSubmission>;
     try {
       sub = renderSubmission({
@@ -182,12 +178,7 @@ export class SlurmRuntime implements Runtime {
         jobId: first.jobId,
         attempt: first.attempt ?? 1,
         epoch: first.epoch,
-        ranks,
-        gpusPerNode: [...gpus][0]!,
-        ...this.shareOf(
-          ranks.map((r) => r.node),
-          [...gpus][0]!,
-        ),
+        components: this.components(specs),
         maxRuntimeSeconds: first.maxRuntimeSeconds ?? null,
         partition: this.o.partition ?? null,
         account: this.o.account ?? null,
@@ -207,7 +198,9 @@ export class SlurmRuntime implements Runtime {
         const again = await this.findJob(first.runId, first.epoch);
         if (again) return { kind: "slurm", id: String(again.id) };
         const id = await this.o.api.submit(sub);
-        this.log(`run ${first.runId}: submitted as Slurm job ${id} on ${sub.nodelist.join(",")}`);
+        const on = sub.components.map((c) => c.nodelist.join(",")).join(" + ");
+        const het = sub.components.length > 1 ? "heterogeneous " : "";
+        this.log(`run ${first.runId}: submitted as ${het}Slurm job ${id} on ${on}`);
         return { kind: "slurm", id: String(id) };
       } catch (err) {
         if (err instanceof SlurmRejected) throw new LaunchError(err.message, false);
@@ -217,6 +210,39 @@ export class SlurmRuntime implements Runtime {
         await sleep(backoffDelay(attempt, { baseMs: 1000, capMs: 15_000, jitter: "none" }));
       }
     }
+  }
+
+  /**
+   * The ranks by pool, a component each, in the order of their first rank (rank 0's first), each with its
+   * GPUs per node and its share of its nodes.
+   */
+  private components(specs: RunSpec[]): SlurmComponentPlan[] {
+    const first = specs[0]!;
+    const placement = [...first.placement!].sort((a, b) => a.rank - b.rank);
+    const byPool = new Map<string, SlurmComponentPlan>();
+    for (const p of placement) {
+      const pool = p.pool ?? "";
+      const rank = {
+        rank: p.rank,
+        node: clusterNodeOf(p.nodeId),
+        runDir: this.runRootOf(first.runId, p.rank) ?? specs.find((s) => s.rank === p.rank)?.runDir ?? "",
+      };
+      const c = byPool.get(pool);
+      if (!c) byPool.set(pool, { pool, ranks: [rank], gpusPerNode: p.gpus });
+      else if (c.gpusPerNode === p.gpus) c.ranks.push(rank);
+      else {
+        throw new Error(
+          `run ${first.runId} asks for different GPU counts per node within pool ${pool || "(unnamed)"} (${c.gpusPerNode}, ${p.gpus}); a Slurm component has one GRES request`,
+        );
+      }
+    }
+    return [...byPool.values()].map((c) => ({
+      ...c,
+      ...this.shareOf(
+        c.ranks.map((r) => r.node),
+        c.gpusPerNode,
+      ),
+    }));
   }
 
   /** The run's share of its nodes (gather.ts); Slurm asks for at least one CPU per task. */
@@ -243,7 +269,7 @@ export class SlurmRuntime implements Runtime {
     const ours = (await this.o.api.jobs()).filter(
       (j) => j.name === slurmJobName(runId) && j.comment.split(" ").includes(`epoch=${epoch}`),
     );
-    return ours.find((j) => observe(j).phase !== "ended") ?? ours.sort((a, b) => b.id - a.id)[0] ?? null;
+    return ours.find(live) ?? ours.sort((a, b) => b.id - a.id)[0] ?? null;
   }
 
   // observe ---------------------------------------------------------------------
@@ -298,13 +324,14 @@ export class SlurmRuntime implements Runtime {
     const id = Number(ref.id);
     let ran = false;
     let requeued: SlurmObservation | null = null;
-    const job = await this.follow(id, (j, seen) => {
+    const followed = await this.follow(id, (j, seen) => {
       if (seen?.phase === "running") ran = true;
       // Slurm put a job that ran back in its queue (a node failed, a preemption; JobRequeue=1): it would
       // start again behind the control plane's back. It is cancelled; the retry budget decides instead.
       if (ran && seen?.phase === "waiting") requeued = seen;
       return !j || seen?.phase === "ended" || requeued !== null;
     });
+    const job = followed && (await this.settle(id, followed));
     if (requeued !== null) {
       const r = requeued as SlurmObservation;
       await this.stop(ref, 0).catch(() => {});
@@ -314,6 +341,10 @@ export class SlurmRuntime implements Runtime {
         infra: true,
       };
     }
+    // A component ended otherwise than COMPLETED while the others still run (Slurm does not always end
+    // them: a step whose tasks there exited 0 leaves the rest running): the run is over, and nothing of
+    // it may stay behind. Cancelled alongside the report, not before it: the cause is reported first.
+    if (job && live(job)) void this.stop(ref, 0).catch(() => {});
     const own = readExit(spec.runDir);
     if (!job) {
       // Purged from slurmctld's memory (MinJobAge) while nobody watched: the rank's own record decides.
@@ -333,9 +364,30 @@ export class SlurmRuntime implements Runtime {
     return { exitCode: code, reason: seen.reason, infra: seen.infra };
   }
 
+  /**
+   * A component of a heterogeneous job failed while another is still ending: that one's end may be the
+   * cause (cancelled, its node lost) and this FAILED its consequence (their step was killed). It is read
+   * again for a few seconds, so the cause is what the run reports.
+   */
+  private async settle(id: number, job: SlurmJobInfo): Promise<SlurmJobInfo> {
+    const until = Date.now() + (this.o.settleMs ?? 15_000);
+    let cur = job;
+    while (live(cur) && observe(cur).phase === "ended" && !observe(cur).infra && Date.now() < until) {
+      await sleep(this.o.pollMs ?? 2000);
+      try {
+        const next = await this.poll(id);
+        if (!next) break;
+        cur = next;
+      } catch {
+        // Cannot read it right now: what was seen stands.
+      }
+    }
+    return cur;
+  }
+
   async alive(ref: RuntimeRef): Promise<boolean> {
     const job = await this.o.api.job(Number(ref.id));
-    return job !== null && observe(job).phase !== "ended";
+    return job !== null && live(job);
   }
 
   /**
@@ -366,7 +418,7 @@ export class SlurmRuntime implements Runtime {
   async list(): Promise<Array<{ ref: RuntimeRef; labels: Record<string, string> }>> {
     const jobs = await this.o.api.jobs();
     return jobs
-      .filter((j) => runIdOfJobName(j.name) !== null && observe(j).phase !== "ended")
+      .filter((j) => runIdOfJobName(j.name) !== null && live(j))
       .map((j) => ({
         ref: { kind: "slurm" as const, id: String(j.id) },
         labels: { "starforge.run_id": runIdOfJobName(j.name)! },

@@ -3,9 +3,10 @@
  * (Resources, Priority, ReqNodeNotAvail, …) that the job's pending reasons show; RUNNING and its
  * transitional states mean the workload runs; the rest are ends, each with Slurm's words, the exit code
  * and whether the node or cluster failed (NODE_FAIL, BOOT_FAIL, PREEMPTED, OUT_OF_MEMORY: retried by the
- * job's budget) or the job itself (FAILED, TIMEOUT, DEADLINE: not retried).
+ * job's budget) or the job itself (FAILED, TIMEOUT, DEADLINE: not retried). A heterogeneous job (a run
+ * of several pools) is read from every component: one that ends otherwise than COMPLETED ends the run.
  */
-import type { SlurmJobInfo } from "./api.js";
+import type { SlurmComponentInfo, SlurmJobInfo } from "./api.js";
 
 export type SlurmPhase = "waiting" | "running" | "ended";
 
@@ -62,15 +63,25 @@ export function exitCodeOf(status: number | null): number | null {
   return signal === 0 ? (status >> 8) & 0xff : 128 + signal;
 }
 
-export function observe(job: SlurmJobInfo): SlurmObservation {
-  // 22.05 reports one state string; newer versions a list whose first entry is the base state and
-  // whose flags (COMPLETING, CONFIGURING) take precedence; the adapters hand over the effective one.
-  const state = job.state.split(/[+,\s]/)[0]!.toUpperCase();
+type Part = Pick<SlurmComponentInfo, "state" | "reason" | "exitStatus">;
+
+/** Slurm's state without its flags (22.05 reports one string; newer versions a list, base first). */
+const baseState = (state: string) => state.split(/[+,\s]/)[0]!.toUpperCase();
+
+function phaseOf(state: string): SlurmPhase {
+  const s = baseState(state);
+  return WAITING.has(s) ? "waiting" : RUNNING.has(s) ? "running" : "ended";
+}
+
+/** One job or component, `label` naming it in the reason ("Slurm job 42", "Slurm job 42+1"). */
+function observeOne(label: string, job: Part): SlurmObservation {
+  const state = baseState(job.state);
   const slurmReason = job.reason && job.reason !== "None" ? job.reason : "";
-  if (WAITING.has(state)) {
-    return { phase: "waiting", state, reason: slurmReason || "submitted", exitCode: null, infra: false };
+  const phase = phaseOf(state);
+  if (phase === "waiting") {
+    return { phase, state, reason: slurmReason || "submitted", exitCode: null, infra: false };
   }
-  if (RUNNING.has(state)) return { phase: "running", state, reason: "", exitCode: null, infra: false };
+  if (phase === "running") return { phase, state, reason: "", exitCode: null, infra: false };
   const end = ENDS[state] ?? { infra: true, says: `ended in a state forgelet does not know (${state})` };
   const exitCode = exitCodeOf(job.exitStatus);
   const tail = [
@@ -80,8 +91,31 @@ export function observe(job: SlurmJobInfo): SlurmObservation {
   return {
     phase: "ended",
     state,
-    reason: `Slurm job ${job.id} ${end.says}${tail.length ? ` (${tail.join("; ")})` : ""}`,
+    reason: `Slurm job ${label} ${end.says}${tail.length ? ` (${tail.join("; ")})` : ""}`,
     exitCode,
     infra: end.infra,
   };
+}
+
+/** The components of a heterogeneous job, or null for a plain job. */
+function componentsOf(job: SlurmJobInfo): readonly SlurmComponentInfo[] | null {
+  return job.components && job.components.length > 1 ? job.components : null;
+}
+
+export function observe(job: SlurmJobInfo): SlurmObservation {
+  const parts = componentsOf(job);
+  if (!parts) return observeOne(String(job.id), job);
+  const seen = parts.map((c) => observeOne(`${job.id}+${c.offset}`, c));
+  // A component that ended otherwise than COMPLETED ends the run, whatever the others still do (Slurm
+  // ends them too, and the runtime cancels what is left). A cluster's end (a component cancelled, its node
+  // lost) is the cause and the siblings' FAILED its consequence (their step was killed): it is reported.
+  const failed = seen.filter((o) => o.phase === "ended" && o.state !== "COMPLETED");
+  if (failed.length > 0) return failed.find((o) => o.infra) ?? failed[0]!;
+  if (seen.every((o) => o.phase === "ended")) return observeOne(String(job.id), parts[0]!);
+  return seen.find((o) => o.phase === "waiting") ?? seen.find((o) => o.phase === "running")!;
+}
+
+/** Whether anything of the job still runs or waits in Slurm (of a heterogeneous job: any component). */
+export function live(job: SlurmJobInfo): boolean {
+  return (componentsOf(job) ?? [job]).some((c) => phaseOf(c.state) !== "ended");
 }

@@ -5,9 +5,22 @@
  * - `environment` is required (an object); `job_state` is one string; `exit_code` a raw wait status;
  * - an unknown job is a 500 with error 2017; errors may come with a 200 and a job id;
  * - `requeue` makes a job requeueable whatever its value (`false` included), so it is never sent: a job
- *   Slurm requeues anyway (JobRequeue=1, the default) is cancelled by the runtime (runtime.ts).
+ *   Slurm requeues anyway (JobRequeue=1, the default) is cancelled by the runtime (runtime.ts);
+ * - a heterogeneous job is `script` plus a `jobs` array (one property object per component, the schema's
+ *   "Properties of an HetJob") instead of `job`; the answer's `job_id` is the leader's. `GET …/job/{leader}`
+ *   lists every component (`het_job_id` = the leader, `het_job_offset` 0…n-1; 0 for a plain job), and
+ *   `DELETE …/job/{leader}` cancels them all. Components never share a node: Slurm excludes each
+ *   component's nodes from the others (two components pinned to one node are refused, error 2018).
+ *   Verified on Slurm 22.05.8.
  */
-import type { SlurmApi, SlurmJobInfo, SlurmNodeInfo, SlurmSubmission } from "./api.js";
+import type {
+  SlurmApi,
+  SlurmComponent,
+  SlurmComponentInfo,
+  SlurmJobInfo,
+  SlurmNodeInfo,
+  SlurmSubmission,
+} from "./api.js";
 import { nodeState, parseGres } from "./api.js";
 import { SlurmRejected, type SlurmRest, slurmErrors } from "./rest.js";
 
@@ -18,9 +31,9 @@ type Json = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
-/** The `job` object of a v0.0.38 submission. */
-export function jobProperties(sub: SlurmSubmission): Json {
-  const n = sub.nodelist.length;
+/** The properties of one component: what every component shares, and its own nodes and share of them. */
+export function jobProperties(sub: SlurmSubmission, component: SlurmComponent = sub.components[0]!): Json {
+  const n = component.nodelist.length;
   return {
     name: sub.name,
     comment: sub.comment,
@@ -29,12 +42,12 @@ export function jobProperties(sub: SlurmSubmission): Json {
     standard_output: sub.stdout,
     standard_error: sub.stderr,
     nodes: [n, n],
-    nodelist: sub.nodelist.join(","),
+    nodelist: component.nodelist.join(","),
     tasks: n,
     tasks_per_node: 1,
-    ...(sub.gpusPerNode > 0 ? { gres: `gpu:${sub.gpusPerNode}` } : {}),
-    ...(sub.cpusPerTask ? { cpus_per_task: sub.cpusPerTask } : {}),
-    ...(sub.memoryPerNodeMb ? { memory_per_node: sub.memoryPerNodeMb } : {}),
+    ...(component.gpusPerNode > 0 ? { gres: `gpu:${component.gpusPerNode}` } : {}),
+    ...(component.cpusPerTask ? { cpus_per_task: component.cpusPerTask } : {}),
+    ...(component.memoryPerNodeMb ? { memory_per_node: component.memoryPerNodeMb } : {}),
     ...(sub.timeLimitMinutes !== null ? { time_limit: sub.timeLimitMinutes } : {}),
     ...(sub.partition ? { partition: sub.partition } : {}),
     ...(sub.account ? { account: sub.account } : {}),
@@ -42,16 +55,59 @@ export function jobProperties(sub: SlurmSubmission): Json {
   };
 }
 
-export function jobInfo(j: Json): SlurmJobInfo {
+/** The body of `POST …/job/submit`: `job` for one component, `jobs` for a heterogeneous job. */
+export function submitBody(sub: SlurmSubmission): Json {
+  if (sub.components.length === 0) throw new Error(`Slurm job ${sub.name} has no component`);
+  return sub.components.length === 1
+    ? { script: sub.script, job: jobProperties(sub) }
+    : { script: sub.script, jobs: sub.components.map((c) => jobProperties(sub, c)) };
+}
+
+function componentInfo(j: Json): SlurmComponentInfo {
   return {
     id: num(j.job_id) ?? 0,
-    name: str(j.name),
-    comment: str(j.comment),
+    offset: num(j.het_job_offset) ?? 0,
     state: str(j.job_state).toUpperCase(),
     reason: str(j.state_reason),
     exitStatus: num(j.exit_code),
     nodes: str(j.nodes),
   };
+}
+
+export function jobInfo(j: Json): SlurmJobInfo {
+  const c = componentInfo(j);
+  return {
+    id: c.id,
+    name: str(j.name),
+    comment: str(j.comment),
+    state: c.state,
+    reason: c.reason,
+    exitStatus: c.exitStatus,
+    nodes: c.nodes,
+  };
+}
+
+/**
+ * Slurm's job entries as jobs: a plain job as it is, the components of a heterogeneous job as their
+ * leader carrying all of them. A component whose leader is not among the entries is left out (it is
+ * read through its leader).
+ */
+export function groupJobs(entries: readonly Json[]): SlurmJobInfo[] {
+  const out: SlurmJobInfo[] = [];
+  const parts = new Map<number, Json[]>();
+  for (const e of entries) {
+    const leader = num(e.het_job_id) ?? 0;
+    if (leader === 0) out.push(jobInfo(e));
+    else if (parts.has(leader)) parts.get(leader)!.push(e);
+    else parts.set(leader, [e]);
+  }
+  for (const [leader, es] of parts) {
+    const head = es.find((e) => num(e.job_id) === leader);
+    if (!head) continue;
+    const components = es.map(componentInfo).sort((a, b) => a.offset - b.offset);
+    out.push({ ...jobInfo(head), components });
+  }
+  return out.sort((a, b) => a.id - b.id);
 }
 
 export function nodeInfo(n: Json): SlurmNodeInfo {
@@ -79,10 +135,7 @@ export class V0038 implements SlurmApi {
   constructor(private readonly rest: SlurmRest) {}
 
   async submit(sub: SlurmSubmission): Promise<number> {
-    const a = await this.rest.call("POST", `${BASE}/job/submit`, {
-      script: sub.script,
-      job: jobProperties(sub),
-    });
+    const a = await this.rest.call("POST", `${BASE}/job/submit`, submitBody(sub));
     const id = num(a.body.job_id);
     const { text, numbers } = slurmErrors(a.body);
     if (a.status === 200 && id !== null && id > 0) return id;
@@ -100,14 +153,14 @@ export class V0038 implements SlurmApi {
         numbers[0] ?? null,
       );
     }
-    return jobInfo(jobs[0]!);
+    return groupJobs(jobs).find((j) => j.id === id) ?? jobInfo(jobs[0]!);
   }
 
   async jobs(): Promise<SlurmJobInfo[]> {
     const a = await this.rest.call("GET", `${BASE}/jobs`);
     if (a.status !== 200)
       throw new SlurmRejected(`listing Slurm jobs failed: ${slurmErrors(a.body).text}`, null);
-    return (Array.isArray(a.body.jobs) ? (a.body.jobs as Json[]) : []).map(jobInfo);
+    return groupJobs(Array.isArray(a.body.jobs) ? (a.body.jobs as Json[]) : []);
   }
 
   async cancel(id: number, signal?: string): Promise<void> {
