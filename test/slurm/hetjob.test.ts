@@ -11,6 +11,10 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { slurmApi } from "../../forgelet/runtimes/slurm/adapters.js";
+import type { SlurmComponent } from "../../forgelet/runtimes/slurm/api.js";
+import { SlurmRejected, SlurmRest } from "../../forgelet/runtimes/slurm/rest.js";
+import { SlurmToken } from "../../forgelet/runtimes/slurm/token.js";
 import { type ControlPlane, call, startControlPlane } from "../support/control-plane.js";
 import {
   continuesThenStop,
@@ -142,6 +146,8 @@ describe("Slurm: a job of several pools is one heterogeneous job", () => {
     const script = scontrol(["write", "batch_script", String(rows[0]!.id), "-"]);
     expect(script).toContain("srun --het-group=0-1 --ntasks-per-node=1 --kill-on-bad-exit=1");
     expect(script).toContain("component 0 = pool trainer (1 node(s) × 2 GPU(s)), component 1 = pool rollout");
+    // Started by the backfill scheduler, as every heterogeneous job here (docs/runtimes.md: bf_interval).
+    expect(scontrol(["show", "job", String(rows[0]!.id)])).toContain("Scheduler=Backfill");
   });
 
   it("a component cancelled mid-run fails the job with the component's end as its reason; no Slurm job is left", async () => {
@@ -177,5 +183,38 @@ describe("Slurm: a job of several pools is one heterogeneous job", () => {
     expect((await call(cp, op, "POST", `/v1/jobs/${id}/resume`)).status).toBe(200);
     const run2 = await continuesThenStop(cp, op, id, stopStep, [0, 1, 2]);
     await expectOneHetJob(id, run2, await endedJobsOfRun(run2));
+  });
+
+  it("Slurm refuses two components pinned to one node: why a job's pools never share a Slurm node", async () => {
+    const env = { ...process.env, SLURM_CONF: slurm.conf };
+    const api = slurmApi(
+      "v0.0.38",
+      new SlurmRest({ url: slurm.restd, user: "root", token: new SlurmToken({ env, lifespanSeconds: 600 }) }),
+    );
+    const on = (node: string): SlurmComponent => ({
+      nodelist: [node],
+      gpusPerNode: 1,
+      cpusPerTask: null,
+      memoryPerNodeMb: null,
+    });
+    const err = await api
+      .submit({
+        script: "#!/bin/bash\ntrue\n",
+        name: "sf-probe-shared-node",
+        comment: "",
+        environment: { PATH: "/usr/bin:/bin" },
+        cwd: "/tmp",
+        stdout: "/dev/null",
+        stderr: "/dev/null",
+        components: [on("sf-n1"), on("sf-n1")],
+        timeLimitMinutes: 1,
+        partition: null,
+        account: null,
+        qos: null,
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SlurmRejected);
+    expect((err as SlurmRejected).errorNumber).toBe(2018);
+    expect((err as Error).message).toMatch(/Invalid node name specified/);
   });
 });
