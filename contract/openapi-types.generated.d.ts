@@ -5522,6 +5522,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     getFleet: {
@@ -12722,6 +12736,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     deletePriorityClass: {
@@ -12854,6 +12882,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
                         };
                     };
                 };
@@ -14128,6 +14170,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     deleteTeam: {
@@ -14246,6 +14302,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
                         };
                     };
                 };
@@ -14563,6 +14633,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     removeTeamMember: {
@@ -14682,6 +14766,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
                         };
                     };
                 };
@@ -14847,6 +14945,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     deleteTeamQuota: {
@@ -14967,6 +15079,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
                         };
                     };
                 };
@@ -16342,6 +16468,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "INTERNAL";
+                        };
+                    };
+                };
+            };
+            /** @description 503: UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "UNAVAILABLE";
                         };
                     };
                 };

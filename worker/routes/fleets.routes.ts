@@ -79,7 +79,7 @@ export const fleetsRoutes = new Hono<Env>()
       role: "admin",
       body: CreateFleetBody,
       ok: { 201: OneFleet },
-      errors: ["ALREADY_EXISTS"],
+      errors: ["ALREADY_EXISTS", "UNAVAILABLE"],
     }),
     requireRole("admin"),
     async (c) => {

@@ -57,6 +57,7 @@ export const priorityClassesRoutes = new Hono<Env>()
         200: { description: "The class was changed", json: OnePriorityClass },
         201: { description: "The class was added", json: OnePriorityClass },
       },
+      errors: ["UNAVAILABLE"],
     }),
     requireRole("admin"),
     async (c) => {
@@ -72,14 +73,14 @@ export const priorityClassesRoutes = new Hono<Env>()
         .values(row)
         .onConflictDoUpdate({ target: schema.priorityClasses.name, set: row })
         .run();
-      // Pushed even when nothing changed: repeating a PUT that answered 503 (a fleet did not answer) is how
-      // an admin brings every fleet up to date, and a fleet that has the list already does nothing.
-      await pushPriorityClasses(c.env, await readPriorityClasses(d));
       await recordAudit(c, {
         action: "priority_class.set",
         target: `priority_class:${name}`,
         details: { ...body, created: current === null },
       });
+      // Pushed even when nothing changed: repeating a PUT that answered 503 (a fleet did not take it) is
+      // how an admin brings every fleet up to date, and a fleet that has the list already does nothing.
+      await pushPriorityClasses(c.env, await readPriorityClasses(d));
       return c.json({ priority_class: next.value }, current ? 200 : 201);
     },
   )
@@ -94,22 +95,28 @@ export const priorityClassesRoutes = new Hono<Env>()
         "(409 `CONFLICT`: change it with PUT); an invalid `:name` is a 400 `BAD_REQUEST`.",
       role: "admin",
       ok: { 200: DeletedProfile },
-      errors: ["BAD_REQUEST", "NOT_FOUND", "CONFLICT"],
+      errors: ["BAD_REQUEST", "NOT_FOUND", "CONFLICT", "UNAVAILABLE"],
     }),
     requireRole("admin"),
     async (c) => {
       const name = className(c.req.param("name"));
       const d = db(c.env.DB);
-      const current = (await readPriorityClasses(d)).find((p) => p.name === name);
-      if (!current) throw new AppError("NOT_FOUND", `no priority class ${name}`);
+      const classes = await readPriorityClasses(d);
+      const current = classes.find((p) => p.name === name);
+      if (!current) {
+        // Gone already: the list still goes to every fleet, so repeating a removal that answered 503 (a
+        // fleet did not take it) brings them up to date.
+        await pushPriorityClasses(c.env, classes);
+        throw new AppError("NOT_FOUND", `no priority class ${name}`);
+      }
       if (current.builtin)
         throw new AppError(
           "CONFLICT",
           `${name} is a built-in class: change it with PUT, it cannot be removed`,
         );
       await d.delete(schema.priorityClasses).where(eq(schema.priorityClasses.name, name)).run();
-      await pushPriorityClasses(c.env, await readPriorityClasses(d));
       await recordAudit(c, { action: "priority_class.delete", target: `priority_class:${name}` });
+      await pushPriorityClasses(c.env, await readPriorityClasses(d));
       return c.json({ deleted: name });
     },
   );

@@ -36,10 +36,27 @@ async function teamView(d: Db, name: string): Promise<TeamView> {
   return team;
 }
 
-/** After a change: every fleet decides with it from its next decision on, and the audit log says so. */
+/**
+ * After a change: the audit log says so (it is made), and every fleet decides with it from its next
+ * decision on (503 UNAVAILABLE when one did not take it: repeating the request hands it over).
+ */
 async function changed(c: Ctx, d: Db, action: string, team: string, details = {}): Promise<void> {
-  await pushTeams(c.env, d);
   await recordAudit(c, { action, target: `team:${team}`, details });
+  await pushTeams(c.env, d);
+}
+
+/**
+ * A removal whose target is gone already (404) still hands every fleet the teams as they are: repeating
+ * a removal that answered 503 (a fleet did not take it) brings the fleets up to date too.
+ */
+async function removing<T>(c: Ctx, remove: (d: Db) => Promise<T>): Promise<T> {
+  const d = db(c.env.DB);
+  try {
+    return await remove(d);
+  } catch (err) {
+    if (err instanceof AppError && err.code === "NOT_FOUND") await pushTeams(c.env, d);
+    throw err;
+  }
 }
 
 /**
@@ -105,6 +122,7 @@ export const teamsRoutes = new Hono<Env>()
         201: { description: "The team was created", json: OneTeam },
         200: { description: "The team's description was changed", json: OneTeam },
       },
+      errors: ["UNAVAILABLE"],
     }),
     requireRole("admin"),
     async (c) => {
@@ -141,19 +159,19 @@ export const teamsRoutes = new Hono<Env>()
       role: "admin",
       // What the CLI parses the answer with: `{ "deleted": "<name>" }`.
       ok: { 200: DeletedProfile },
-      errors: ["BAD_REQUEST", "NOT_FOUND"],
+      errors: ["BAD_REQUEST", "NOT_FOUND", "UNAVAILABLE"],
     }),
     requireRole("admin"),
-    async (c) => {
-      const name = teamName(c.req.param("name"));
-      const d = db(c.env.DB);
-      const team = await teamView(d, name);
-      // Members and quotas go with it (ON DELETE CASCADE); a member's primary team moves to another of theirs.
-      await d.delete(schema.teams).where(eq(schema.teams.name, name)).run();
-      for (const m of team.members) await settlePrimary(d, m.user_id, null);
-      await changed(c, d, "team.delete", name);
-      return c.json({ deleted: name });
-    },
+    (c) =>
+      removing(c, async (d) => {
+        const name = teamName(c.req.param("name"));
+        const team = await teamView(d, name);
+        // Members and quotas go with it (ON DELETE CASCADE); a member's primary team moves to another of theirs.
+        await d.delete(schema.teams).where(eq(schema.teams.name, name)).run();
+        for (const m of team.members) await settlePrimary(d, m.user_id, null);
+        await changed(c, d, "team.delete", name);
+        return c.json({ deleted: name });
+      }),
   )
   .put(
     "/teams/:name/members/:user",
@@ -171,7 +189,7 @@ export const teamsRoutes = new Hono<Env>()
         201: { description: "The user was added to the team", json: OneTeam },
         200: { description: "The membership was changed", json: OneTeam },
       },
-      errors: ["NOT_FOUND", "USER_NOT_FOUND", "CONFLICT"],
+      errors: ["NOT_FOUND", "USER_NOT_FOUND", "CONFLICT", "UNAVAILABLE"],
     }),
     requireRole("admin"),
     async (c) => {
@@ -208,25 +226,26 @@ export const teamsRoutes = new Hono<Env>()
         "`team.member.delete`.",
       role: "admin",
       ok: { 200: OneTeam },
-      errors: ["BAD_REQUEST", "NOT_FOUND", "USER_NOT_FOUND"],
+      errors: ["BAD_REQUEST", "NOT_FOUND", "USER_NOT_FOUND", "UNAVAILABLE"],
     }),
     requireRole("admin"),
-    async (c) => {
-      const name = teamName(c.req.param("name"));
-      const d = db(c.env.DB);
-      await teamView(d, name);
-      const user = await userByName(d, c.req.param("user"));
-      const { teamMembers: m } = schema;
-      const gone = await d
-        .delete(m)
-        .where(and(eq(m.team, name), eq(m.userId, user.id)))
-        .returning()
-        .all();
-      if (gone.length === 0) throw new AppError("NOT_FOUND", `${user.name} is not a member of team ${name}`);
-      await settlePrimary(d, user.id, null);
-      await changed(c, d, "team.member.delete", name, { user: user.name });
-      return c.json({ team: await teamView(d, name) });
-    },
+    (c) =>
+      removing(c, async (d) => {
+        const name = teamName(c.req.param("name"));
+        await teamView(d, name);
+        const user = await userByName(d, c.req.param("user"));
+        const { teamMembers: m } = schema;
+        const gone = await d
+          .delete(m)
+          .where(and(eq(m.team, name), eq(m.userId, user.id)))
+          .returning()
+          .all();
+        if (gone.length === 0)
+          throw new AppError("NOT_FOUND", `${user.name} is not a member of team ${name}`);
+        await settlePrimary(d, user.id, null);
+        await changed(c, d, "team.member.delete", name, { user: user.name });
+        return c.json({ team: await teamView(d, name) });
+      }),
   )
   .put(
     "/teams/:name/budget",
@@ -286,7 +305,7 @@ export const teamsRoutes = new Hono<Env>()
         201: { description: "The quota was created", json: OneTeam },
         200: { description: "The quota was changed", json: OneTeam },
       },
-      errors: ["NOT_FOUND", "FLEET_NOT_FOUND"],
+      errors: ["NOT_FOUND", "FLEET_NOT_FOUND", "UNAVAILABLE"],
     }),
     requireRole("admin"),
     async (c) => {
@@ -338,24 +357,24 @@ export const teamsRoutes = new Hono<Env>()
       description: "`:fleet` is a fleet name or id. Recorded as `team.quota.delete`.",
       role: "admin",
       ok: { 200: OneTeam },
-      errors: ["BAD_REQUEST", "NOT_FOUND", "FLEET_NOT_FOUND"],
+      errors: ["BAD_REQUEST", "NOT_FOUND", "FLEET_NOT_FOUND", "UNAVAILABLE"],
     }),
     requireRole("admin"),
-    async (c) => {
-      const name = teamName(c.req.param("name"));
-      const series = c.req.param("series");
-      const d = db(c.env.DB);
-      await teamView(d, name);
-      const fleet = await fleetByRef(d, c.req.param("fleet"));
-      const { teamQuotas: t } = schema;
-      const gone = await d
-        .delete(t)
-        .where(and(eq(t.team, name), eq(t.fleetId, fleet.id), eq(t.series, series)))
-        .returning()
-        .all();
-      if (gone.length === 0)
-        throw new AppError("NOT_FOUND", `team ${name} has no ${series} quota in fleet ${fleet.name}`);
-      await changed(c, d, "team.quota.delete", name, { fleet: fleet.name, series });
-      return c.json({ team: await teamView(d, name) });
-    },
+    (c) =>
+      removing(c, async (d) => {
+        const name = teamName(c.req.param("name"));
+        const series = c.req.param("series");
+        await teamView(d, name);
+        const fleet = await fleetByRef(d, c.req.param("fleet"));
+        const { teamQuotas: t } = schema;
+        const gone = await d
+          .delete(t)
+          .where(and(eq(t.team, name), eq(t.fleetId, fleet.id), eq(t.series, series)))
+          .returning()
+          .all();
+        if (gone.length === 0)
+          throw new AppError("NOT_FOUND", `team ${name} has no ${series} quota in fleet ${fleet.name}`);
+        await changed(c, d, "team.quota.delete", name, { fleet: fleet.name, series });
+        return c.json({ team: await teamView(d, name) });
+      }),
   );

@@ -11,7 +11,7 @@ import { AppError } from "../errors.js";
 import { parseJson } from "../http.js";
 import { describe } from "../openapi/describe.js";
 import { recordAudit } from "../services/audit.service.js";
-import { fleetStubs } from "../services/fleets.service.js";
+import { fleetIds, fleetStub, pushToFleets } from "../services/fleets.service.js";
 import { prepareToken } from "../services/tokens.service.js";
 import { quotaOf, userByName, userView } from "../services/users.service.js";
 
@@ -171,7 +171,7 @@ export const usersRoutes = new Hono<Env>()
       role: "admin",
       body: QuotaBody,
       ok: { 200: UserQuota },
-      errors: ["USER_NOT_FOUND"],
+      errors: ["USER_NOT_FOUND", "UNAVAILABLE"],
     }),
     requireRole("admin"),
     async (c) => {
@@ -196,12 +196,14 @@ export const usersRoutes = new Hono<Env>()
       // The user's object admits with it from this answer on; fleets schedule with the quota they hold, so
       // the change goes to them too and queued jobs see it now.
       await userStub(c.env, u.id).setQuota(u.id, q);
-      await Promise.all((await fleetStubs(c.env)).map((stub) => stub.setQuota(u.id, q)));
       await recordAudit(c, {
         action: "quota.set",
         target: `user:${u.name}`,
         details: { ...q, allowed_profiles: q.allowed_profiles.join(",") },
       });
+      await pushToFleets(await fleetIds(c.env), `quota of ${u.name}`, (id) =>
+        fleetStub(c.env, id).setQuota(u.id, q),
+      );
       return c.json({ user: u.name, quota: q });
     },
   );

@@ -6,14 +6,39 @@ import { type Db, db, schema } from "../../d1/client.js";
 import { fleetStub } from "../../durable-objects/fleet/stub.js";
 import type { AppEnv } from "../env.js";
 import { AppError } from "../errors.js";
+import { errorFields, log } from "./log.js";
 
 export type FleetRow = typeof schema.fleets.$inferSelect;
 
 export { fleetStub };
 
-export async function fleetStubs(env: AppEnv) {
+/** The id of every fleet. */
+export async function fleetIds(env: AppEnv): Promise<string[]> {
   const rows = await db(env.DB).select({ id: schema.fleets.id }).from(schema.fleets).all();
-  return rows.map((r) => fleetStub(env, r.id));
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Hands a change to every fleet given (their next decision uses it), all at once. A fleet that does not
+ * take it (its Durable Object failed or is being reset) fails the request with 503 UNAVAILABLE naming
+ * it: what was saved stays saved, and every push is idempotent, so repeating the request brings the
+ * fleets up to date. The others have it already.
+ */
+export async function pushToFleets(
+  ids: readonly string[],
+  what: string,
+  push: (fleetId: string) => Promise<unknown>,
+): Promise<void> {
+  const settled = await Promise.allSettled(ids.map((id) => push(id)));
+  const failed = ids.filter((_, i) => settled[i]!.status === "rejected");
+  if (failed.length === 0) return;
+  const why = (settled.find((r) => r.status === "rejected") as PromiseRejectedResult).reason;
+  log("error", `pushing the ${what} to fleets failed`, { fleets: failed, ...errorFields(why) });
+  throw new AppError(
+    "UNAVAILABLE",
+    `fleet${failed.length > 1 ? "s" : ""} ${failed.join(", ")} did not take the ${what}; the change is saved: repeat the request to hand it over`,
+    { fleets: failed },
+  );
 }
 
 /** Finds a fleet by name or id. */

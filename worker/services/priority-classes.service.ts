@@ -6,7 +6,7 @@ import { effectiveClasses, PriorityClass } from "../../contract/priority-classes
 import { type Db, schema } from "../../d1/client.js";
 import { fleetStub } from "../../durable-objects/fleet/stub.js";
 import type { AppEnv } from "../env.js";
-import { fleetStubs } from "./fleets.service.js";
+import { fleetIds, pushToFleets } from "./fleets.service.js";
 
 /** Every class: the built-ins as changed, then the custom ones, highest value first. */
 export async function readPriorityClasses(d: Db): Promise<PriorityClass[]> {
@@ -16,9 +16,9 @@ export async function readPriorityClasses(d: Db): Promise<PriorityClass[]> {
 
 /**
  * Hands the list to every fleet (or to the one given): their next decision uses it. Idempotent, so an
- * admin whose change answered 503 here repeats it.
+ * admin whose change answered 503 here (a fleet did not take it) repeats it.
  */
 export async function pushPriorityClasses(env: AppEnv, classes: PriorityClass[], fleetId?: string) {
-  const stubs = fleetId ? [fleetStub(env, fleetId)] : await fleetStubs(env);
-  await Promise.all(stubs.map((s) => s.setPriorityClasses(classes)));
+  const ids = fleetId ? [fleetId] : await fleetIds(env);
+  await pushToFleets(ids, "priority classes", (id) => fleetStub(env, id).setPriorityClasses(classes));
 }

@@ -8,6 +8,7 @@ import type { FleetTeams, TeamView } from "../../contract/teams.js";
 import { type Db, schema } from "../../d1/client.js";
 import { fleetStub } from "../../durable-objects/fleet/stub.js";
 import type { AppEnv } from "../env.js";
+import { pushToFleets } from "./fleets.service.js";
 
 interface AllTeams {
   teams: Array<typeof schema.teams.$inferSelect>;
@@ -91,12 +92,12 @@ function fleetDoc(all: AllTeams, fleetId: string): FleetTeams {
 
 /**
  * Hands every fleet (or the one given) what it decides with: their next decision uses it. Idempotent, so
- * an admin whose change answered 503 here repeats it.
+ * an admin whose change answered 503 here (a fleet did not take it) repeats it.
  */
 export async function pushTeams(env: AppEnv, d: Db, fleetId?: string): Promise<void> {
   const all = await readAll(d);
   const ids = fleetId
     ? [fleetId]
     : (await d.select({ id: schema.fleets.id }).from(schema.fleets)).map((f) => f.id);
-  await Promise.all(ids.map((id) => fleetStub(env, id).setTeams(fleetDoc(all, id))));
+  await pushToFleets(ids, "teams", (id) => fleetStub(env, id).setTeams(fleetDoc(all, id)));
 }
