@@ -14,6 +14,7 @@ import type { AppEnv } from "../../worker/env.js";
 import { MAX_JSON_BODY_BYTES } from "../../worker/http.js";
 import worker from "../../worker/index.js";
 import { ADMIN, api, createFleet, createUser } from "./helpers.js";
+import { described } from "./openapi-conformance.js";
 
 const testEnv = env as unknown as AppEnv & {
   STRICT_AUTH_FAILURES_BY_ADDRESS: RateLimit;
@@ -52,7 +53,11 @@ async function call(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const ctx = createExecutionContext();
-  const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, strictEnv, ctx);
+  const res = await described(
+    request.method,
+    request.url,
+    await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, strictEnv, ctx),
+  );
   await waitOnExecutionContext(ctx);
   const text = await res.text();
   const parsed = text ? (JSON.parse(text) as { error?: { code: string } }) : {};
@@ -196,10 +201,10 @@ describe("failed logins", { timeout: 60_000 }, () => {
       headers: { "x-forwarded-for": "2001:db8:1:2::99, 10.0.0.1", authorization: bearer(valid) },
     });
     const ctx = createExecutionContext();
-    const res = await worker.fetch(
-      forwarded as Request<unknown, IncomingRequestCfProperties>,
-      strictEnv,
-      ctx,
+    const res = await described(
+      "GET",
+      forwarded.url,
+      await worker.fetch(forwarded as Request<unknown, IncomingRequestCfProperties>, strictEnv, ctx),
     );
     await waitOnExecutionContext(ctx);
     expect(res.status).toBe(429);

@@ -11,6 +11,7 @@ import type { AppEnv } from "../../worker/env.js";
 import worker from "../../worker/index.js";
 import { ConsoleBrowser, csrfIn, type Page, sessionRow, signIn } from "./console-support.js";
 import { ADMIN, api, countRows, createFleet, createUser, customSpec } from "./helpers.js";
+import { described } from "./openapi-conformance.js";
 import { testEnv } from "./test-env.js";
 
 const HTTPS = "https://sf.test";
@@ -106,7 +107,11 @@ describe("failed sign-ins", { timeout: 60_000 }, () => {
   async function strict(ip: string, req: Request): Promise<{ status: number; text: string }> {
     req.headers.set("cf-connecting-ip", ip);
     const ctx = createExecutionContext();
-    const res = await worker.fetch(req as Request<unknown, IncomingRequestCfProperties>, strictEnv, ctx);
+    const res = await described(
+      req.method,
+      req.url,
+      await worker.fetch(req as Request<unknown, IncomingRequestCfProperties>, strictEnv, ctx),
+    );
     await waitOnExecutionContext(ctx);
     return { status: res.status, text: await res.text() };
   }

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { API_VERSION, MIN_CLI_VERSION, PRODUCT_VERSION } from "../../contract/version.js";
 import { createApp } from "../../worker/app.js";
 import { EXPECTED_MIGRATION, KNOWN_MIGRATIONS } from "../../worker/routes/health.routes.js";
+import { described } from "./openapi-conformance.js";
 import { testEnv } from "./test-env.js";
 
 async function health(): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -33,7 +34,11 @@ describe("GET /v1/health", () => {
   it("reports the build SF_BUILD names (e.g. the git sha of a deploy)", async () => {
     const ctx = createExecutionContext();
     const env = { ...testEnv, SF_BUILD: "3f9c2ab" };
-    const res = await createApp().fetch(new Request("http://sf.test/v1/health"), env, ctx);
+    const res = await described(
+      "GET",
+      "http://sf.test/v1/health",
+      await createApp().fetch(new Request("http://sf.test/v1/health"), env, ctx),
+    );
     await waitOnExecutionContext(ctx);
     expect(((await res.json()) as { build: string }).build).toBe("3f9c2ab");
   });
@@ -41,7 +46,11 @@ describe("GET /v1/health", () => {
   it("refuses to run with an SF_BUILD that is not 1-100 printable characters without spaces (500 on /v1)", async () => {
     const ctx = createExecutionContext();
     const env = { ...testEnv, SF_BUILD: "not a sha" };
-    const res = await createApp().fetch(new Request("http://sf.test/v1/health"), env, ctx);
+    const res = await described(
+      "GET",
+      "http://sf.test/v1/health",
+      await createApp().fetch(new Request("http://sf.test/v1/health"), env, ctx),
+    );
     await waitOnExecutionContext(ctx);
     expect(res.status).toBe(500);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("INTERNAL");

@@ -11,6 +11,7 @@ import { createApp } from "../../worker/app.js";
 import { enroll } from "./agent-support.js";
 import { ADMIN, type ApiResponse, api, createFleet, createUser } from "./helpers.js";
 import { startRun } from "./ingest-helpers.js";
+import { described } from "./openapi-conformance.js";
 import { testEnv } from "./test-env.js";
 
 const app = createApp();
@@ -37,7 +38,11 @@ async function call<T = any>(
     headers,
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
-  const res = await app.fetch(req, { ...testEnv, SF_LOG_LEVEL: opts.level ?? "info" }, ctx);
+  const res = await described(
+    method,
+    req.url,
+    await app.fetch(req, { ...testEnv, SF_LOG_LEVEL: opts.level ?? "info" }, ctx),
+  );
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, body: (text ? JSON.parse(text) : {}) as T, headers: res.headers };

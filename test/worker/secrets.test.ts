@@ -15,6 +15,7 @@ import {
   installHubStub,
 } from "./helpers.js";
 import { ingest, type LogLine, runToken } from "./ingest-helpers.js";
+import { described } from "./openapi-conformance.js";
 import { testEnv } from "./test-env.js";
 
 const HF = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
@@ -274,13 +275,17 @@ describe("rotating SF_SECRETS_KEY", () => {
     await api(alice, "PUT", "/v1/secrets/ROTATE_ME", { value: "value-before-rotation" });
     const rewrap = async (current: string, old: string) => {
       const ctx = createExecutionContext();
-      const res = await worker.fetch(
-        new Request("http://sf.test/v1/secrets/rewrap", {
-          method: "POST",
-          headers: { authorization: `Bearer ${ADMIN}` },
-        }) as Request<unknown, IncomingRequestCfProperties>,
-        { ...(env as object), SF_SECRETS_KEY: current, SF_SECRETS_OLD_KEYS: old } as never,
-        ctx,
+      const res = await described(
+        "POST",
+        "http://sf.test/v1/secrets/rewrap",
+        await worker.fetch(
+          new Request("http://sf.test/v1/secrets/rewrap", {
+            method: "POST",
+            headers: { authorization: `Bearer ${ADMIN}` },
+          }) as Request<unknown, IncomingRequestCfProperties>,
+          { ...(env as object), SF_SECRETS_KEY: current, SF_SECRETS_OLD_KEYS: old } as never,
+          ctx,
+        ),
       );
       await waitOnExecutionContext(ctx);
       return { status: res.status, body: (await res.json()) as { key_id: string; rewrapped: number } };
