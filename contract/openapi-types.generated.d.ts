@@ -2312,79 +2312,132 @@ export interface components {
             };
         };
         JobSpec: {
-            /** @constant */
+            /**
+             * @description The JobSpec's version: `starforge.dev/v1`
+             * @constant
+             */
             api_version: "starforge.dev/v1";
             metadata: {
+                /** @description The job's name: lowercase letters, digits and `-`, at most 63 characters */
                 name: string;
+                /** @description The experiment it belongs to, free text */
                 experiment?: string;
+                /** @description The project it belongs to, free text */
                 project?: string;
-                /** @default {} */
+                /**
+                 * @description Labels to find it by (`sf job ls --label k=v`)
+                 * @default {}
+                 */
                 labels: {
                     [key: string]: string;
                 };
+                /** @description Set by `sf sweep`: which sweep the job is a point of */
                 sweep?: {
+                    /** @description The sweep's id, shared by all its jobs */
                     id: string;
+                    /** @description This job's place in the sweep, from 0 */
                     index: number;
+                    /** @description The hyperparameters this point of the sweep sets */
                     params: {
                         [key: string]: string | number | boolean;
                     };
                 };
             };
             recipe: {
+                /** @description The catalog recipe, `framework/method` (GET /v1/catalog) */
                 name: string;
+                /** @description The recipe's version (semver) */
                 version: string;
+                /** @description The recipe's digest, from `recipe.lock.json`: admission refuses another */
                 digest: components["schemas"]["Digest"];
             };
             framework: {
+                /** @description The framework, e.g. `python` or `torch` */
                 kind: string;
+                /** @description The framework's version */
                 version: string;
+                /** @description The catalog runtime it runs on */
                 runtime_id: string;
-                /** @default null */
+                /**
+                 * @description The container image (checked against the fleet's allowlist); null: the runtime's own
+                 * @default null
+                 */
                 image: string | null;
             };
             source: {
+                /** @description The digest of the workspace manifest blob (its files, uploaded first); null: no files */
                 workspace: components["schemas"]["Digest"] | null;
-                /** @default . */
+                /**
+                 * @description The experiment's folder inside the workspace, e.g. `experiments/exp1`
+                 * @default .
+                 */
                 experiment_dir: string;
             };
             /** @default {} */
             model: {
+                /** @description A HuggingFace model, `org/name`, checked before admission */
                 hf_repo?: string;
+                /** @description Its revision (branch, tag or commit); `main` */
                 revision?: string;
             };
             /** @default {} */
             data: {
+                /** @description A HuggingFace dataset, `org/name`, checked before admission */
                 hf_dataset?: string;
+                /** @description Its revision (branch, tag or commit); `main` */
                 revision?: string;
             };
             resources: {
+                /** @description The fleet (name or id) it runs on; `*`: placed over every fleet. Default: the server's */
                 fleet?: string;
+                /** @description Instead of `fleet`: the fleets it may run on; it is placed on the one that starts it soonest */
                 fleets?: string[];
+                /** @description Instead of `fleet`: the fleets whose labels and kind match; `{}`: every fleet whose hardware fits */
                 fleet_selector?: {
-                    /** @default {} */
+                    /**
+                     * @description Labels a fleet must all have, with these values
+                     * @default {}
+                     */
                     labels: {
                         [key: string]: string;
                     };
+                    /** @description Fleet kinds it may run on (process, docker, slurm, kuberay); default: any */
                     kinds?: ("process" | "docker" | "kuberay" | "slurm")[];
                 };
+                /** @description The team it runs for and is counted against; default: the submitter's primary team */
                 team?: string;
+                /** @description The GPUs it needs, as groups of like nodes */
                 pools: {
+                    /** @description The pool's name, unique in the job (roles name it) */
                     name: string;
+                    /** @description The hardware profile it asks for (GET /v1/profiles) */
                     profile: string;
+                    /** @description The GPU series, the profile's */
                     series: string;
+                    /** @description How many nodes */
                     nodes: number;
+                    /** @description GPUs on each node */
                     gpus_per_node: number;
                 }[];
-                /** @default {} */
+                /**
+                 * @description Role name → the pool that plays it (the recipe's roles)
+                 * @default {}
+                 */
                 roles: {
                     [key: string]: string;
                 };
             };
-            /** @default {} */
+            /**
+             * @description The recipe's parameters, checked against its `params`
+             * @default {}
+             */
             hyperparams: {
                 [key: string]: string | number | boolean;
             };
-            /** @default [] */
+            /**
+             * @description Names of your (or the fleet's) secrets the workload gets as environment variables
+             * @default []
+             */
             secrets: string[];
             /**
              * @default {
@@ -2393,24 +2446,44 @@ export interface components {
              *     }
              */
             lifecycle: {
+                /** @description Its priority within its class, 0–100; capped at your quota's. Default: your quota's */
                 priority?: number;
+                /** @description Its priority class (GET /v1/priority-classes): orders the queue and decides preemption. Default: `normal` */
                 priority_class?: string;
-                /** @default 2 */
+                /**
+                 * @description How many times a failed run is retried
+                 * @default 2
+                 */
                 max_retries: number;
-                /** @default false */
+                /**
+                 * @description Retry also failures its diagnosis blames on the job's own code
+                 * @default false
+                 */
                 retry_on_user_failure: boolean;
+                /** @description It can stop with a checkpoint and continue from it. Default: catalog methods yes, custom no */
                 resumable?: boolean;
+                /** @description A run is stopped this long after it started RUNNING: the job FAILED (`TIMEOUT`), not retried */
                 max_runtime_seconds?: number;
+                /** @description A job still waiting this long after its submit, never started, ends FAILED (`NO_ELIGIBLE_FLEET`) */
                 placement_timeout_seconds?: number;
+                /** @description Placed over several fleets: preempt only after waiting this long for a start without. Default 60 */
                 preemption_wait_seconds?: number;
-                /** @enum {string} */
+                /**
+                 * @description What a NaN loss or a hang does: `warn` (default) an event and webhook; `stop` also fails the job
+                 * @enum {string}
+                 */
                 on_anomaly?: "warn" | "stop";
+                /** @description A hang is no new step for this many times the median step interval. Default 10 */
                 hang_factor?: number;
+                /** @description … and at least this long. Default 300 */
                 hang_floor_seconds?: number;
             };
             provenance: {
+                /** @description The experiment's git commit, or null outside a repository */
                 git_commit: string | null;
+                /** @description Whether the working tree had uncommitted changes */
                 git_dirty: boolean;
+                /** @description The digest of the experiment's config.yaml */
                 config_sha: components["schemas"]["Digest"];
             };
         };

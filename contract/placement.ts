@@ -35,8 +35,13 @@ export type FleetLabels = z.infer<typeof FleetLabels>;
  */
 export const FleetSelector = z
   .object({
-    labels: FleetLabels.default({}),
-    kinds: z.array(z.enum(FLEET_KINDS)).min(1).max(4).optional(),
+    labels: FleetLabels.default({}).describe("Labels a fleet must all have, with these values"),
+    kinds: z
+      .array(z.enum(FLEET_KINDS))
+      .min(1)
+      .max(4)
+      .optional()
+      .describe("Fleet kinds it may run on (process, docker, slurm, kuberay); default: any"),
   })
   .strict();
 export type FleetSelector = z.infer<typeof FleetSelector>;

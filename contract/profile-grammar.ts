@@ -17,11 +17,14 @@ export const ProfileEntry = z.object({
 export type ProfileEntry = z.infer<typeof ProfileEntry>;
 
 export const Pool = z.object({
-  name: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/),
-  profile: z.string().min(1),
-  series: z.string().min(1),
-  nodes: z.number().int().min(1).max(1024),
-  gpus_per_node: z.number().int().min(1).max(64),
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,31}$/)
+    .describe("The pool's name, unique in the job (roles name it)"),
+  profile: z.string().min(1).describe("The hardware profile it asks for (GET /v1/profiles)"),
+  series: z.string().min(1).describe("The GPU series, the profile's"),
+  nodes: z.number().int().min(1).max(1024).describe("How many nodes"),
+  gpus_per_node: z.number().int().min(1).max(64).describe("GPUs on each node"),
 });
 export type Pool = z.infer<typeof Pool>;
 

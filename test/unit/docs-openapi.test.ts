@@ -86,3 +86,90 @@ describe("docs/api.md and contract/openapi.json", () => {
     }
   });
 });
+
+/** A JSON Schema as the document writes the JobSpec's. */
+type Field = {
+  type?: string;
+  properties?: Record<string, Field>;
+  required?: string[];
+  items?: Field;
+  default?: unknown;
+  description?: string;
+};
+const jobSpec = (JSON.parse(read("contract/openapi.json")) as { components: { schemas: { JobSpec: Field } } })
+  .components.schemas.JobSpec;
+
+/** The rows of the markdown table that follows `heading` in docs/api.md: first cell (backticks off) → cells. */
+function tableAfter(heading: string): Map<string, string[]> {
+  const from = prose.indexOf(heading);
+  expect(from, heading).toBeGreaterThan(-1);
+  const rows = new Map<string, string[]>();
+  let started = false;
+  for (const line of prose.slice(from + heading.length).split("\n")) {
+    if (!line.startsWith("|")) {
+      if (started) break;
+      continue;
+    }
+    started = true;
+    const cells = line
+      .slice(1, -1)
+      .split(/(?<!\\)\|/)
+      .map((c) => c.trim());
+    const name = /^`([^`]+)`$/.exec(cells[0]!)?.[1];
+    if (name) rows.set(name, cells.slice(1));
+  }
+  return rows;
+}
+
+/**
+ * The JobSpec's fields as the table lists them: each top-level field, an object's fields one level down
+ * (`metadata.name`); deeper objects (`metadata.sweep`, `resources.fleet_selector`) are one row.
+ */
+function specFields(): Map<string, { field: Field; required: boolean }> {
+  const out = new Map<string, { field: Field; required: boolean }>();
+  for (const [name, f] of Object.entries(jobSpec.properties!)) {
+    if (!f.properties) {
+      out.set(name, { field: f, required: (jobSpec.required ?? []).includes(name) });
+      continue;
+    }
+    for (const [child, c] of Object.entries(f.properties))
+      out.set(`${name}.${child}`, { field: c, required: (f.required ?? []).includes(child) });
+  }
+  return out;
+}
+
+describe("docs/api.md's JobSpec tables and the document's JobSpec", () => {
+  const table = tableAfter("#### JobSpec (body of `POST /v1/jobs`)");
+  const fields = specFields();
+
+  it("list the same fields, each with its meaning in the document", () => {
+    expect([...table.keys()].sort()).toEqual([...fields.keys()].sort());
+    expect([...fields].filter(([, f]) => !f.field.description).map(([n]) => n)).toEqual([]);
+    const pool = jobSpec.properties!.resources!.properties!.pools!.items!;
+    const poolTable = tableAfter("\nPool:\n");
+    expect([...poolTable.keys()].sort()).toEqual(Object.keys(pool.properties!).sort());
+    expect(Object.entries(pool.properties!).filter(([, f]) => !f.description)).toEqual([]);
+  });
+
+  it("agree on which fields are required and on literal defaults", () => {
+    const differ = [...table].flatMap(([name, cells]) => {
+      const said = cells.at(-1)!;
+      const f = fields.get(name);
+      if (!f) return [];
+      if ((said === "required") !== f.required)
+        return [`${name}: the table says ${said}, the document ${f.required ? "required" : "optional"}`];
+      const literal = /^`([^`]+)`$/.exec(said)?.[1];
+      if (literal === undefined || f.field.default === undefined) return [];
+      let value: unknown;
+      try {
+        value = JSON.parse(literal);
+      } catch {
+        value = literal;
+      }
+      return JSON.stringify(value) === JSON.stringify(f.field.default)
+        ? []
+        : [`${name}: default ${literal} in the table, ${JSON.stringify(f.field.default)} in the document`];
+    });
+    expect(differ).toEqual([]);
+  });
+});

@@ -34,6 +34,36 @@ describe("the API reference page", () => {
     expect(r.html).toContain('href="/v1/openapi.json"');
   });
 
+  it("shows descriptions' code spans as code, and the document uses no markup beyond them", async () => {
+    const all: string[] = [];
+    const walk = (o: unknown): void => {
+      if (o === null || typeof o !== "object") return;
+      for (const [k, v] of Object.entries(o)) {
+        if (k === "description" && typeof v === "string") all.push(v);
+        else walk(v);
+      }
+    };
+    walk(document);
+    // The page renders code spans and paragraphs only: a link, emphasis or a list would show as raw text.
+    for (const text of all) {
+      const prose = text.replace(/`[^`]+`/g, "");
+      expect(prose, text).not.toMatch(/\]\(|\*\*|^\s*[-*+] |^#|<[a-z]/m);
+    }
+    const token = await createUser("apicode", "viewer");
+    const r = await (await signIn(token)).get("/console/api");
+    const device = r.html.slice(r.html.indexOf('id="op-startDeviceLogin"'));
+    expect(device).toContain("Show the person <code>user_code</code> and <code>verification_uri</code>");
+    expect([...r.html.matchAll(/>[^<]*`[^`<]+`[^<]*</g)].map((m) => m[0])).toEqual([]);
+    // What a field means is shown beside it; a table whose fields say nothing has no empty column.
+    const spec = r.html.slice(r.html.indexOf('id="schema-JobSpec"'));
+    expect(spec).toMatch(
+      /<code>max_retries<\/code>.*?<\/td><td>How many times a failed run is retried<\/td>/,
+    );
+    const start = device.slice(0, device.indexOf('id="op-pollDeviceLogin"'));
+    expect(start).toContain("<code>verification_uri</code>");
+    expect(start).not.toContain("Meaning");
+  });
+
   it("loads nothing from another origin and runs nothing inline, under the console's CSP", async () => {
     const token = await createUser("apicsp", "viewer");
     const b = await signIn(token);

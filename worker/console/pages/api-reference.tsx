@@ -135,11 +135,18 @@ function SchemaView({ s, depth = 0 }: { s: Schema; depth?: number }): Child {
     return (
       <p>
         <TypeOf s={s} />
-        {s.description ? ` — ${s.description}` : null}
+        {s.description ? (
+          <>
+            {" — "}
+            <Prose text={s.description} />
+          </>
+        ) : null}
       </p>
     );
   }
   const required = new Set(s.required ?? []);
+  // A table none of whose fields says what it means, or holds an object, has no third column.
+  const third = Object.values(s.properties).some((v) => v.description || nested(v));
   return (
     <div class="table-wrap">
       <table class="api-schema">
@@ -147,7 +154,7 @@ function SchemaView({ s, depth = 0 }: { s: Schema; depth?: number }): Child {
           <tr>
             <th scope="col">Field</th>
             <th scope="col">Type</th>
-            <th scope="col">Meaning</th>
+            {third ? <th scope="col">Meaning</th> : null}
           </tr>
         </thead>
         <tbody>
@@ -158,10 +165,12 @@ function SchemaView({ s, depth = 0 }: { s: Schema; depth?: number }): Child {
                 {required.has(name) ? <span class="note"> required</span> : null}
               </th>
               <td>{nested(v) ? v.items ? "array of objects" : "object" : <TypeOf s={v} />}</td>
-              <td>
-                {v.description ?? null}
-                {nested(v) ? <SchemaView s={v.items ?? v} depth={depth + 1} /> : null}
-              </td>
+              {third ? (
+                <td>
+                  <Prose text={v.description} />
+                  {nested(v) ? <SchemaView s={v.items ?? v} depth={depth + 1} /> : null}
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>
@@ -177,8 +186,23 @@ function errorCodes(a: Answer): string[] | null {
   return narrowed ? (narrowed as string[]) : null;
 }
 
+/**
+ * A description's text as the document means it (CommonMark): its code spans (`x`) as code, the rest as
+ * text (escaped by JSX). Descriptions use no other markup (test/worker/console-api.test.ts).
+ */
+export const Prose = ({ text }: { text: string | undefined }): Child =>
+  text
+    ? text.split(/(`[^`]+`)/).map((part, i) => (i % 2 === 1 ? <code>{part.slice(1, -1)}</code> : part))
+    : null;
+
 const Paragraphs = ({ text }: { text: string | undefined }) =>
-  text ? text.split(/\n\n+/).map((p) => <p>{p}</p>) : null;
+  text
+    ? text.split(/\n\n+/).map((p) => (
+        <p>
+          <Prose text={p} />
+        </p>
+      ))
+    : null;
 
 function whoMay(op: Operation): string {
   const schemes = (op.security ?? []).flatMap((s) => Object.keys(s));
@@ -194,10 +218,12 @@ function whoMay(op: Operation): string {
 
 function OperationView({ method, path, op }: { method: string; path: string; op: Operation }) {
   const body = op.requestBody;
+  const meanings = op.parameters?.some((p) => p.description) ?? false;
   return (
     <details class="api-op" id={anchor("op", op.operationId)}>
       <summary>
-        <code class="api-method">{method.toUpperCase()}</code> <code>{path}</code> — {op.summary}
+        <code class="api-method">{method.toUpperCase()}</code> <code>{path}</code> —{" "}
+        <Prose text={op.summary} />
       </summary>
       <Paragraphs text={op.description} />
       <p>
@@ -213,7 +239,7 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
                   <th scope="col">Name</th>
                   <th scope="col">In</th>
                   <th scope="col">Type</th>
-                  <th scope="col">Meaning</th>
+                  {meanings ? <th scope="col">Meaning</th> : null}
                 </tr>
               </thead>
               <tbody>
@@ -225,7 +251,11 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
                     </th>
                     <td>{p.in}</td>
                     <td>{p.schema ? <TypeOf s={p.schema} /> : "string"}</td>
-                    <td>{p.description ?? null}</td>
+                    {meanings ? (
+                      <td>
+                        <Prose text={p.description} />
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>
@@ -266,7 +296,7 @@ function OperationView({ method, path, op }: { method: string; path: string; op:
                   </p>
                 ) : (
                   <>
-                    <p>{a.description}</p>
+                    <Paragraphs text={a.description} />
                     {Object.entries(a.content ?? {}).map(([media, c]) => (
                       <>
                         <p class="note">{media}</p>
@@ -321,7 +351,7 @@ function referencePage() {
         return mine.length === 0 ? null : (
           <section id={anchor("tag", t.name)} aria-labelledby={`${anchor("tag", t.name)}-h`}>
             <h2 id={`${anchor("tag", t.name)}-h`}>{t.name}</h2>
-            <p>{t.description}</p>
+            <Paragraphs text={t.description} />
             {mine.map((o) => (
               <OperationView {...o} />
             ))}
@@ -340,7 +370,7 @@ function referencePage() {
         {Object.entries(doc.components.schemas).map(([name, s]) => (
           <section id={anchor("schema", name)} aria-labelledby={`${anchor("schema", name)}-h`}>
             <h3 id={`${anchor("schema", name)}-h`}>{name}</h3>
-            {s.description ? <p>{s.description}</p> : null}
+            <Paragraphs text={s.description} />
             <SchemaView s={s} />
           </section>
         ))}
