@@ -19,29 +19,73 @@ export const UserName = z
   .regex(/^[a-z][a-z0-9._-]{1,38}$/, "lowercase, 2–39 chars, starts with a letter");
 
 export const CreateUserBody = z.object({
-  name: UserName,
-  role: Role.default("operator"),
-  email: z.string().email().max(254).optional(),
+  name: UserName.describe(
+    "The user's name: lowercase letters, digits, `.`, `_` and `-`, 2–39 characters, a letter first",
+  ),
+  role: Role.default("operator").describe(
+    "What the user may do: `viewer` reads, `operator` also submits and acts on own jobs, `admin` everything",
+  ),
+  email: z.string().email().max(254).optional().describe("The user's e-mail address; omitted: none (null)"),
   /** Also mint a first token for the new user (shown once). */
-  with_token: z.boolean().default(true),
+  with_token: z
+    .boolean()
+    .default(true)
+    .describe("Also mint the user's first token, named `initial`, shown only in this answer"),
 });
-export const UpdateUserBody = z.object({ role: Role.optional(), disabled: z.boolean().optional() });
+export const UpdateUserBody = z.object({
+  role: Role.optional().describe("The user's new role: `viewer`, `operator` or `admin`; omitted: unchanged"),
+  disabled: z
+    .boolean()
+    .optional()
+    .describe(
+      "`true` disables the user: every request with their tokens is refused (403); omitted: unchanged",
+    ),
+});
 
 export const CreateTokenBody = z.object({
-  name: z.string().min(1).max(64),
-  expires_in_days: z.number().int().min(1).max(3650).optional(),
+  name: z.string().min(1).max(64).describe("A name to tell the token apart by, e.g. `laptop`"),
+  expires_in_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .optional()
+    .describe("Days until the token expires; omitted: it never expires"),
 });
 
 export const QuotaBody = z.object({
-  max_gpus: z.number().int().min(0).max(100_000),
-  max_jobs: z.number().int().min(0).max(100_000),
-  daily_gpu_hours: z.number().min(0).max(10_000_000),
+  max_gpus: z.number().int().min(0).max(100_000).describe("GPUs the user's jobs may hold at once"),
+  max_jobs: z
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .describe("Jobs the user may have active at once: `QUEUED`, `SUBMITTED`, `PENDING` or `RUNNING`"),
+  daily_gpu_hours: z
+    .number()
+    .min(0)
+    .max(10_000_000)
+    .describe("GPU-hours the user's jobs may use per UTC day"),
   /** Profiles the user may submit to; empty = all. */
-  allowed_profiles: z.array(z.string()).default([]),
+  allowed_profiles: z
+    .array(z.string())
+    .default([])
+    .describe("The profiles the user may submit to; empty: every profile"),
   /** Omitted = the default priority, so a quota PUT never lowers priority by accident. */
-  priority: z.number().int().min(0).max(100).default(10),
+  priority: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .default(10)
+    .describe("The highest `lifecycle.priority` the user's jobs get, and theirs when they ask for none"),
   /** The highest priority class (by value) the user's jobs may ask for; omitted = `normal`. */
-  max_priority_class: z.string().min(1).max(32).default("normal"),
+  max_priority_class: z
+    .string()
+    .min(1)
+    .max(32)
+    .default("normal")
+    .describe("The highest priority class (by value) the user's jobs may ask for"),
 });
 export type Quota = z.infer<typeof QuotaBody>;
 
@@ -52,12 +96,21 @@ export { FLEET_KINDS };
 
 export const TimeWindow = z.object({
   /** GPU series the window governs; omitted = every series of the fleet. */
-  series: z.string().optional(),
+  series: z.string().optional().describe("The GPU series it governs; omitted: every series of the fleet"),
   /** Days of week, 0 = Sunday. */
-  days: z.array(z.number().int().min(0).max(6)).min(1),
-  start: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/),
-  end: z.string().regex(/^([01]\d|2[0-4]):[0-5]\d$/),
-  tz: z.string().default("UTC"),
+  days: z
+    .array(z.number().int().min(0).max(6))
+    .min(1)
+    .describe("The days of the week it opens on, 0 = Sunday"),
+  start: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/)
+    .describe("When it opens, `HH:MM` in `tz`"),
+  end: z
+    .string()
+    .regex(/^([01]\d|2[0-4]):[0-5]\d$/)
+    .describe("When it closes, `HH:MM` in `tz`, up to `24:00`; at or before `start`: the next day"),
+  tz: z.string().default("UTC").describe("The IANA time zone of `start` and `end`, e.g. `Europe/Berlin`"),
 });
 export type TimeWindow = z.infer<typeof TimeWindow>;
 
@@ -85,13 +138,23 @@ export const FleetNetwork = z
           });
         }
       })
-      .default({}),
-    rendezvous_timeout_seconds: z.number().int().min(5).max(3600).default(300),
+      .default({})
+      .describe(
+        "Variables every rank gets, e.g. `NCCL_SOCKET_IFNAME`: collective libraries' network settings only",
+      ),
+    rendezvous_timeout_seconds: z
+      .number()
+      .int()
+      .min(5)
+      .max(3600)
+      .default(300)
+      .describe("Seconds the ranks of a distributed job wait for each other at the rendezvous"),
     port_range: z
       .tuple([z.number().int().min(1024).max(65535), z.number().int().min(1024).max(65535)])
       .refine(([lo, hi]) => lo <= hi, "port_range is [lowest, highest]")
       .nullable()
-      .default(null),
+      .default(null)
+      .describe("The ports rank 0 may listen on, `[lowest, highest]`; null: any free port"),
   })
   .strict();
 export type FleetNetwork = z.infer<typeof FleetNetwork>;
@@ -102,57 +165,136 @@ export type FleetNetwork = z.infer<typeof FleetNetwork>;
  */
 export const HfUnavailable = z.enum(["refuse", "admit"]);
 
+/** What POST and PATCH say of the fields they share. */
+const HF_UNAVAILABLE_DESCRIPTION =
+  "While the HuggingFace Hub cannot be reached: `refuse` jobs naming a repo (503) or `admit` them unchecked";
+const PREEMPTIONS_DESCRIPTION = "At most this many preemptions start in the fleet per minute; 0: none";
+
 export const CreateFleetBody = z.object({
-  name: FleetName,
-  kind: z.enum(FLEET_KINDS),
-  description: z.string().max(500).default(""),
+  name: FleetName.describe(
+    "The fleet's name: lowercase letters, digits and `-`, 2–63 characters, a letter first",
+  ),
+  kind: z.enum(FLEET_KINDS).describe("How its agents run jobs: `process`, `docker`, `kuberay` or `slurm`"),
+  description: z.string().max(500).default("").describe("What the fleet is, free text"),
   /** Image patterns jobs may run: `registry/org/*`, `name:tag`, or pinned `name@sha256:…`. */
-  image_allowlist: z.array(z.string().min(1).max(512)).default([]),
-  windows: z.array(TimeWindow).default([]),
+  image_allowlist: z
+    .array(z.string().min(1).max(512))
+    .default([])
+    .describe(
+      "Image patterns jobs may run: `registry/org/*`, `name:tag`, `name@sha256:…`; empty: catalog defaults only",
+    ),
+  windows: z
+    .array(TimeWindow)
+    .default([])
+    .describe(
+      "When each GPU series runs jobs: they start only inside a window and stop at its close; none: always",
+    ),
   network: FleetNetwork.default(FleetNetwork.parse({})),
-  hf_unavailable: HfUnavailable.default("refuse"),
+  hf_unavailable: HfUnavailable.default("refuse").describe(HF_UNAVAILABLE_DESCRIPTION),
   /** At most this many preemptions start in the fleet per minute (0: none at all). */
-  preemptions_per_minute: z.number().int().min(0).max(10_000).default(10),
+  preemptions_per_minute: z.number().int().min(0).max(10_000).default(10).describe(PREEMPTIONS_DESCRIPTION),
   /** What a job's fleet selector matches (`site`, `region`, …): docs/scheduling.md "Placement". */
-  labels: FleetLabels.default({}),
+  labels: FleetLabels.default({}).describe(
+    "What a job's `fleet_selector` matches: key → value, e.g. `region`",
+  ),
   /** The fleet's failure rules and per-class retry overrides (docs/operations.md "Failure diagnosis"). */
-  diagnosis: FleetDiagnosis.default({ rules: [], actions: {} }),
+  diagnosis: FleetDiagnosis.default({ rules: [], actions: {} }).describe(
+    "The fleet's failure rules and per-class retry actions; omitted: the built-in ones",
+  ),
 });
 export type CreateFleetBody = z.infer<typeof CreateFleetBody>;
 /** PATCH: only the fields given change (no defaults here, so an omitted field is left alone). */
 export const UpdateFleetBody = z.object({
-  description: z.string().max(500).optional(),
-  image_allowlist: z.array(z.string().min(1).max(512)).optional(),
-  windows: z.array(TimeWindow).optional(),
+  description: z.string().max(500).optional().describe("What the fleet is, free text"),
+  image_allowlist: z
+    .array(z.string().min(1).max(512))
+    .optional()
+    .describe("Replaces the image patterns jobs may run; `[]`: only the catalog's default images"),
+  windows: z
+    .array(TimeWindow)
+    .optional()
+    .describe(
+      "Replaces the windows that gate each GPU series (its jobs start only inside one); `[]`: always open",
+    ),
   network: FleetNetwork.optional(),
-  hf_unavailable: HfUnavailable.optional(),
-  preemptions_per_minute: z.number().int().min(0).max(10_000).optional(),
+  hf_unavailable: HfUnavailable.optional().describe(HF_UNAVAILABLE_DESCRIPTION),
+  preemptions_per_minute: z.number().int().min(0).max(10_000).optional().describe(PREEMPTIONS_DESCRIPTION),
   /** Replaces the fleet's labels (`{}` removes them all). */
-  labels: FleetLabels.optional(),
+  labels: FleetLabels.optional().describe(
+    "Replaces what a job's `fleet_selector` matches: key → value; `{}` removes every label",
+  ),
   /** Replaces the fleet's failure rules and retry overrides (`{}` goes back to the built-ins). */
-  diagnosis: FleetDiagnosis.optional(),
+  diagnosis: FleetDiagnosis.optional().describe(
+    "Replaces the fleet's failure rules and per-class retry actions; `{}`: back to the built-in ones",
+  ),
 });
 
-export const DrainBody = z.object({ note: z.string().min(1).max(500) });
+export const DrainBody = z.object({
+  note: z
+    .string()
+    .min(1)
+    .max(500)
+    .describe(
+      "Why the fleet drains: refused submits are told it (`FLEET_DRAINING`); a new drain replaces it",
+    ),
+});
 
 /** POST /v1/fleets/:fleet/nodes/:node/{cordon,uncordon,drain,revoke}: why, for whoever looks later. */
-export const NodeActionBody = z.object({ note: z.string().min(1).max(500).optional() });
+export const NodeActionBody = z.object({
+  note: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe("Why, for whoever looks later: the node's `cordon_note`, and in the audit log"),
+});
 
 export const RegisterNodeBody = z.object({
-  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/),
-  series: z.string().min(1).max(63),
-  gpus: z.number().int().min(0).max(64),
-  cpus: z.number().int().min(0).optional(),
-  memory_mb: z.number().int().min(0).optional(),
-  runtime: z.enum(FLEET_KINDS).optional(),
-  labels: z.record(z.string().max(63), z.string().max(200)).default({}),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/)
+    .describe("The node's name in the fleet; registering a name again updates that node"),
+  series: z
+    .string()
+    .min(1)
+    .max(63)
+    .describe("The series of its GPUs, e.g. `h100`: a job's pools run on nodes of their series"),
+  gpus: z.number().int().min(0).max(64).describe("How many GPUs it has, numbered from 0"),
+  cpus: z.number().int().min(0).optional().describe("How many CPUs it has; recorded, not used for placement"),
+  memory_mb: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Its memory in MiB; recorded, not used for placement"),
+  runtime: z
+    .enum(FLEET_KINDS)
+    .optional()
+    .describe(
+      "`docker`, `kuberay`: it runs jobs with an image; `process`, `slurm`: jobs without; omitted: either",
+    ),
+  labels: z
+    .record(z.string().max(63), z.string().max(200))
+    .default({})
+    .describe("Labels shown with the node, key → value, e.g. `rack`"),
 });
 export type RegisterNodeBody = z.infer<typeof RegisterNodeBody>;
 
 /** The agent presents its one-shot token; its inventory arrives later, in the agent's hello. */
-export const EnrollBody = z.object({ token: z.string().min(10) });
+export const EnrollBody = z.object({
+  token: z
+    .string()
+    .min(10)
+    .describe("The one-shot enrollment token (`sfe_…`) an admin minted for the fleet; this call spends it"),
+});
 
-export const JobActionBody = z.object({ reason: z.string().max(500).optional() });
+export const JobActionBody = z.object({
+  reason: z
+    .string()
+    .max(500)
+    .optional()
+    .describe("Why, in your words: recorded in the event's `detail.reason`"),
+});
 
 export const PendingReasons = z.array(PendingReason);
 

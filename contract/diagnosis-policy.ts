@@ -110,11 +110,25 @@ const Class = z.enum(FAILURE_CLASSES);
 export const DiagnosisRule = z
   .object({
     /** A JavaScript regular expression (no flags: prefix `(?i)` for case-insensitive), over one log line. */
-    pattern: z.string().min(1).max(500).optional(),
-    exit_code: z.number().int().min(-255).max(255).optional(),
-    class: Class,
-    hint: z.string().min(1).max(500).optional(),
-    action: z.enum(FAILURE_ACTIONS).optional(),
+    pattern: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe("A JavaScript regular expression over one log line; a leading `(?i)` ignores case"),
+    exit_code: z
+      .number()
+      .int()
+      .min(-255)
+      .max(255)
+      .optional()
+      .describe("Instead of `pattern`: a rank's exit code the rule matches"),
+    class: Class.describe("The failure class a match gives the run, e.g. `NETWORK`"),
+    hint: z.string().min(1).max(500).optional().describe("What to change, instead of the class's hint"),
+    action: z
+      .enum(FAILURE_ACTIONS)
+      .optional()
+      .describe("What is done about a match (`retry`, `no_retry`, …), instead of the class's action"),
   })
   .strict()
   .superRefine((r, ctx) => {
@@ -130,8 +144,17 @@ export type DiagnosisRule = z.infer<typeof DiagnosisRule>;
 /** A fleet's part of the table: rules tried first, and actions replacing the defaults per class. */
 export const FleetDiagnosis = z
   .object({
-    rules: z.array(DiagnosisRule).max(100).default([]),
-    actions: z.partialRecord(Class, z.enum(FAILURE_ACTIONS)).default({}),
+    rules: z
+      .array(DiagnosisRule)
+      .max(100)
+      .default([])
+      .describe(
+        "Rules tried in order before the built-in ones; the earliest line or exit one matches decides",
+      ),
+    actions: z
+      .partialRecord(Class, z.enum(FAILURE_ACTIONS))
+      .default({})
+      .describe("Per failure class, the action that replaces the built-in one on this fleet"),
   })
   .strict();
 export type FleetDiagnosis = z.infer<typeof FleetDiagnosis>;

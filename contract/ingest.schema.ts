@@ -109,7 +109,12 @@ export const MetricPoint = z.object({
   ts: Timestamp.nullish(),
 });
 export type MetricPoint = z.infer<typeof MetricPoint>;
-export const MetricsBatch = z.object({ run_id: RunId, points: Items });
+export const MetricsBatch = z.object({
+  run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+  points: Items.describe(
+    'Up to 256 points `{ key, step, value, ts? }`; `value` a number, or `"nan"`, `"inf"`, `"-inf"`',
+  ),
+});
 
 // logs ---------------------------------------------------------------------------------------
 
@@ -124,13 +129,32 @@ export type LogStream = z.infer<typeof LogStream>;
 
 export const LogsBatch = z
   .object({
-    run_id: RunId,
-    chunks: Items,
-    eof: z.boolean().nullish(),
+    run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+    chunks: Items.describe(
+      "Up to 1000 strings: with `seq` one line each (≤ 16384 characters), without it terminal text (≤ 65536 each)",
+    ),
+    eof: z
+      .boolean()
+      .nullish()
+      .describe("True when the batch's last line is the last of its (rank, stream); omitted or null: false"),
     /** Ours: sequence number of chunks[0] for this rank/stream; retries with the same seq are idempotent. */
-    seq: z.number().int().min(0).nullish(),
-    rank: z.number().int().min(0).nullish(),
-    stream: LogStream.nullish(),
+    seq: z
+      .number()
+      .int()
+      .min(0)
+      .nullish()
+      .describe(
+        "Ours: the line number of `chunks[0]` in its (rank, stream); omitted or null: the `console` stream",
+      ),
+    rank: z
+      .number()
+      .int()
+      .min(0)
+      .nullish()
+      .describe("Ours: the rank whose output this is; omitted or null: 0"),
+    stream: LogStream.nullish().describe(
+      "Ours: `stdout` (default) or `stderr` with `seq`; without `seq` omitted, null or `console`",
+    ),
   })
   .refine((b) => (b.seq == null ? b.stream == null || b.stream === "console" : b.stream !== "console"), {
     message:
@@ -154,20 +178,41 @@ export const ConsoleChunk = z.string().max(MAX_CONSOLE_CHUNK);
 export const LIFECYCLE_EVENTS = ["started", "succeeded", "failed"] as const;
 
 export const LifecycleEvent = z.object({
-  run_id: RunId,
-  event: z.enum(LIFECYCLE_EVENTS),
-  ts: Timestamp.nullish(),
-  rank: z.number().int().min(0).default(0),
-  exit_code: z.number().int().nullish(),
-  reason: z.string().max(2000).nullish(),
+  run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+  event: z
+    .enum(LIFECYCLE_EVENTS)
+    .describe("What happened to the rank: it `started`, `succeeded` or `failed`"),
+  ts: Timestamp.nullish().describe(
+    "When it happened: ISO 8601, epoch seconds (below 1e11) or epoch milliseconds; omitted or null: receive time",
+  ),
+  rank: z.number().int().min(0).default(0).describe("Ours: the rank reporting. Default 0"),
+  exit_code: z
+    .number()
+    .int()
+    .nullish()
+    .describe("Ours: the rank's exit code; omitted or null: 0 for `succeeded`, unknown otherwise"),
+  reason: z
+    .string()
+    .max(2000)
+    .nullish()
+    .describe(
+      "Ours: why the rank ended, in a person's words; omitted or null: one made from the event and exit code",
+    ),
   /** Ours: the failure is the infrastructure's (peers unreachable at the rendezvous), not the training's. */
-  infra: z.boolean().default(false),
+  infra: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Ours: the `failed` is the infrastructure's fault (e.g. the ranks never met), not the training's. Default false",
+    ),
 });
 export type LifecycleEvent = z.infer<typeof LifecycleEvent>;
 
 export const HparamsBody = z.object({
-  run_id: RunId,
-  params: z.record(z.string().max(256), z.unknown()),
+  run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+  params: z
+    .record(z.string().max(256), z.unknown())
+    .describe("Hyperparameters by name, each any JSON value; names not sent keep their stored value"),
 });
 
 // hardware -----------------------------------------------------------------------------------
@@ -186,7 +231,12 @@ export const HardwarePoint = z.object({
   ts: Timestamp.nullish(),
 });
 export type HardwarePoint = z.infer<typeof HardwarePoint>;
-export const HardwareBatch = z.object({ run_id: RunId, points: Items });
+export const HardwareBatch = z.object({
+  run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+  points: Items.describe(
+    "Up to 256 samples `{ key, value, node_id?, worker_id?, gpu_idx?, gpu_uuid?, ts? }`, each checked alone",
+  ),
+});
 
 // artifacts ----------------------------------------------------------------------------------
 
@@ -198,12 +248,33 @@ export const ARTIFACT_KINDS = ["checkpoint", "hf_export", "eval_report", "merged
  * through /artifact/upload, and the upload path rules apply.
  */
 export const ArtifactRegistration = z.object({
-  run_id: RunId,
-  kind: z.enum(ARTIFACT_KINDS),
-  path: z.string().min(1).max(4096),
-  step: z.number().int().min(0).nullish(),
-  size_bytes: z.number().int().min(0).nullish(),
-  metrics: z.record(z.string().max(256), z.unknown()).nullish(),
+  run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+  kind: z
+    .enum(ARTIFACT_KINDS)
+    .describe("What the artifact is: a checkpoint, a Hugging Face export, an eval report or a merged model"),
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe("Without `digest` any path, recorded as given; with it the path it was uploaded to"),
+  step: z
+    .number()
+    .int()
+    .min(0)
+    .nullish()
+    .describe("The training step the artifact was saved at; omitted or null: none"),
+  size_bytes: z
+    .number()
+    .int()
+    .min(0)
+    .nullish()
+    .describe(
+      "The file's size in bytes, checked against uploaded bytes; omitted or null: unknown, or the upload's size",
+    ),
+  metrics: z
+    .record(z.string().max(256), z.unknown())
+    .nullish()
+    .describe("Values by name (any JSON) recorded with the artifact; omitted or null: none"),
   /** Ours: the uploaded bytes' digest, when the artifact was uploaded through /artifact/upload. */
   digest: Digest.optional(),
 });
@@ -211,9 +282,19 @@ export type ArtifactRegistration = z.infer<typeof ArtifactRegistration>;
 
 /** Ours: ask where to PUT an artifact's bytes (the Worker itself locally, an R2 presigned URL in production). */
 export const ArtifactUploadRequest = z.object({
-  run_id: RunId,
-  path: z.string().min(1).max(1024),
-  size_bytes: z.number().int().min(0),
+  run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+  path: z
+    .string()
+    .min(1)
+    .max(1024)
+    .describe(
+      "The artifact's path in the run: relative, `/`-separated, without empty, `.` or `..` segments, ≤ 900 bytes",
+    ),
+  size_bytes: z
+    .number()
+    .int()
+    .min(0)
+    .describe("The file's exact size in bytes (a presigned URL is signed for exactly this size)"),
   digest: Digest,
 });
 export const ArtifactUploadTarget = z.object({
@@ -227,9 +308,16 @@ export type ArtifactUploadTarget = z.infer<typeof ArtifactUploadTarget>;
 // environment, validation --------------------------------------------------------------------
 
 /** An environment probe: run_id plus whatever the client found (image, packages, python, hostname…). */
-export const EnvironmentProbe = z.looseObject({ run_id: RunId });
+export const EnvironmentProbe = z.looseObject({
+  run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+});
 
-export const EnvironmentNodes = z.object({ run_id: RunId, nodes: Items });
+export const EnvironmentNodes = z.object({
+  run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+  nodes: Items.describe(
+    "Up to 1024 entries `{ hostname, cpu?, gpu?, … }` (≤ 512 KiB of JSON each), stored by hostname",
+  ),
+});
 export const EnvironmentNode = z.looseObject({
   hostname: z.string().min(1).max(256),
   cpu: z.unknown().optional(),
@@ -240,14 +328,33 @@ export type EnvironmentNode = z.infer<typeof EnvironmentNode>;
 /** One chunk of a step's validation samples; a step is complete once all `total_chunks` arrived. */
 export const ValidationChunk = z
   .object({
-    run_id: RunId,
-    step: z.number().int().min(0),
-    chunk_index: z.number().int().min(0),
-    total_chunks: z.number().int().min(1).max(1_000_000),
-    total_samples: z.number().int().min(0),
-    samples: Items,
-    avg_reward: z.number().nullish(),
-    dist: z.unknown().optional(),
+    run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+    step: z.number().int().min(0).describe("The training step the samples were validated at"),
+    chunk_index: z
+      .number()
+      .int()
+      .min(0)
+      .describe("This chunk's index among the step's chunks, from 0, below `total_chunks`"),
+    total_chunks: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .describe("How many chunks the step's samples are sent in"),
+    total_samples: z.number().int().min(0).describe("How many samples the step has, over all its chunks"),
+    samples: Items.describe(
+      "Up to 256 samples `{ idx, reward?, user?, assistant?, env? }`, ≤ 512 KiB of JSON each, stored by (step, idx)",
+    ),
+    avg_reward: z
+      .number()
+      .nullish()
+      .describe("The step's average reward; omitted or null: the one an earlier chunk sent, if any"),
+    dist: z
+      .unknown()
+      .optional()
+      .describe(
+        "A distribution summary for the step (any JSON, ≤ 512 KiB); omitted or null: an earlier chunk's, if any",
+      ),
   })
   .refine((v) => v.chunk_index < v.total_chunks, {
     message: "chunk_index must be below total_chunks",
@@ -276,16 +383,35 @@ export const RENDEZVOUS_MAX_WAIT_MS = 20_000;
  * the client; `nnodes`, when sent, is checked against it.
  */
 export const RendezvousBody = z.object({
-  run_id: RunId,
-  node_rank: z.number().int().min(0).max(1023),
-  nnodes: z.number().int().min(1).max(1024).nullish(),
+  run_id: RunId.describe("The run reported on: the token's run (another run's id is a 403)"),
+  node_rank: z.number().int().min(0).max(1023).describe("This node's rank, below the run's node count"),
+  nnodes: z
+    .number()
+    .int()
+    .min(1)
+    .max(1024)
+    .nullish()
+    .describe("The node count the client expects, checked against the run's; omitted or null: not checked"),
   addr: z
     .string()
     .min(1)
     .max(253)
-    .regex(/^[A-Za-z0-9.:-]+$/, "an IP address or a host name"),
-  port: z.number().int().min(1).max(65535).nullish(),
-  wait_ms: z.number().int().min(0).max(RENDEZVOUS_MAX_WAIT_MS).default(0),
+    .regex(/^[A-Za-z0-9.:-]+$/, "an IP address or a host name")
+    .describe("The IP address or host name this node's peers reach it at"),
+  port: z
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .nullish()
+    .describe("The port node rank 0 listens on (MASTER_PORT); required for rank 0, ignored for the others"),
+  wait_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(RENDEZVOUS_MAX_WAIT_MS)
+    .default(0)
+    .describe("How long to wait for every rank, in milliseconds (at most 20000); 0: answer at once"),
 });
 export type RendezvousBody = z.infer<typeof RendezvousBody>;
 

@@ -41,101 +41,113 @@ const HfRepo = z.string().regex(/^[A-Za-z0-9][\w.-]{0,95}(\/[A-Za-z0-9][\w.-]{0,
 export const JobSpec = z
   .object({
     api_version: z.literal(JOB_API_VERSION).describe("The JobSpec's version: `starforge.dev/v1`"),
-    metadata: z.object({
-      name: Name.describe("The job's name: lowercase letters, digits and `-`, at most 63 characters"),
-      experiment: z.string().max(200).optional().describe("The experiment it belongs to, free text"),
-      project: z.string().max(200).optional().describe("The project it belongs to, free text"),
-      labels: z
-        .record(z.string().max(63), z.string().max(200))
-        .default({})
-        .describe("Labels to find it by (`sf job ls --label k=v`)"),
-      sweep: z
-        .object({
-          id: z.string().max(64).describe("The sweep's id, shared by all its jobs"),
-          index: z.number().int().min(0).describe("This job's place in the sweep, from 0"),
-          params: z
-            .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-            .describe("The hyperparameters this point of the sweep sets"),
-        })
-        .optional()
-        .describe("Set by `sf sweep`: which sweep the job is a point of"),
-    }),
-    recipe: z.object({
-      name: RecipeName.describe("The catalog recipe, `framework/method` (GET /v1/catalog)"),
-      version: Version.describe("The recipe's version (semver)"),
-      digest: Digest.describe("The recipe's digest, from `recipe.lock.json`: admission refuses another"),
-    }),
-    framework: z.object({
-      kind: z.string().min(1).max(32).describe("The framework, e.g. `python` or `torch`"),
-      version: z.string().min(1).max(32).describe("The framework's version"),
-      runtime_id: z.string().min(1).max(64).describe("The catalog runtime it runs on"),
-      image: z
-        .string()
-        .min(1)
-        .max(512)
-        .nullable()
-        .default(null)
-        .describe("The container image (checked against the fleet's allowlist); null: the runtime's own"),
-    }),
-    source: z.object({
-      /** Digest of the workspace manifest blob (see workspace-manifest.schema.ts); null for no files. */
-      workspace: Digest.nullable().describe(
-        "The digest of the workspace manifest blob (its files, uploaded first); null: no files",
-      ),
-      /** Path of the experiment inside the workspace, e.g. experiments/exp1. */
-      experiment_dir: z
-        .string()
-        .max(512)
-        .default(".")
-        .describe("The experiment's folder inside the workspace, e.g. `experiments/exp1`"),
-    }),
+    metadata: z
+      .object({
+        name: Name.describe("The job's name: lowercase letters, digits and `-`, at most 63 characters"),
+        experiment: z.string().max(200).optional().describe("The experiment it belongs to, free text"),
+        project: z.string().max(200).optional().describe("The project it belongs to, free text"),
+        labels: z
+          .record(z.string().max(63), z.string().max(200))
+          .default({})
+          .describe("Labels to find it by (`sf job ls --label k=v`)"),
+        sweep: z
+          .object({
+            id: z.string().max(64).describe("The sweep's id, shared by all its jobs"),
+            index: z.number().int().min(0).describe("This job's place in the sweep, from 0"),
+            params: z
+              .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+              .describe("The hyperparameters this point of the sweep sets"),
+          })
+          .optional()
+          .describe("Set by `sf sweep`: which sweep the job is a point of"),
+      })
+      .describe("Who and what the job is: its name, labels and where it belongs"),
+    recipe: z
+      .object({
+        name: RecipeName.describe("The catalog recipe, `framework/method` (GET /v1/catalog)"),
+        version: Version.describe("The recipe's version (semver)"),
+        digest: Digest.describe("The recipe's digest, from `recipe.lock.json`: admission refuses another"),
+      })
+      .describe("The catalog recipe it runs, pinned by version and digest"),
+    framework: z
+      .object({
+        kind: z.string().min(1).max(32).describe("The framework, e.g. `python` or `torch`"),
+        version: z.string().min(1).max(32).describe("The framework's version"),
+        runtime_id: z.string().min(1).max(64).describe("The catalog runtime it runs on"),
+        image: z
+          .string()
+          .min(1)
+          .max(512)
+          .nullable()
+          .default(null)
+          .describe("The container image (checked against the fleet's allowlist); null: the runtime's own"),
+      })
+      .describe("The framework and runtime the recipe runs on"),
+    source: z
+      .object({
+        /** Digest of the workspace manifest blob (see workspace-manifest.schema.ts); null for no files. */
+        workspace: Digest.nullable().describe(
+          "The digest of the workspace manifest blob (its files, uploaded first); null: no files",
+        ),
+        /** Path of the experiment inside the workspace, e.g. experiments/exp1. */
+        experiment_dir: z
+          .string()
+          .max(512)
+          .default(".")
+          .describe("The experiment's folder inside the workspace, e.g. `experiments/exp1`"),
+      })
+      .describe("The experiment's files"),
     model: z
       .object({
         hf_repo: HfRepo.optional().describe("A HuggingFace model, `org/name`, checked before admission"),
         revision: z.string().max(200).optional().describe("Its revision (branch, tag or commit); `main`"),
       })
-      .default({}),
+      .default({})
+      .describe("A HuggingFace model the job uses, checked to exist and be readable before admission"),
     data: z
       .object({
         hf_dataset: HfRepo.optional().describe("A HuggingFace dataset, `org/name`, checked before admission"),
         revision: z.string().max(200).optional().describe("Its revision (branch, tag or commit); `main`"),
       })
-      .default({}),
-    resources: z.object({
-      fleet: z
-        .string()
-        .max(64)
-        .optional()
-        .describe("The fleet (name or id) it runs on; `*`: placed over every fleet. Default: the server's"),
-      /**
-       * Instead of one fleet: the fleets it may run on (the control plane places it on the one that starts
-       * it soonest), or a selector of them by labels and kind (`{}`: every fleet whose hardware fits). At
-       * most one of fleet, fleets and fleet_selector.
-       */
-      fleets: z
-        .array(z.string().min(1).max(64))
-        .min(1)
-        .max(16)
-        .optional()
-        .describe(
-          "Instead of `fleet`: the fleets it may run on; it is placed on the one that starts it soonest",
+      .default({})
+      .describe("A HuggingFace dataset the job uses, checked to exist and be readable before admission"),
+    resources: z
+      .object({
+        fleet: z
+          .string()
+          .max(64)
+          .optional()
+          .describe("The fleet (name or id) it runs on; `*`: placed over every fleet. Default: the server's"),
+        /**
+         * Instead of one fleet: the fleets it may run on (the control plane places it on the one that starts
+         * it soonest), or a selector of them by labels and kind (`{}`: every fleet whose hardware fits). At
+         * most one of fleet, fleets and fleet_selector.
+         */
+        fleets: z
+          .array(z.string().min(1).max(64))
+          .min(1)
+          .max(16)
+          .optional()
+          .describe(
+            "Instead of `fleet`: the fleets it may run on; it is placed on the one that starts it soonest",
+          ),
+        fleet_selector: FleetSelector.optional().describe(
+          "Instead of `fleet`: the fleets whose labels and kind match; `{}`: every fleet whose hardware fits",
         ),
-      fleet_selector: FleetSelector.optional().describe(
-        "Instead of `fleet`: the fleets whose labels and kind match; `{}`: every fleet whose hardware fits",
-      ),
-      /** The team it runs for (contract/teams.ts); omitted: its submitter's primary team. */
-      team: z
-        .string()
-        .min(1)
-        .max(32)
-        .optional()
-        .describe("The team it runs for and is counted against; default: the submitter's primary team"),
-      pools: z.array(Pool).min(1).max(8).describe("The GPUs it needs, as groups of like nodes"),
-      roles: z
-        .record(z.string(), z.string())
-        .default({})
-        .describe("Role name → the pool that plays it (the recipe's roles)"),
-    }),
+        /** The team it runs for (contract/teams.ts); omitted: its submitter's primary team. */
+        team: z
+          .string()
+          .min(1)
+          .max(32)
+          .optional()
+          .describe("The team it runs for and is counted against; default: the submitter's primary team"),
+        pools: z.array(Pool).min(1).max(8).describe("The GPUs it needs, as groups of like nodes"),
+        roles: z
+          .record(z.string(), z.string())
+          .default({})
+          .describe("Role name → the pool that plays it (the recipe's roles)"),
+      })
+      .describe("Where it runs and on which GPUs"),
     hyperparams: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
       .default({})
@@ -249,16 +261,19 @@ export const JobSpec = z
           .optional()
           .describe("… and at least this long. Default 300"),
       })
-      .default({ max_retries: 2, retry_on_user_failure: false }),
-    provenance: z.object({
-      git_commit: z
-        .string()
-        .regex(/^[0-9a-f]{7,64}$/)
-        .nullable()
-        .describe("The experiment's git commit, or null outside a repository"),
-      git_dirty: z.boolean().describe("Whether the working tree had uncommitted changes"),
-      config_sha: Digest.describe("The digest of the experiment's config.yaml"),
-    }),
+      .default({ max_retries: 2, retry_on_user_failure: false })
+      .describe("Priority, retries, time limits and what anomalies do"),
+    provenance: z
+      .object({
+        git_commit: z
+          .string()
+          .regex(/^[0-9a-f]{7,64}$/)
+          .nullable()
+          .describe("The experiment's git commit, or null outside a repository"),
+        git_dirty: z.boolean().describe("Whether the working tree had uncommitted changes"),
+        config_sha: Digest.describe("The digest of the experiment's config.yaml"),
+      })
+      .describe("Where the experiment came from, recorded with the job"),
   })
   .superRefine((spec, ctx) => {
     const names = new Set<string>();

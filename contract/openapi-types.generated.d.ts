@@ -2200,17 +2200,32 @@ export interface components {
                 [key: string]: string;
             };
             diagnosis?: {
-                /** @default [] */
+                /**
+                 * @description Rules tried in order before the built-in ones; the earliest line or exit one matches decides
+                 * @default []
+                 */
                 rules: {
+                    /** @description A JavaScript regular expression over one log line; a leading `(?i)` ignores case */
                     pattern?: string;
+                    /** @description Instead of `pattern`: a rank's exit code the rule matches */
                     exit_code?: number;
-                    /** @enum {string} */
+                    /**
+                     * @description The failure class a match gives the run, e.g. `NETWORK`
+                     * @enum {string}
+                     */
                     class: "CUDA_OOM" | "HOST_OOM" | "NCCL_TIMEOUT" | "NCCL_ERROR" | "GPU_HARDWARE" | "CUDA_ERROR" | "NAN_LOSS" | "HANG" | "DATALOADER" | "DISK_FULL" | "IMPORT_ERROR" | "FILE_NOT_FOUND" | "HF_ACCESS" | "NETWORK" | "SIGNAL" | "TIMEOUT" | "NODE_LOST" | "USER_EXCEPTION" | "UNKNOWN";
+                    /** @description What to change, instead of the class's hint */
                     hint?: string;
-                    /** @enum {string} */
+                    /**
+                     * @description What is done about a match (`retry`, `no_retry`, …), instead of the class's action
+                     * @enum {string}
+                     */
                     action?: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
                 }[];
-                /** @default {} */
+                /**
+                 * @description Per failure class, the action that replaces the built-in one on this fleet
+                 * @default {}
+                 */
                 actions: {
                     [key: string]: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
                 };
@@ -2218,26 +2233,44 @@ export interface components {
             created_at: string;
         };
         FleetNetwork: {
-            /** @default {} */
+            /**
+             * @description Variables every rank gets, e.g. `NCCL_SOCKET_IFNAME`: collective libraries' network settings only
+             * @default {}
+             */
             env: {
                 [key: string]: string;
             };
-            /** @default 300 */
+            /**
+             * @description Seconds the ranks of a distributed job wait for each other at the rendezvous
+             * @default 300
+             */
             rendezvous_timeout_seconds: number;
-            /** @default null */
+            /**
+             * @description The ports rank 0 may listen on, `[lowest, highest]`; null: any free port
+             * @default null
+             */
             port_range: [
                 number,
                 number
             ] | null;
         };
         FleetNetworkInput: {
-            /** @default {} */
+            /**
+             * @description Variables every rank gets, e.g. `NCCL_SOCKET_IFNAME`: collective libraries' network settings only
+             * @default {}
+             */
             env: {
                 [key: string]: string;
             };
-            /** @default 300 */
+            /**
+             * @description Seconds the ranks of a distributed job wait for each other at the rendezvous
+             * @default 300
+             */
             rendezvous_timeout_seconds: number;
-            /** @default null */
+            /**
+             * @description The ports rank 0 may listen on, `[lowest, highest]`; null: any free port
+             * @default null
+             */
             port_range: [
                 number,
                 number
@@ -2317,6 +2350,7 @@ export interface components {
              * @constant
              */
             api_version: "starforge.dev/v1";
+            /** @description Who and what the job is: its name, labels and where it belongs */
             metadata: {
                 /** @description The job's name: lowercase letters, digits and `-`, at most 63 characters */
                 name: string;
@@ -2343,6 +2377,7 @@ export interface components {
                     };
                 };
             };
+            /** @description The catalog recipe it runs, pinned by version and digest */
             recipe: {
                 /** @description The catalog recipe, `framework/method` (GET /v1/catalog) */
                 name: string;
@@ -2351,6 +2386,7 @@ export interface components {
                 /** @description The recipe's digest, from `recipe.lock.json`: admission refuses another */
                 digest: components["schemas"]["Digest"];
             };
+            /** @description The framework and runtime the recipe runs on */
             framework: {
                 /** @description The framework, e.g. `python` or `torch` */
                 kind: string;
@@ -2364,6 +2400,7 @@ export interface components {
                  */
                 image: string | null;
             };
+            /** @description The experiment's files */
             source: {
                 /** @description The digest of the workspace manifest blob (its files, uploaded first); null: no files */
                 workspace: components["schemas"]["Digest"] | null;
@@ -2373,20 +2410,27 @@ export interface components {
                  */
                 experiment_dir: string;
             };
-            /** @default {} */
+            /**
+             * @description A HuggingFace model the job uses, checked to exist and be readable before admission
+             * @default {}
+             */
             model: {
                 /** @description A HuggingFace model, `org/name`, checked before admission */
                 hf_repo?: string;
                 /** @description Its revision (branch, tag or commit); `main` */
                 revision?: string;
             };
-            /** @default {} */
+            /**
+             * @description A HuggingFace dataset the job uses, checked to exist and be readable before admission
+             * @default {}
+             */
             data: {
                 /** @description A HuggingFace dataset, `org/name`, checked before admission */
                 hf_dataset?: string;
                 /** @description Its revision (branch, tag or commit); `main` */
                 revision?: string;
             };
+            /** @description Where it runs and on which GPUs */
             resources: {
                 /** @description The fleet (name or id) it runs on; `*`: placed over every fleet. Default: the server's */
                 fleet?: string;
@@ -2440,6 +2484,7 @@ export interface components {
              */
             secrets: string[];
             /**
+             * @description Priority, retries, time limits and what anomalies do
              * @default {
              *       "max_retries": 2,
              *       "retry_on_user_failure": false
@@ -2478,6 +2523,7 @@ export interface components {
                 /** @description … and at least this long. Default 300 */
                 hang_floor_seconds?: number;
             };
+            /** @description Where the experiment came from, recorded with the job */
             provenance: {
                 /** @description The experiment's git commit, or null outside a repository */
                 git_commit: string | null;
@@ -2583,22 +2629,41 @@ export interface components {
             builtin: boolean;
         };
         Profile: {
+            /** @description The profile's name, what `sf submit --profile` and a pool's `profile` give */
             name: string;
+            /** @description The GPU series its jobs run on, e.g. `h100` */
             series: string;
+            /** @description GPUs on one node of this profile */
             gpus_per_node: number;
+            /** @description The GPUs a job gets when it names none: at most `gpus_per_node`, or a multiple of it */
             default_gpus: number;
-            /** @default  */
+            /**
+             * @description What the profile is, free text
+             * @default
+             */
             description: string;
         };
         Quota: {
+            /** @description GPUs the user's jobs may hold at once */
             max_gpus: number;
+            /** @description Jobs the user may have active at once: `QUEUED`, `SUBMITTED`, `PENDING` or `RUNNING` */
             max_jobs: number;
+            /** @description GPU-hours the user's jobs may use per UTC day */
             daily_gpu_hours: number;
-            /** @default [] */
+            /**
+             * @description The profiles the user may submit to; empty: every profile
+             * @default []
+             */
             allowed_profiles: string[];
-            /** @default 10 */
+            /**
+             * @description The highest `lifecycle.priority` the user's jobs get, and theirs when they ask for none
+             * @default 10
+             */
             priority: number;
-            /** @default normal */
+            /**
+             * @description The highest priority class (by value) the user's jobs may ask for
+             * @default normal
+             */
             max_priority_class: string;
         };
         Run: {
@@ -2648,12 +2713,22 @@ export interface components {
                 fleet_id: string;
                 fleet: string;
                 series: string;
+                /** @description GPUs that are the team's whenever it wants them: its jobs take them back from borrowers */
                 guaranteed: number;
-                /** @default null */
+                /**
+                 * @description GPUs beyond the guarantee it may borrow while others' are idle; null: no limit but the fleet's size
+                 * @default null
+                 */
                 borrow_limit: number | null;
-                /** @default null */
+                /**
+                 * @description GPUs of its guarantee others may borrow while it leaves them idle; null: all of it
+                 * @default null
+                 */
                 lend_limit: number | null;
-                /** @default 1 */
+                /**
+                 * @description Its share of borrowed GPUs against other borrowing teams: more weight, more GPUs
+                 * @default 1
+                 */
                 weight: number;
             }[];
             /**
@@ -3081,6 +3156,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The one-shot enrollment token (`sfe_…`) an admin minted for the fleet; this call spends it */
                     token: string;
                 };
             };
@@ -3423,6 +3499,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The `device_code` (`sfd_…`) that POST /v1/auth/device answered; whoever holds it gets the token */
                     device_code: string;
                 };
             };
@@ -3822,6 +3899,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The blob's size in bytes */
                     size: number;
                 };
             };
@@ -4297,8 +4375,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The part's size in bytes: `part_size`, or the remainder for the last part */
                     size: number;
+                    /** @description The ETag the part's presigned PUT answered, quotes included, as S3 sent it */
                     etag: string;
+                    /** @description sha256 of the part's bytes as sent, in 64 lowercase hex characters */
                     sha256: string;
                 };
             };
@@ -4563,6 +4644,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Exactly `bootstrap.sh` and `runner.pyz`, each the digest of a blob already uploaded */
                     files: {
                         "bootstrap.sh": components["schemas"]["Digest"];
                         "runner.pyz": components["schemas"]["Digest"];
@@ -4722,66 +4804,135 @@ export interface operations {
                             name: string;
                             latest: string;
                             versions: {
+                                /** @description The recipe's name, `framework/method`, e.g. `python/charlm` */
                                 name: string;
+                                /** @description The version published (semver `X.Y.Z`); a published version never changes */
                                 version: string;
-                                /** @default  */
+                                /**
+                                 * @description What the method does, free text
+                                 * @default
+                                 */
                                 description: string;
+                                /** @description The frameworks, versions and runtimes this version is published for */
                                 frameworks: {
+                                    /** @description The framework, e.g. `python` or `torch`: a job's `framework.kind` */
                                     kind: string;
+                                    /** @description The framework versions it is published for, e.g. `3` or `1.13`: a job's `framework.version` */
                                     versions: string[];
+                                    /** @description The runtime it runs on, e.g. `python3-stdlib` or `torch-cpu`: a job's `framework.runtime_id` */
                                     runtime_id: string;
-                                    /** @default null */
+                                    /**
+                                     * @description The image a job that names none runs (no allowlist applies to it); null: no default
+                                     * @default null
+                                     */
                                     image: string | null;
                                 }[];
-                                /** @default {} */
+                                /**
+                                 * @description The hyperparameters a job may set, by name: type, default and bounds
+                                 * @default {}
+                                 */
                                 params: {
                                     [key: string]: {
-                                        /** @constant */
+                                        /**
+                                         * @description The parameter takes an integer
+                                         * @constant
+                                         */
                                         type: "int";
+                                        /** @description Its value when a job sets none; omitted: every job must set it */
                                         default?: number;
+                                        /** @description The smallest value a job may set */
                                         min?: number;
+                                        /** @description The largest value a job may set */
                                         max?: number;
-                                        /** @default  */
+                                        /**
+                                         * @description What the parameter does, free text
+                                         * @default
+                                         */
                                         doc: string;
                                     } | {
-                                        /** @constant */
+                                        /**
+                                         * @description The parameter takes a number
+                                         * @constant
+                                         */
                                         type: "float";
+                                        /** @description Its value when a job sets none; omitted: every job must set it */
                                         default?: number;
+                                        /** @description The smallest value a job may set */
                                         min?: number;
+                                        /** @description The largest value a job may set */
                                         max?: number;
-                                        /** @default  */
+                                        /**
+                                         * @description What the parameter does, free text
+                                         * @default
+                                         */
                                         doc: string;
                                     } | {
-                                        /** @constant */
+                                        /**
+                                         * @description The parameter takes `true` or `false`
+                                         * @constant
+                                         */
                                         type: "bool";
+                                        /** @description Its value when a job sets none; omitted: every job must set it */
                                         default?: boolean;
-                                        /** @default  */
+                                        /**
+                                         * @description What the parameter does, free text
+                                         * @default
+                                         */
                                         doc: string;
                                     } | {
-                                        /** @constant */
+                                        /**
+                                         * @description The parameter takes a string
+                                         * @constant
+                                         */
                                         type: "string";
+                                        /** @description Its value when a job sets none; omitted: every job must set it */
                                         default?: string;
+                                        /** @description The values a job may set; omitted: any string */
                                         choices?: string[];
-                                        /** @default  */
+                                        /**
+                                         * @description What the parameter does, free text
+                                         * @default
+                                         */
                                         doc: string;
                                     };
                                 };
+                                /** @description How a run starts it: a `script` in the experiment or a `python` module */
                                 entrypoint: {
-                                    /** @constant */
+                                    /**
+                                     * @description A script in the job's experiment, run with `bash`
+                                     * @constant
+                                     */
                                     kind: "script";
+                                    /** @description The script's path in the experiment's folder, e.g. `train.sh` */
                                     path: string;
-                                    /** @enum {string} */
+                                    /**
+                                     * @description Distributed: `per_node` starts one process per node, `per_gpu` one per GPU; omitted: not distributed
+                                     * @enum {string}
+                                     */
                                     processes?: "per_node" | "per_gpu";
                                 } | {
-                                    /** @constant */
+                                    /**
+                                     * @description A Python module shipped with the recipe, run with `python -m`
+                                     * @constant
+                                     */
                                     kind: "python";
+                                    /** @description The module to run, e.g. `charlm.train` */
                                     module: string;
-                                    /** @enum {string} */
+                                    /**
+                                     * @description Distributed: `per_node` starts one process per node, `per_gpu` one per GPU; omitted: not distributed
+                                     * @enum {string}
+                                     */
                                     processes?: "per_node" | "per_gpu";
                                 };
-                                /** @default false */
+                                /**
+                                 * @description `true`: on `docker` and `kuberay` fleets a job needs an image, its own or the framework's default
+                                 * @default false
+                                 */
                                 requires_image: boolean;
-                                /** @default {} */
+                                /**
+                                 * @description Files `sf new` writes into a new experiment: path → content
+                                 * @default {}
+                                 */
                                 template: {
                                     [key: string]: string;
                                 };
@@ -4901,66 +5052,135 @@ export interface operations {
                         name: string;
                         latest: string;
                         versions: {
+                            /** @description The recipe's name, `framework/method`, e.g. `python/charlm` */
                             name: string;
+                            /** @description The version published (semver `X.Y.Z`); a published version never changes */
                             version: string;
-                            /** @default  */
+                            /**
+                             * @description What the method does, free text
+                             * @default
+                             */
                             description: string;
+                            /** @description The frameworks, versions and runtimes this version is published for */
                             frameworks: {
+                                /** @description The framework, e.g. `python` or `torch`: a job's `framework.kind` */
                                 kind: string;
+                                /** @description The framework versions it is published for, e.g. `3` or `1.13`: a job's `framework.version` */
                                 versions: string[];
+                                /** @description The runtime it runs on, e.g. `python3-stdlib` or `torch-cpu`: a job's `framework.runtime_id` */
                                 runtime_id: string;
-                                /** @default null */
+                                /**
+                                 * @description The image a job that names none runs (no allowlist applies to it); null: no default
+                                 * @default null
+                                 */
                                 image: string | null;
                             }[];
-                            /** @default {} */
+                            /**
+                             * @description The hyperparameters a job may set, by name: type, default and bounds
+                             * @default {}
+                             */
                             params: {
                                 [key: string]: {
-                                    /** @constant */
+                                    /**
+                                     * @description The parameter takes an integer
+                                     * @constant
+                                     */
                                     type: "int";
+                                    /** @description Its value when a job sets none; omitted: every job must set it */
                                     default?: number;
+                                    /** @description The smallest value a job may set */
                                     min?: number;
+                                    /** @description The largest value a job may set */
                                     max?: number;
-                                    /** @default  */
+                                    /**
+                                     * @description What the parameter does, free text
+                                     * @default
+                                     */
                                     doc: string;
                                 } | {
-                                    /** @constant */
+                                    /**
+                                     * @description The parameter takes a number
+                                     * @constant
+                                     */
                                     type: "float";
+                                    /** @description Its value when a job sets none; omitted: every job must set it */
                                     default?: number;
+                                    /** @description The smallest value a job may set */
                                     min?: number;
+                                    /** @description The largest value a job may set */
                                     max?: number;
-                                    /** @default  */
+                                    /**
+                                     * @description What the parameter does, free text
+                                     * @default
+                                     */
                                     doc: string;
                                 } | {
-                                    /** @constant */
+                                    /**
+                                     * @description The parameter takes `true` or `false`
+                                     * @constant
+                                     */
                                     type: "bool";
+                                    /** @description Its value when a job sets none; omitted: every job must set it */
                                     default?: boolean;
-                                    /** @default  */
+                                    /**
+                                     * @description What the parameter does, free text
+                                     * @default
+                                     */
                                     doc: string;
                                 } | {
-                                    /** @constant */
+                                    /**
+                                     * @description The parameter takes a string
+                                     * @constant
+                                     */
                                     type: "string";
+                                    /** @description Its value when a job sets none; omitted: every job must set it */
                                     default?: string;
+                                    /** @description The values a job may set; omitted: any string */
                                     choices?: string[];
-                                    /** @default  */
+                                    /**
+                                     * @description What the parameter does, free text
+                                     * @default
+                                     */
                                     doc: string;
                                 };
                             };
+                            /** @description How a run starts it: a `script` in the experiment or a `python` module */
                             entrypoint: {
-                                /** @constant */
+                                /**
+                                 * @description A script in the job's experiment, run with `bash`
+                                 * @constant
+                                 */
                                 kind: "script";
+                                /** @description The script's path in the experiment's folder, e.g. `train.sh` */
                                 path: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Distributed: `per_node` starts one process per node, `per_gpu` one per GPU; omitted: not distributed
+                                 * @enum {string}
+                                 */
                                 processes?: "per_node" | "per_gpu";
                             } | {
-                                /** @constant */
+                                /**
+                                 * @description A Python module shipped with the recipe, run with `python -m`
+                                 * @constant
+                                 */
                                 kind: "python";
+                                /** @description The module to run, e.g. `charlm.train` */
                                 module: string;
-                                /** @enum {string} */
+                                /**
+                                 * @description Distributed: `per_node` starts one process per node, `per_gpu` one per GPU; omitted: not distributed
+                                 * @enum {string}
+                                 */
                                 processes?: "per_node" | "per_gpu";
                             };
-                            /** @default false */
+                            /**
+                             * @description `true`: on `docker` and `kuberay` fleets a job needs an image, its own or the framework's default
+                             * @default false
+                             */
                             requires_image: boolean;
-                            /** @default {} */
+                            /**
+                             * @description Files `sf new` writes into a new experiment: path → content
+                             * @default {}
+                             */
                             template: {
                                 [key: string]: string;
                             };
@@ -5082,66 +5302,135 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The recipe's name, `framework/method`, e.g. `python/charlm` */
                     name: string;
+                    /** @description The version published (semver `X.Y.Z`); a published version never changes */
                     version: string;
-                    /** @default  */
+                    /**
+                     * @description What the method does, free text
+                     * @default
+                     */
                     description?: string;
+                    /** @description The frameworks, versions and runtimes this version is published for */
                     frameworks: {
+                        /** @description The framework, e.g. `python` or `torch`: a job's `framework.kind` */
                         kind: string;
+                        /** @description The framework versions it is published for, e.g. `3` or `1.13`: a job's `framework.version` */
                         versions: string[];
+                        /** @description The runtime it runs on, e.g. `python3-stdlib` or `torch-cpu`: a job's `framework.runtime_id` */
                         runtime_id: string;
-                        /** @default null */
+                        /**
+                         * @description The image a job that names none runs (no allowlist applies to it); null: no default
+                         * @default null
+                         */
                         image?: string | null;
                     }[];
-                    /** @default {} */
+                    /**
+                     * @description The hyperparameters a job may set, by name: type, default and bounds
+                     * @default {}
+                     */
                     params?: {
                         [key: string]: {
-                            /** @constant */
+                            /**
+                             * @description The parameter takes an integer
+                             * @constant
+                             */
                             type: "int";
+                            /** @description Its value when a job sets none; omitted: every job must set it */
                             default?: number;
+                            /** @description The smallest value a job may set */
                             min?: number;
+                            /** @description The largest value a job may set */
                             max?: number;
-                            /** @default  */
+                            /**
+                             * @description What the parameter does, free text
+                             * @default
+                             */
                             doc?: string;
                         } | {
-                            /** @constant */
+                            /**
+                             * @description The parameter takes a number
+                             * @constant
+                             */
                             type: "float";
+                            /** @description Its value when a job sets none; omitted: every job must set it */
                             default?: number;
+                            /** @description The smallest value a job may set */
                             min?: number;
+                            /** @description The largest value a job may set */
                             max?: number;
-                            /** @default  */
+                            /**
+                             * @description What the parameter does, free text
+                             * @default
+                             */
                             doc?: string;
                         } | {
-                            /** @constant */
+                            /**
+                             * @description The parameter takes `true` or `false`
+                             * @constant
+                             */
                             type: "bool";
+                            /** @description Its value when a job sets none; omitted: every job must set it */
                             default?: boolean;
-                            /** @default  */
+                            /**
+                             * @description What the parameter does, free text
+                             * @default
+                             */
                             doc?: string;
                         } | {
-                            /** @constant */
+                            /**
+                             * @description The parameter takes a string
+                             * @constant
+                             */
                             type: "string";
+                            /** @description Its value when a job sets none; omitted: every job must set it */
                             default?: string;
+                            /** @description The values a job may set; omitted: any string */
                             choices?: string[];
-                            /** @default  */
+                            /**
+                             * @description What the parameter does, free text
+                             * @default
+                             */
                             doc?: string;
                         };
                     };
+                    /** @description How a run starts it: a `script` in the experiment or a `python` module */
                     entrypoint: {
-                        /** @constant */
+                        /**
+                         * @description A script in the job's experiment, run with `bash`
+                         * @constant
+                         */
                         kind: "script";
+                        /** @description The script's path in the experiment's folder, e.g. `train.sh` */
                         path: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Distributed: `per_node` starts one process per node, `per_gpu` one per GPU; omitted: not distributed
+                         * @enum {string}
+                         */
                         processes?: "per_node" | "per_gpu";
                     } | {
-                        /** @constant */
+                        /**
+                         * @description A Python module shipped with the recipe, run with `python -m`
+                         * @constant
+                         */
                         kind: "python";
+                        /** @description The module to run, e.g. `charlm.train` */
                         module: string;
-                        /** @enum {string} */
+                        /**
+                         * @description Distributed: `per_node` starts one process per node, `per_gpu` one per GPU; omitted: not distributed
+                         * @enum {string}
+                         */
                         processes?: "per_node" | "per_gpu";
                     };
-                    /** @default false */
+                    /**
+                     * @description `true`: on `docker` and `kuberay` fleets a job needs an image, its own or the framework's default
+                     * @default false
+                     */
                     requires_image?: boolean;
-                    /** @default {} */
+                    /**
+                     * @description Files `sf new` writes into a new experiment: path → content
+                     * @default {}
+                     */
                     template?: {
                         [key: string]: string;
                     };
@@ -5411,20 +5700,40 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The fleet's name: lowercase letters, digits and `-`, 2–63 characters, a letter first */
                     name: string;
-                    /** @enum {string} */
+                    /**
+                     * @description How its agents run jobs: `process`, `docker`, `kuberay` or `slurm`
+                     * @enum {string}
+                     */
                     kind: "process" | "docker" | "kuberay" | "slurm";
-                    /** @default  */
+                    /**
+                     * @description What the fleet is, free text
+                     * @default
+                     */
                     description?: string;
-                    /** @default [] */
+                    /**
+                     * @description Image patterns jobs may run: `registry/org/*`, `name:tag`, `name@sha256:…`; empty: catalog defaults only
+                     * @default []
+                     */
                     image_allowlist?: string[];
-                    /** @default [] */
+                    /**
+                     * @description When each GPU series runs jobs: they start only inside a window and stop at its close; none: always
+                     * @default []
+                     */
                     windows?: {
+                        /** @description The GPU series it governs; omitted: every series of the fleet */
                         series?: string;
+                        /** @description The days of the week it opens on, 0 = Sunday */
                         days: number[];
+                        /** @description When it opens, `HH:MM` in `tz` */
                         start: string;
+                        /** @description When it closes, `HH:MM` in `tz`, up to `24:00`; at or before `start`: the next day */
                         end: string;
-                        /** @default UTC */
+                        /**
+                         * @description The IANA time zone of `start` and `end`, e.g. `Europe/Berlin`
+                         * @default UTC
+                         */
                         tz?: string;
                     }[];
                     /**
@@ -5436,34 +5745,57 @@ export interface operations {
                      */
                     network?: components["schemas"]["FleetNetworkInput"];
                     /**
+                     * @description While the HuggingFace Hub cannot be reached: `refuse` jobs naming a repo (503) or `admit` them unchecked
                      * @default refuse
                      * @enum {string}
                      */
                     hf_unavailable?: "refuse" | "admit";
-                    /** @default 10 */
+                    /**
+                     * @description At most this many preemptions start in the fleet per minute; 0: none
+                     * @default 10
+                     */
                     preemptions_per_minute?: number;
-                    /** @default {} */
+                    /**
+                     * @description What a job's `fleet_selector` matches: key → value, e.g. `region`
+                     * @default {}
+                     */
                     labels?: {
                         [key: string]: string;
                     };
                     /**
+                     * @description The fleet's failure rules and per-class retry actions; omitted: the built-in ones
                      * @default {
                      *       "rules": [],
                      *       "actions": {}
                      *     }
                      */
                     diagnosis?: {
-                        /** @default [] */
+                        /**
+                         * @description Rules tried in order before the built-in ones; the earliest line or exit one matches decides
+                         * @default []
+                         */
                         rules?: {
+                            /** @description A JavaScript regular expression over one log line; a leading `(?i)` ignores case */
                             pattern?: string;
+                            /** @description Instead of `pattern`: a rank's exit code the rule matches */
                             exit_code?: number;
-                            /** @enum {string} */
+                            /**
+                             * @description The failure class a match gives the run, e.g. `NETWORK`
+                             * @enum {string}
+                             */
                             class: "CUDA_OOM" | "HOST_OOM" | "NCCL_TIMEOUT" | "NCCL_ERROR" | "GPU_HARDWARE" | "CUDA_ERROR" | "NAN_LOSS" | "HANG" | "DATALOADER" | "DISK_FULL" | "IMPORT_ERROR" | "FILE_NOT_FOUND" | "HF_ACCESS" | "NETWORK" | "SIGNAL" | "TIMEOUT" | "NODE_LOST" | "USER_EXCEPTION" | "UNKNOWN";
+                            /** @description What to change, instead of the class's hint */
                             hint?: string;
-                            /** @enum {string} */
+                            /**
+                             * @description What is done about a match (`retry`, `no_retry`, …), instead of the class's action
+                             * @enum {string}
+                             */
                             action?: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
                         }[];
-                        /** @default {} */
+                        /**
+                         * @description Per failure class, the action that replaces the built-in one on this fleet
+                         * @default {}
+                         */
                         actions?: {
                             [key: string]: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
                         };
@@ -5633,11 +5965,18 @@ export interface operations {
                         draining: boolean;
                         drain_note: string | null;
                         windows: {
+                            /** @description The GPU series it governs; omitted: every series of the fleet */
                             series?: string;
+                            /** @description The days of the week it opens on, 0 = Sunday */
                             days: number[];
+                            /** @description When it opens, `HH:MM` in `tz` */
                             start: string;
+                            /** @description When it closes, `HH:MM` in `tz`, up to `24:00`; at or before `start`: the next day */
                             end: string;
-                            /** @default UTC */
+                            /**
+                             * @description The IANA time zone of `start` and `end`, e.g. `Europe/Berlin`
+                             * @default UTC
+                             */
                             tz: string;
                         }[];
                         nodes: components["schemas"]["Node"][];
@@ -5779,35 +6118,66 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description What the fleet is, free text */
                     description?: string;
+                    /** @description Replaces the image patterns jobs may run; `[]`: only the catalog's default images */
                     image_allowlist?: string[];
+                    /** @description Replaces the windows that gate each GPU series (its jobs start only inside one); `[]`: always open */
                     windows?: {
+                        /** @description The GPU series it governs; omitted: every series of the fleet */
                         series?: string;
+                        /** @description The days of the week it opens on, 0 = Sunday */
                         days: number[];
+                        /** @description When it opens, `HH:MM` in `tz` */
                         start: string;
+                        /** @description When it closes, `HH:MM` in `tz`, up to `24:00`; at or before `start`: the next day */
                         end: string;
-                        /** @default UTC */
+                        /**
+                         * @description The IANA time zone of `start` and `end`, e.g. `Europe/Berlin`
+                         * @default UTC
+                         */
                         tz?: string;
                     }[];
                     network?: components["schemas"]["FleetNetworkInput"];
-                    /** @enum {string} */
+                    /**
+                     * @description While the HuggingFace Hub cannot be reached: `refuse` jobs naming a repo (503) or `admit` them unchecked
+                     * @enum {string}
+                     */
                     hf_unavailable?: "refuse" | "admit";
+                    /** @description At most this many preemptions start in the fleet per minute; 0: none */
                     preemptions_per_minute?: number;
+                    /** @description Replaces what a job's `fleet_selector` matches: key → value; `{}` removes every label */
                     labels?: {
                         [key: string]: string;
                     };
+                    /** @description Replaces the fleet's failure rules and per-class retry actions; `{}`: back to the built-in ones */
                     diagnosis?: {
-                        /** @default [] */
+                        /**
+                         * @description Rules tried in order before the built-in ones; the earliest line or exit one matches decides
+                         * @default []
+                         */
                         rules?: {
+                            /** @description A JavaScript regular expression over one log line; a leading `(?i)` ignores case */
                             pattern?: string;
+                            /** @description Instead of `pattern`: a rank's exit code the rule matches */
                             exit_code?: number;
-                            /** @enum {string} */
+                            /**
+                             * @description The failure class a match gives the run, e.g. `NETWORK`
+                             * @enum {string}
+                             */
                             class: "CUDA_OOM" | "HOST_OOM" | "NCCL_TIMEOUT" | "NCCL_ERROR" | "GPU_HARDWARE" | "CUDA_ERROR" | "NAN_LOSS" | "HANG" | "DATALOADER" | "DISK_FULL" | "IMPORT_ERROR" | "FILE_NOT_FOUND" | "HF_ACCESS" | "NETWORK" | "SIGNAL" | "TIMEOUT" | "NODE_LOST" | "USER_EXCEPTION" | "UNKNOWN";
+                            /** @description What to change, instead of the class's hint */
                             hint?: string;
-                            /** @enum {string} */
+                            /**
+                             * @description What is done about a match (`retry`, `no_retry`, …), instead of the class's action
+                             * @enum {string}
+                             */
                             action?: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
                         }[];
-                        /** @default {} */
+                        /**
+                         * @description Per failure class, the action that replaces the built-in one on this fleet
+                         * @default {}
+                         */
                         actions?: {
                             [key: string]: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
                         };
@@ -5954,7 +6324,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @default 60 */
+                    /**
+                     * @description Minutes until the token expires if no agent has spent it, at most 7 days
+                     * @default 60
+                     */
                     ttl_minutes?: number;
                 };
             };
@@ -6235,6 +6608,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Why the fleet drains: refused submits are told it (`FLEET_DRAINING`); a new drain replaces it */
                     note: string;
                 };
             };
@@ -6653,14 +7027,25 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The node's name in the fleet; registering a name again updates that node */
                     name: string;
+                    /** @description The series of its GPUs, e.g. `h100`: a job's pools run on nodes of their series */
                     series: string;
+                    /** @description How many GPUs it has, numbered from 0 */
                     gpus: number;
+                    /** @description How many CPUs it has; recorded, not used for placement */
                     cpus?: number;
+                    /** @description Its memory in MiB; recorded, not used for placement */
                     memory_mb?: number;
-                    /** @enum {string} */
+                    /**
+                     * @description `docker`, `kuberay`: it runs jobs with an image; `process`, `slurm`: jobs without; omitted: either
+                     * @enum {string}
+                     */
                     runtime?: "process" | "docker" | "kuberay" | "slurm";
-                    /** @default {} */
+                    /**
+                     * @description Labels shown with the node, key → value, e.g. `rack`
+                     * @default {}
+                     */
                     labels?: {
                         [key: string]: string;
                     };
@@ -6966,6 +7351,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Why, for whoever looks later: the node's `cordon_note`, and in the audit log */
                     note?: string;
                 };
             };
@@ -7118,6 +7504,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Why, for whoever looks later: the node's `cordon_note`, and in the audit log */
                     note?: string;
                 };
             };
@@ -7270,6 +7657,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Why, for whoever looks later: the node's `cordon_note`, and in the audit log */
                     note?: string;
                 };
             };
@@ -7716,6 +8104,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The value: 8 characters to 32 KiB, no NUL; stored sealed, and no route ever returns it */
                     value: string;
                 };
             };
@@ -8070,12 +8459,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description What the artifact is: a checkpoint, a Hugging Face export, an eval report or a merged model
+                     * @enum {string}
+                     */
                     kind: "checkpoint" | "hf_export" | "eval_report" | "merged_model";
+                    /** @description Without `digest` any path, recorded as given; with it the path it was uploaded to */
                     path: string;
+                    /** @description The training step the artifact was saved at; omitted or null: none */
                     step?: number | null;
+                    /** @description The file's size in bytes, checked against uploaded bytes; omitted or null: unknown, or the upload's size */
                     size_bytes?: number | null;
+                    /** @description Values by name (any JSON) recorded with the artifact; omitted or null: none */
                     metrics?: {
                         [key: string]: unknown;
                     } | null;
@@ -8333,8 +8730,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
+                    /** @description The artifact's path in the run: relative, `/`-separated, without empty, `.` or `..` segments, ≤ 900 bytes */
                     path: string;
+                    /** @description The file's exact size in bytes (a presigned URL is signed for exactly this size) */
                     size_bytes: number;
                     digest: components["schemas"]["Digest"];
                 };
@@ -8645,6 +9045,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
                 } & {
                     [key: string]: unknown;
@@ -8755,7 +9156,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
+                    /** @description Up to 1024 entries `{ hostname, cpu?, gpu?, … }` (≤ 512 KiB of JSON each), stored by hostname */
                     nodes: unknown[];
                 };
             };
@@ -8863,7 +9266,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
+                    /** @description Up to 256 samples `{ key, value, node_id?, worker_id?, gpu_idx?, gpu_uuid?, ts? }`, each checked alone */
                     points: unknown[];
                 };
             };
@@ -8971,7 +9376,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
+                    /** @description Hyperparameters by name, each any JSON value; names not sent keep their stored value */
                     params: {
                         [key: string]: unknown;
                     };
@@ -9081,15 +9488,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
-                    /** @enum {string} */
+                    /**
+                     * @description What happened to the rank: it `started`, `succeeded` or `failed`
+                     * @enum {string}
+                     */
                     event: "started" | "succeeded" | "failed";
+                    /** @description When it happened: ISO 8601, epoch seconds (below 1e11) or epoch milliseconds; omitted or null: receive time */
                     ts?: (string | number) | null;
-                    /** @default 0 */
+                    /**
+                     * @description Ours: the rank reporting. Default 0
+                     * @default 0
+                     */
                     rank?: number;
+                    /** @description Ours: the rank's exit code; omitted or null: 0 for `succeeded`, unknown otherwise */
                     exit_code?: number | null;
+                    /** @description Ours: why the rank ended, in a person's words; omitted or null: one made from the event and exit code */
                     reason?: string | null;
-                    /** @default false */
+                    /**
+                     * @description Ours: the `failed` is the infrastructure's fault (e.g. the ranks never met), not the training's. Default false
+                     * @default false
+                     */
                     infra?: boolean;
                 };
             };
@@ -9222,11 +9642,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
+                    /** @description Up to 1000 strings: with `seq` one line each (≤ 16384 characters), without it terminal text (≤ 65536 each) */
                     chunks: unknown[];
+                    /** @description True when the batch's last line is the last of its (rank, stream); omitted or null: false */
                     eof?: boolean | null;
+                    /** @description Ours: the line number of `chunks[0]` in its (rank, stream); omitted or null: the `console` stream */
                     seq?: number | null;
+                    /** @description Ours: the rank whose output this is; omitted or null: 0 */
                     rank?: number | null;
+                    /** @description Ours: `stdout` (default) or `stderr` with `seq`; without `seq` omitted, null or `console` */
                     stream?: ("stdout" | "stderr" | "console") | null;
                 };
             };
@@ -9340,7 +9766,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
+                    /** @description Up to 256 points `{ key, step, value, ts? }`; `value` a number, or `"nan"`, `"inf"`, `"-inf"` */
                     points: unknown[];
                 };
             };
@@ -9508,12 +9936,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
+                    /** @description This node's rank, below the run's node count */
                     node_rank: number;
+                    /** @description The node count the client expects, checked against the run's; omitted or null: not checked */
                     nnodes?: number | null;
+                    /** @description The IP address or host name this node's peers reach it at */
                     addr: string;
+                    /** @description The port node rank 0 listens on (MASTER_PORT); required for rank 0, ignored for the others */
                     port?: number | null;
-                    /** @default 0 */
+                    /**
+                     * @description How long to wait for every rank, in milliseconds (at most 20000); 0: answer at once
+                     * @default 0
+                     */
                     wait_ms?: number;
                 };
             };
@@ -9653,13 +10089,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The run reported on: the token's run (another run's id is a 403) */
                     run_id: string;
+                    /** @description The training step the samples were validated at */
                     step: number;
+                    /** @description This chunk's index among the step's chunks, from 0, below `total_chunks` */
                     chunk_index: number;
+                    /** @description How many chunks the step's samples are sent in */
                     total_chunks: number;
+                    /** @description How many samples the step has, over all its chunks */
                     total_samples: number;
+                    /** @description Up to 256 samples `{ idx, reward?, user?, assistant?, env? }`, ≤ 512 KiB of JSON each, stored by (step, idx) */
                     samples: unknown[];
+                    /** @description The step's average reward; omitted or null: the one an earlier chunk sent, if any */
                     avg_reward?: number | null;
+                    /** @description A distribution summary for the step (any JSON, ≤ 512 KiB); omitted or null: an earlier chunk's, if any */
                     dist?: unknown;
                 };
             };
@@ -9924,6 +10368,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["JobSpec"] | {
+                    /** @description A job array: its JobSpecs, admitted all or none, on one fleet */
                     jobs: components["schemas"]["JobSpec"][];
                 };
             };
@@ -11673,6 +12118,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Why, in your words: recorded in the event's `detail.reason` */
                     reason?: string;
                 };
             };
@@ -11843,6 +12289,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Why, in your words: recorded in the event's `detail.reason` */
                     reason?: string;
                 };
             };
@@ -12013,6 +12460,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Why, in your words: recorded in the event's `detail.reason` */
                     reason?: string;
                 };
             };
@@ -12370,14 +12818,26 @@ export interface operations {
                             email: string | null;
                         };
                         quota: {
+                            /** @description GPUs the user's jobs may hold at once */
                             max_gpus: number;
+                            /** @description Jobs the user may have active at once: `QUEUED`, `SUBMITTED`, `PENDING` or `RUNNING` */
                             max_jobs: number;
+                            /** @description GPU-hours the user's jobs may use per UTC day */
                             daily_gpu_hours: number;
-                            /** @default [] */
+                            /**
+                             * @description The profiles the user may submit to; empty: every profile
+                             * @default []
+                             */
                             allowed_profiles: string[];
-                            /** @default 10 */
+                            /**
+                             * @description The highest `lifecycle.priority` the user's jobs get, and theirs when they ask for none
+                             * @default 10
+                             */
                             priority: number;
-                            /** @default normal */
+                            /**
+                             * @description The highest priority class (by value) the user's jobs may ask for
+                             * @default normal
+                             */
                             max_priority_class: string;
                         };
                     };
@@ -12678,12 +13138,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Higher runs first and may preempt jobs of lower, preemptible classes; required for a new class */
                     value?: number;
+                    /** @description Whether its jobs may be preempted; omitted: unchanged (a new class: `true`) */
                     preemptible?: boolean;
+                    /** @description Seconds a preempted job gets from SIGTERM to SIGKILL to checkpoint; omitted: unchanged (a new class: 120) */
                     grace_seconds?: number;
+                    /** @description Seconds its jobs run before they may be preempted; omitted: unchanged (a new class: 600) */
                     min_runtime_seconds?: number;
+                    /** @description Whether its jobs may use GPUs beyond their team's guarantee; omitted: unchanged (a new class: `true`) */
                     may_borrow?: boolean;
-                    /** @default  */
+                    /** @description What the class is for, free text; omitted: unchanged (a new class: empty) */
                     description?: string;
                 };
             };
@@ -13093,10 +13558,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The GPU series its jobs run on, e.g. `h100` */
                     series: string;
+                    /** @description GPUs on one node of this profile */
                     gpus_per_node: number;
+                    /** @description The GPUs a job gets when it names none: at most `gpus_per_node`, or a multiple of it */
                     default_gpus: number;
-                    /** @default  */
+                    /**
+                     * @description What the profile is, free text
+                     * @default
+                     */
                     description?: string;
                 };
             };
@@ -13470,6 +13941,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The value: 8 characters to 32 KiB, no NUL; stored sealed, and no route ever returns it */
                     value: string;
                 };
             };
@@ -14118,6 +14590,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description What the team is, free text; omitted: unchanged (empty for a new team) */
                     description?: string;
                 };
             };
@@ -14407,9 +14880,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description GPU-hours the team may use per calendar month (UTC); null: no monthly budget; omitted: unchanged */
                     monthly_gpu_hours?: number | null;
+                    /** @description GPU-hours the team may use per ISO week (from Monday, UTC); null: no weekly budget; omitted: unchanged */
                     weekly_gpu_hours?: number | null;
-                    /** @enum {string} */
+                    /**
+                     * @description Once spent: `refuse` new jobs, also `pause` running ones, or `borrow_free` (guarantee only); omitted: unchanged
+                     * @enum {string}
+                     */
                     policy?: "refuse" | "pause" | "borrow_free";
                 };
             };
@@ -14553,6 +15031,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description `true`: make this the user's primary team, the one their jobs that name no team run for */
                     primary?: boolean;
                 };
             };
@@ -14873,12 +15352,22 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description GPUs that are the team's whenever it wants them: its jobs take them back from borrowers */
                     guaranteed: number;
-                    /** @default null */
+                    /**
+                     * @description GPUs beyond the guarantee it may borrow while others' are idle; null: no limit but the fleet's size
+                     * @default null
+                     */
                     borrow_limit?: number | null;
-                    /** @default null */
+                    /**
+                     * @description GPUs of its guarantee others may borrow while it leaves them idle; null: all of it
+                     * @default null
+                     */
                     lend_limit?: number | null;
-                    /** @default 1 */
+                    /**
+                     * @description Its share of borrowed GPUs against other borrowing teams: more weight, more GPUs
+                     * @default 1
+                     */
                     weight?: number;
                 };
             };
@@ -15305,7 +15794,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description A name to tell the token apart by, e.g. `laptop` */
                     name: string;
+                    /** @description Days until the token expires; omitted: it never expires */
                     expires_in_days?: number;
                 };
             };
@@ -15963,15 +16454,23 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The user's name: lowercase letters, digits, `.`, `_` and `-`, 2–39 characters, a letter first */
                     name: string;
                     /**
+                     * @description What the user may do: `viewer` reads, `operator` also submits and acts on own jobs, `admin` everything
                      * @default operator
                      * @enum {string}
                      */
                     role?: "viewer" | "operator" | "admin";
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @description The user's e-mail address; omitted: none (null)
+                     */
                     email?: string;
-                    /** @default true */
+                    /**
+                     * @description Also mint the user's first token, named `initial`, shown only in this answer
+                     * @default true
+                     */
                     with_token?: boolean;
                 };
             };
@@ -16117,8 +16616,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
+                    /**
+                     * @description The user's new role: `viewer`, `operator` or `admin`; omitted: unchanged
+                     * @enum {string}
+                     */
                     role?: "viewer" | "operator" | "admin";
+                    /** @description `true` disables the user: every request with their tokens is refused (403); omitted: unchanged */
                     disabled?: boolean;
                 };
             };
@@ -16283,14 +16786,26 @@ export interface operations {
                     "application/json": {
                         user: string;
                         quota: {
+                            /** @description GPUs the user's jobs may hold at once */
                             max_gpus: number;
+                            /** @description Jobs the user may have active at once: `QUEUED`, `SUBMITTED`, `PENDING` or `RUNNING` */
                             max_jobs: number;
+                            /** @description GPU-hours the user's jobs may use per UTC day */
                             daily_gpu_hours: number;
-                            /** @default [] */
+                            /**
+                             * @description The profiles the user may submit to; empty: every profile
+                             * @default []
+                             */
                             allowed_profiles: string[];
-                            /** @default 10 */
+                            /**
+                             * @description The highest `lifecycle.priority` the user's jobs get, and theirs when they ask for none
+                             * @default 10
+                             */
                             priority: number;
-                            /** @default normal */
+                            /**
+                             * @description The highest priority class (by value) the user's jobs may ask for
+                             * @default normal
+                             */
                             max_priority_class: string;
                         };
                     };
@@ -16420,14 +16935,26 @@ export interface operations {
                     "application/json": {
                         user: string;
                         quota: {
+                            /** @description GPUs the user's jobs may hold at once */
                             max_gpus: number;
+                            /** @description Jobs the user may have active at once: `QUEUED`, `SUBMITTED`, `PENDING` or `RUNNING` */
                             max_jobs: number;
+                            /** @description GPU-hours the user's jobs may use per UTC day */
                             daily_gpu_hours: number;
-                            /** @default [] */
+                            /**
+                             * @description The profiles the user may submit to; empty: every profile
+                             * @default []
+                             */
                             allowed_profiles: string[];
-                            /** @default 10 */
+                            /**
+                             * @description The highest `lifecycle.priority` the user's jobs get, and theirs when they ask for none
+                             * @default 10
+                             */
                             priority: number;
-                            /** @default normal */
+                            /**
+                             * @description The highest priority class (by value) the user's jobs may ask for
+                             * @default normal
+                             */
                             max_priority_class: string;
                         };
                     };
@@ -16694,8 +17221,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Where deliveries are POSTed: an absolute `http` or `https` URL without credentials */
                     url: string;
                     /**
+                     * @description Event types it receives (`job.failed`, …); `*`: every job event, not the team budget events
                      * @default [
                      *       "job.succeeded",
                      *       "job.failed",
@@ -16703,8 +17232,12 @@ export interface operations {
                      *     ]
                      */
                     events?: string[];
+                    /** @description Only jobs of this fleet (name or id); omitted: every fleet */
                     fleet?: string;
-                    /** @default  */
+                    /**
+                     * @description What the webhook is for, free text
+                     * @default
+                     */
                     description?: string;
                 };
             };

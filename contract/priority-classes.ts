@@ -94,12 +94,35 @@ export const BUILTIN_PRIORITY_CLASSES: readonly PriorityClass[] = [
 
 /** PUT /v1/priority-classes/:name: what changes (a new class needs its value; the rest default). */
 export const SetPriorityClassBody = z.object({
-  value: PriorityClass.shape.value.optional(),
-  preemptible: z.boolean().optional(),
-  grace_seconds: PriorityClass.shape.grace_seconds.optional(),
-  min_runtime_seconds: PriorityClass.shape.min_runtime_seconds.optional(),
-  may_borrow: z.boolean().optional(),
-  description: PriorityClass.shape.description.optional(),
+  value: PriorityClass.shape.value
+    .optional()
+    .describe(
+      "Higher runs first and may preempt jobs of lower, preemptible classes; required for a new class",
+    ),
+  preemptible: z
+    .boolean()
+    .optional()
+    .describe("Whether its jobs may be preempted; omitted: unchanged (a new class: `true`)"),
+  grace_seconds: PriorityClass.shape.grace_seconds
+    .optional()
+    .describe(
+      "Seconds a preempted job gets from SIGTERM to SIGKILL to checkpoint; omitted: unchanged (a new class: 120)",
+    ),
+  min_runtime_seconds: PriorityClass.shape.min_runtime_seconds
+    .optional()
+    .describe("Seconds its jobs run before they may be preempted; omitted: unchanged (a new class: 600)"),
+  may_borrow: z
+    .boolean()
+    .optional()
+    .describe(
+      "Whether its jobs may use GPUs beyond their team's guarantee; omitted: unchanged (a new class: `true`)",
+    ),
+  // Not PriorityClass.shape.description (it defaults to "", which would blank a description left out).
+  description: z
+    .string()
+    .max(200)
+    .optional()
+    .describe("What the class is for, free text; omitted: unchanged (a new class: empty)"),
 });
 export type SetPriorityClassBody = z.infer<typeof SetPriorityClassBody>;
 

@@ -8,11 +8,21 @@
 import { z } from "zod";
 
 export const ProfileEntry = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "profile names are lowercase [a-z0-9._-]"),
-  series: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/),
-  gpus_per_node: z.number().int().min(1).max(64),
-  default_gpus: z.number().int().min(1),
-  description: z.string().max(500).default(""),
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, "profile names are lowercase [a-z0-9._-]")
+    .describe("The profile's name, what `sf submit --profile` and a pool's `profile` give"),
+  series: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/)
+    .describe("The GPU series its jobs run on, e.g. `h100`"),
+  gpus_per_node: z.number().int().min(1).max(64).describe("GPUs on one node of this profile"),
+  default_gpus: z
+    .number()
+    .int()
+    .min(1)
+    .describe("The GPUs a job gets when it names none: at most `gpus_per_node`, or a multiple of it"),
+  description: z.string().max(500).default("").describe("What the profile is, free text"),
 });
 export type ProfileEntry = z.infer<typeof ProfileEntry>;
 

@@ -23,7 +23,8 @@ export const SetSecretBody = z.object({
     .refine(
       (v) => !v.includes("\0"),
       "a secret value cannot contain a NUL character (it becomes an environment variable)",
-    ),
+    )
+    .describe("The value: 8 characters to 32 KiB, no NUL; stored sealed, and no route ever returns it"),
 });
 export type SetSecretBody = z.infer<typeof SetSecretBody>;
 

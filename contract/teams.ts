@@ -25,23 +25,45 @@ const Gpus = z.number().int().min(0).max(1_000_000);
 /** A team's share of one GPU series in one fleet. */
 export const TeamQuota = z.object({
   /** GPUs that are the team's: its jobs get them back from borrowers (reclaim). */
-  guaranteed: Gpus,
+  guaranteed: Gpus.describe(
+    "GPUs that are the team's whenever it wants them: its jobs take them back from borrowers",
+  ),
   /** GPUs beyond the guarantee it may use while others' are idle; null: no limit but the fleet's size. */
-  borrow_limit: Gpus.nullable().default(null),
+  borrow_limit: Gpus.nullable()
+    .default(null)
+    .describe(
+      "GPUs beyond the guarantee it may borrow while others' are idle; null: no limit but the fleet's size",
+    ),
   /** GPUs of its guarantee others may borrow while it does not use them; null: all of it. */
-  lend_limit: Gpus.nullable().default(null),
+  lend_limit: Gpus.nullable()
+    .default(null)
+    .describe("GPUs of its guarantee others may borrow while it leaves them idle; null: all of it"),
   /** Its share of borrowed GPUs against other borrowers (more weight, more of them). */
-  weight: z.number().positive().max(1000).default(1),
+  weight: z
+    .number()
+    .positive()
+    .max(1000)
+    .default(1)
+    .describe("Its share of borrowed GPUs against other borrowing teams: more weight, more GPUs"),
 });
 export type TeamQuota = z.infer<typeof TeamQuota>;
 
 /** PUT /v1/teams/:name */
-export const SetTeamBody = z.object({ description: z.string().max(200).optional() });
+export const SetTeamBody = z.object({
+  description: z
+    .string()
+    .max(200)
+    .optional()
+    .describe("What the team is, free text; omitted: unchanged (empty for a new team)"),
+});
 
 /** PUT /v1/teams/:name/members/:user */
 export const SetMemberBody = z.object({
   /** Make this the user's primary team (the team of their jobs that name none). */
-  primary: z.boolean().optional(),
+  primary: z
+    .boolean()
+    .optional()
+    .describe("`true`: make this the user's primary team, the one their jobs that name no team run for"),
 });
 
 /** One team as the API shows it. */
@@ -107,13 +129,34 @@ export type BudgetPolicy = (typeof BUDGET_POLICIES)[number];
 
 /** PUT /v1/teams/:name/budget: GPU-hours per calendar month and/or ISO week (UTC); null: no budget. */
 export const SetBudgetBody = z.object({
-  monthly_gpu_hours: z.number().min(0).max(100_000_000).nullable().optional(),
-  weekly_gpu_hours: z.number().min(0).max(100_000_000).nullable().optional(),
+  monthly_gpu_hours: z
+    .number()
+    .min(0)
+    .max(100_000_000)
+    .nullable()
+    .optional()
+    .describe(
+      "GPU-hours the team may use per calendar month (UTC); null: no monthly budget; omitted: unchanged",
+    ),
+  weekly_gpu_hours: z
+    .number()
+    .min(0)
+    .max(100_000_000)
+    .nullable()
+    .optional()
+    .describe(
+      "GPU-hours the team may use per ISO week (from Monday, UTC); null: no weekly budget; omitted: unchanged",
+    ),
   /**
    * refuse (default): new jobs of the team are refused, queued ones wait; pause: also its running jobs
    * pause at their next checkpoint (never killed); borrow_free: it runs only within its guarantee.
    */
-  policy: z.enum(BUDGET_POLICIES).optional(),
+  policy: z
+    .enum(BUDGET_POLICIES)
+    .optional()
+    .describe(
+      "Once spent: `refuse` new jobs, also `pause` running ones, or `borrow_free` (guarantee only); omitted: unchanged",
+    ),
 });
 
 export interface TeamBudget {

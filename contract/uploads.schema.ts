@@ -19,7 +19,7 @@ const Hex64 = z.string().regex(/^[0-9a-f]{64}$/, "expected 64 lowercase hex char
 
 /** POST /v1/blobs/:digest/uploads */
 export const StartUploadRequest = z.strictObject({
-  size: z.number().int().nonnegative(),
+  size: z.number().int().nonnegative().describe("The blob's size in bytes"),
 });
 export type StartUploadRequest = z.infer<typeof StartUploadRequest>;
 
@@ -58,9 +58,17 @@ export type StartUploadResponse = z.infer<typeof StartUploadResponse>;
 
 /** PUT /v1/blobs/:digest/uploads/:upload/parts/:n */
 export const PartReport = z.strictObject({
-  size: z.number().int().nonnegative(),
-  etag: z.string().min(1).max(200),
-  sha256: Hex64,
+  size: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("The part's size in bytes: `part_size`, or the remainder for the last part"),
+  etag: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe("The ETag the part's presigned PUT answered, quotes included, as S3 sent it"),
+  sha256: Hex64.describe("sha256 of the part's bytes as sent, in 64 lowercase hex characters"),
 });
 export type PartReport = z.infer<typeof PartReport>;
 

@@ -89,12 +89,24 @@ export function normaliseEvents(events: string[]): { events: string[]; unknown: 
 }
 
 export const CreateWebhookBody = z.object({
-  url: WebhookUrl,
+  url: WebhookUrl.describe(
+    "Where deliveries are POSTed: an absolute `http` or `https` URL without credentials",
+  ),
   /** Event types (`job.succeeded`, …) or `*`; checked against SUBSCRIBABLE_EVENTS by the route. */
-  events: z.array(z.string().min(1).max(64)).min(1).max(32).default(DEFAULT_WEBHOOK_EVENTS),
+  events: z
+    .array(z.string().min(1).max(64))
+    .min(1)
+    .max(32)
+    .default(DEFAULT_WEBHOOK_EVENTS)
+    .describe("Event types it receives (`job.failed`, …); `*`: every job event, not the team budget events"),
   /** Only jobs of this fleet (name or id); omitted = every fleet. */
-  fleet: z.string().min(1).max(64).optional(),
-  description: z.string().max(500).default(""),
+  fleet: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Only jobs of this fleet (name or id); omitted: every fleet"),
+  description: z.string().max(500).default("").describe("What the webhook is for, free text"),
 });
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
 

@@ -84,6 +84,37 @@ describe("contract/openapi.json", () => {
     }
   });
 
+  it("says what every field a client sends means (request bodies, every level)", () => {
+    type S = {
+      $ref?: string;
+      description?: string;
+      properties?: Record<string, S>;
+      items?: S;
+      allOf?: S[];
+      anyOf?: S[];
+      oneOf?: S[];
+    };
+    const schemas = (JSON.parse(text) as { components: { schemas: Record<string, S> } }).components.schemas;
+    const undescribed: string[] = [];
+    const walk = (s: S | undefined, where: string, seen: Set<S>): void => {
+      const r = s?.$ref ? schemas[s.$ref.split("/").pop()!] : s;
+      if (!r || seen.has(r)) return;
+      seen.add(r);
+      for (const x of [...(r.allOf ?? []), ...(r.anyOf ?? []), ...(r.oneOf ?? [])]) walk(x, where, seen);
+      walk(r.items, where, seen);
+      for (const [name, f] of Object.entries(r.properties ?? {})) {
+        // A field typed by a named schema is explained where that schema is.
+        if (!f.description && !f.$ref) undescribed.push(`${where}: ${name}`);
+        walk(f, `${where}.${name}`, seen);
+      }
+    };
+    for (const { where, op } of operations) {
+      const body = (op as { requestBody?: { content?: Record<string, { schema?: S }> } }).requestBody;
+      walk(body?.content?.["application/json"]?.schema, where, new Set());
+    }
+    expect(undescribed).toEqual([]);
+  });
+
   it("describes what every kind of webhook delivery carries", () => {
     expect(Object.keys(doc.webhooks).sort()).toEqual(["job-event", "team-budget", "webhook-test"]);
   });

@@ -54,7 +54,10 @@ describe("the priority classes API", () => {
     const noValue = await api(ADMIN, "PUT", "/v1/priority-classes/pc-new", { grace_seconds: 10 });
     expect(noValue.status).toBe(400);
     expect(noValue.body.error.message).toMatch(/give it a value/);
-    const added = await api(ADMIN, "PUT", "/v1/priority-classes/pc-new", { value: -200 });
+    const added = await api(ADMIN, "PUT", "/v1/priority-classes/pc-new", {
+      value: -200,
+      description: "nightly evals",
+    });
     expect(added.status).toBe(201);
     expect(added.body.priority_class).toMatchObject({
       name: "pc-new",
@@ -65,7 +68,12 @@ describe("the priority classes API", () => {
     });
     const changed = await api(ADMIN, "PUT", "/v1/priority-classes/pc-new", { grace_seconds: 15 });
     expect(changed.status).toBe(200);
-    expect(changed.body.priority_class).toMatchObject({ value: -200, grace_seconds: 15 });
+    // A field left out keeps its value: the description too.
+    expect(changed.body.priority_class).toMatchObject({
+      value: -200,
+      grace_seconds: 15,
+      description: "nightly evals",
+    });
     expect((await api(op, "PUT", "/v1/priority-classes/pc-new", { value: 1 })).status).toBe(403);
     expect((await api(ADMIN, "PUT", "/v1/priority-classes/Bad_Name", { value: 1 })).status).toBe(400);
     const builtin = await api(ADMIN, "DELETE", "/v1/priority-classes/normal");

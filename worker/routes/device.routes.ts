@@ -14,7 +14,15 @@ import { parseJson } from "../http.js";
 import { describe } from "../openapi/describe.js";
 import { pollDeviceLogin, startDeviceLogin } from "../services/device.service.js";
 
-const PollBody = z.object({ device_code: z.string().min(1).max(200) });
+const PollBody = z.object({
+  device_code: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe(
+      "The `device_code` (`sfd_…`) that POST /v1/auth/device answered; whoever holds it gets the token",
+    ),
+});
 /** The approved poll's answer: the new token, whose it is and its name. */
 const DeviceLoginToken = DeviceToken.extend({ user: z.string(), name: z.string() });
 

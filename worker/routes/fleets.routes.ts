@@ -42,7 +42,8 @@ const EnrollmentTokenBody = z.object({
     .int()
     .min(1)
     .max(7 * 24 * 60)
-    .default(60),
+    .default(60)
+    .describe("Minutes until the token expires if no agent has spent it, at most 7 days"),
 });
 
 /** POST /v1/fleets/:fleet/nodes: the node as registered (or updated). */

@@ -106,7 +106,16 @@ export const jobsRoutes = new Hono<Env>()
         'checks cheapest first and a refusal leaves nothing behind (docs/api.md "POST /v1/jobs"). ' +
         "`?dry_run=1` decides the submit as the fleet would now and undoes it.",
       role: "operator",
-      body: z.union([JobSpec, z.object({ jobs: z.array(JobSpec).min(1).max(MAX_JOB_ARRAY) })]),
+      body: z.union([
+        JobSpec,
+        z.object({
+          jobs: z
+            .array(JobSpec)
+            .min(1)
+            .max(MAX_JOB_ARRAY)
+            .describe("A job array: its JobSpecs, admitted all or none, on one fleet"),
+        }),
+      ]),
       query: z.object({
         dry_run: z
           .enum(["0", "1", "true", "false"])

@@ -19,7 +19,11 @@ export const CapsuleFiles = z
   .strict();
 export type CapsuleFiles = z.infer<typeof CapsuleFiles>;
 
-export const PublishCapsuleBody = z.object({ files: CapsuleFiles });
+export const PublishCapsuleBody = z.object({
+  files: CapsuleFiles.describe(
+    "Exactly `bootstrap.sh` and `runner.pyz`, each the digest of a blob already uploaded",
+  ),
+});
 
 export async function currentCapsule(d1: D1Database): Promise<CapsuleFiles | null> {
   const [row] = await db(d1)
