@@ -104,12 +104,19 @@ export type JournalEntry = z.infer<typeof JournalEntry>;
  * front one cluster).
  */
 export const Orphan = z.object({
-  run_id: z.string().max(200),
-  rank: z.number().int().min(0).nullable(),
-  epoch: z.number().int().min(0).nullable(),
+  run_id: z.string().max(200).describe("The run its labels name"),
+  rank: z.number().int().min(0).nullable().describe("The rank its labels name; null: they name none"),
+  epoch: z.number().int().min(0).nullable().describe("The run's epoch its labels name; null: they name none"),
   /** docker container id, process group, Slurm job id, RayJob name. */
-  ref: z.string().max(200),
-  action: z.enum(["stopped", "reported"]),
+  ref: z
+    .string()
+    .max(200)
+    .describe("The workload in its runtime: container id, process group, Slurm job id or RayJob name"),
+  action: z
+    .enum(["stopped", "reported"])
+    .describe(
+      "`stopped`: the agent stopped and removed it (host runtimes); `reported`: left as it is (clusters)",
+    ),
 });
 export type Orphan = z.infer<typeof Orphan>;
 

@@ -299,30 +299,63 @@ export const JobActionBody = z.object({
 export const PendingReasons = z.array(PendingReason);
 
 export const JobView = z.object({
-  id: z.string(),
-  name: z.string(),
-  user_id: z.string(),
-  fleet_id: z.string(),
-  status: JobState,
-  priority: z.number().int(),
+  id: z.string().describe("The job's id, `job_` plus a lowercase ULID"),
+  name: z.string().describe("The job's name, the spec's `metadata.name`"),
+  user_id: z.string().describe("The id (`usr_…`) of the user who submitted it"),
+  fleet_id: z.string().describe("The id (`flt_…`) of the fleet it runs in"),
+  status: JobState.describe(
+    "Its state, e.g. `QUEUED`, `RUNNING`, `SUCCEEDED`, `FAILED`, `STOPPED`, `PAUSED`",
+  ),
+  priority: z
+    .number()
+    .int()
+    .describe(
+      "Its priority within its class, higher first: its `lifecycle.priority`, capped at its owner's quota",
+    ),
   /** Its priority class (docs/scheduling.md); absent from servers older than classes. */
-  priority_class: z.string().default("normal"),
+  priority_class: z
+    .string()
+    .default("normal")
+    .describe(
+      "Its priority class, `lifecycle.priority_class` (default `normal`): higher classes are scheduled first",
+    ),
   /** The team it runs for (docs/scheduling.md "Teams"); null: its submitter is in no team. */
-  team: z.string().nullable().default(null),
-  gpus: z.number().int(),
-  recipe: z.string(),
-  pending_reasons: PendingReasons,
-  current_run_id: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  team: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe("The team it runs for; null: its submitter is in no team"),
+  gpus: z.number().int().describe("GPUs it uses in all: the sum over its pools of `nodes` × `gpus_per_node`"),
+  recipe: z.string().describe("Its recipe as `name@version`, e.g. `python/charlm@1.0.0`"),
+  pending_reasons: PendingReasons.describe("Why it is not running yet; empty when nothing holds it back"),
+  current_run_id: z
+    .string()
+    .nullable()
+    .describe("Its newest run's id (`run_…`), kept after that run ends; null before its first dispatch"),
+  created_at: z.string().describe("When it was submitted, ISO 8601 UTC"),
+  updated_at: z.string().describe("When it last changed, ISO 8601 UTC"),
   /** GET /v1/jobs only (absent elsewhere): the owner's user name. */
-  user: z.string().optional(),
+  user: z.string().optional().describe("`GET /v1/jobs` only: the owner's user name"),
   /** GET /v1/jobs only: the spec's profile name(s), comma-separated when its pools use several. */
-  profile: z.string().nullable().optional(),
+  profile: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "`GET /v1/jobs` only: its profile name(s), comma-separated if its pools use several; null: none",
+    ),
   /** GET /v1/jobs only: when its first run took its GPUs; null before any run. */
-  started_at: z.string().nullable().optional(),
+  started_at: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("`GET /v1/jobs` only: when its first run took its GPUs, ISO 8601 UTC; null before any run"),
   /** GET /v1/jobs only: when its last run ended, if the job is at rest (SUCCEEDED/FAILED/STOPPED/PAUSED). */
-  ended_at: z.string().nullable().optional(),
+  ended_at: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("`GET /v1/jobs` only: when its last run ended, ISO 8601 UTC; null unless the job is at rest"),
 });
 export type JobView = z.infer<typeof JobView>;
 

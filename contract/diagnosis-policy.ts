@@ -323,27 +323,59 @@ export function runVerdict(
 
 /** A stored diagnosis as the API shows it (GET /v1/jobs/:id runs[].diagnosis, the `job.failed` webhook). */
 export const DiagnosisView = z.looseObject({
-  class: Class,
-  summary: z.string(),
-  rank: z.number().int().nullable(),
-  node: z.string().nullable(),
+  class: Class.describe("The failure class, a stable code such as `CUDA_OOM` or `NCCL_TIMEOUT`"),
+  summary: z
+    .string()
+    .describe("Why the run failed, in one sentence (with the exception's message where there is one)"),
+  rank: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The root-cause rank (the first real failure in time); null when no rank is known"),
+  node: z.string().nullable().describe("The name of the root-cause rank's node; null when it is not known"),
   line: z
     .looseObject({
-      rank: z.number().int(),
-      stream: z.string(),
-      seq: z.number().int(),
-      cursor: z.number().int().nullable(),
-      text: z.string(),
+      rank: z.number().int().describe("The rank that wrote the line"),
+      stream: z.string().describe("The log stream the line is in: `stdout`, `stderr` or `console`"),
+      seq: z.number().int().describe("The line's sequence number within its rank and stream (0, 1, 2, …)"),
+      cursor: z
+        .number()
+        .int()
+        .nullable()
+        .describe("The line's `offset` in `GET /v1/jobs/:id/logs`; null if it was not yet released"),
+      text: z.string().describe("The text of the line"),
     })
-    .nullable(),
-  hint: z.string(),
-  action: z.looseObject({
-    policy: z.enum(FAILURE_ACTIONS),
-    retried: z.boolean(),
-    why: z.string(),
-    cordoned: z.string().nullable(),
-  }),
-  rule: z.number().int().nullable(),
-  diagnosed_at: z.string(),
-  from_logs: z.boolean(),
+    .nullable()
+    .describe("The log line the diagnosis rests on; null when no stored log line explains the failure"),
+  hint: z.string().describe("What to change: the deciding fleet rule's hint, else the class's built-in hint"),
+  action: z
+    .looseObject({
+      policy: z
+        .enum(FAILURE_ACTIONS)
+        .describe(
+          "The action named for the class: a matching fleet rule's, the fleet's override or the built-in one",
+        ),
+      retried: z.boolean().describe("Whether the job was re-queued for another attempt"),
+      why: z
+        .string()
+        .describe(
+          "Why it was or was not retried, in words (the class's policy, the job's request, the budget)",
+        ),
+      cordoned: z
+        .string()
+        .nullable()
+        .describe("The name of the node cordoned for a GPU failure (`retry_elsewhere`); null when none was"),
+    })
+    .describe("What was done about the failure"),
+  rule: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The index in the fleet's `diagnosis.rules` of the rule that decided the class; null: built-in rules",
+    ),
+  diagnosed_at: z.string().describe("When the run was diagnosed (ISO 8601 UTC)"),
+  from_logs: z
+    .boolean()
+    .describe("False when the run's logs could not be read in time: the diagnosis rests on exits and events"),
 });

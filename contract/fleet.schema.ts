@@ -82,62 +82,147 @@ export interface Actor {
 }
 
 export const RunView = z.looseObject({
-  id: z.string(),
-  attempt: z.number(),
-  epoch: z.number(),
-  status: z.string(),
-  placement: z.array(Placement),
-  gpus: z.number(),
-  allocated_at: z.string(),
-  ended_at: z.string().nullable(),
-  exit_code: z.number().nullable(),
-  reason: z.string().nullable(),
+  id: z.string().describe("The run's id, `run_` plus a lowercase ULID"),
+  attempt: z.number().describe("Which attempt of the job it is, counting from 1"),
+  epoch: z
+    .number()
+    .describe("The lease epoch of its dispatch: agent reports carrying another epoch are refused as stale"),
+  status: z
+    .string()
+    .describe(
+      "`SUBMITTED`, then `RUNNING` once started; once ended, the job's resting state, e.g. `STOPPED`",
+    ),
+  placement: z
+    .array(Placement)
+    .describe("Where each rank runs: its pool, node and the exact GPU indices it was given"),
+  gpus: z.number().describe("GPUs the run holds in all"),
+  allocated_at: z.string().describe("When it took its GPUs, ISO 8601 UTC"),
+  ended_at: z
+    .string()
+    .nullable()
+    .describe("When it released its GPUs (every rank gone), ISO 8601 UTC; null while it holds them"),
+  exit_code: z
+    .number()
+    .nullable()
+    .describe("Its exit code (0 when every rank exited 0); null while it runs or if none was reported"),
+  reason: z
+    .string()
+    .nullable()
+    .describe("Why it ended, in words, e.g. `stop by ada`; null while it runs or if none was given"),
   /** The checkpoint this run continued from (set when its launch was first built), or null. */
-  resumed_from: z.looseObject({ run_id: z.string(), step: z.number().nullable() }).nullable(),
+  resumed_from: z
+    .looseObject({
+      run_id: z.string().describe("The run (`run_…`) that stored the checkpoint"),
+      step: z.number().nullable().describe("The checkpoint's training step; null if it has none"),
+    })
+    .nullable()
+    .describe("The checkpoint it continued from; null: it started fresh"),
   /** It ran beyond its team's guarantee, on GPUs borrowed from idle teams (docs/scheduling.md "Teams"). */
-  borrowed: z.boolean().default(false),
+  borrowed: z
+    .boolean()
+    .default(false)
+    .describe("True when it ran beyond its team's guarantee, on GPUs borrowed from idle teams"),
   /**
    * GET /v1/jobs/:id, a preempted run once released: the steps its training reported past its newest
    * stored checkpoint (work lost to the preemption); null when it reported no steps.
    */
-  steps_lost: z.number().nullable().optional(),
+  steps_lost: z
+    .number()
+    .nullable()
+    .optional()
+    .describe(
+      "A preempted run once released: steps trained past the job's newest checkpoint; null: none reported",
+    ),
   /** Why a failed run failed (docs/operations.md "Failure diagnosis"); null until diagnosed, or if it did not fail. */
-  diagnosis: DiagnosisView.nullable().default(null),
+  diagnosis: DiagnosisView.nullable()
+    .default(null)
+    .describe("Why it failed (`class`, `summary`, `hint`…); null until diagnosed, or if it did not fail"),
 });
 export type RunView = z.infer<typeof RunView>;
 
 /** The API's job view plus its runs, as the Fleet DO sees it right now. */
-export const JobDetail = z.looseObject({ ...JobView.shape, runs: z.array(RunView) });
+export const JobDetail = z.looseObject({
+  ...JobView.shape,
+  runs: z.array(RunView).describe("The job's runs, one per attempt, oldest first"),
+});
 export type JobDetail = z.infer<typeof JobDetail>;
 
 export const NodeView = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  series: z.string(),
+  id: z.string().describe("The node's id, `nod_` plus a lowercase ULID"),
+  name: z.string().describe("The node's name in the fleet"),
+  series: z.string().describe("The series of its GPUs, e.g. `h100`"),
   /** ready | lost (an agent that went silent) */
-  status: z.string(),
-  agent: z.boolean(),
-  lost_since: z.string().nullable(),
-  runtime: z.string().nullable(),
+  status: z
+    .string()
+    .describe("`ready`, `lost` (its agent went silent), or a cluster node's `drain` or `down`"),
+  agent: z
+    .boolean()
+    .describe("True for a node that dials in (an agent or a cluster node one fronts); false: an admin node"),
+  lost_since: z
+    .string()
+    .nullable()
+    .describe("When its agent went silent, ISO 8601 UTC; null unless `status` is `lost`"),
+  runtime: z
+    .string()
+    .nullable()
+    .describe(
+      "How it runs jobs, e.g. `docker`, `process`, `slurm`; null: not said (an admin node registered without)",
+    ),
   /** The address its peers reach this node at (an agent's --advertise-addr); null for admin nodes. */
-  advertise_addr: z.string().nullable(),
+  advertise_addr: z
+    .string()
+    .nullable()
+    .describe("The address its peers reach it at (its agent's `--advertise-addr`); null: none given"),
   /** A cluster node: the agent (node id) that fronts it; null for an agent's own host or an admin node. */
-  agent_id: z.string().nullable(),
+  agent_id: z
+    .string()
+    .nullable()
+    .describe(
+      "A cluster node: the node id of the agent that fronts it; null for an agent's own host or an admin node",
+    ),
   /** Why it takes no new runs, in its cluster's words (e.g. "drain: bad fan"); null when ready. */
-  status_reason: z.string().nullable(),
+  status_reason: z
+    .string()
+    .nullable()
+    .describe("Why it takes no new runs, in its cluster's words, e.g. `drain: bad fan`; null when ready"),
   /** What it runs: `image` (jobs with an image), `bare` (image-less jobs); admin nodes run both. */
-  workloads: z.array(z.string()),
-  labels: z.record(z.string(), z.string()),
-  gpus: z.array(
-    z.looseObject({ index: z.number(), run_id: z.string().nullable(), job_id: z.string().nullable() }),
-  ),
+  workloads: z
+    .array(z.string())
+    .describe("What it runs: `image` (jobs with an image), `bare` (jobs without)"),
+  labels: z.record(z.string(), z.string()).describe("Its labels, key → value, e.g. `rack`"),
+  gpus: z
+    .array(
+      z.looseObject({
+        index: z.number().describe("The GPU's index on the node, from 0"),
+        run_id: z.string().nullable().describe("The run (`run_…`) holding this GPU; null: free"),
+        job_id: z.string().nullable().describe("The job (`job_…`) of the run holding this GPU; null: free"),
+      }),
+    )
+    .describe("Its GPUs by index, with the run and job holding each"),
   /** An admin took it out of scheduling (cordon, drain, revoke): no new runs; running ones go on. */
-  cordoned: z.boolean().default(false),
-  cordon_note: z.string().nullable().default(null),
+  cordoned: z
+    .boolean()
+    .default(false)
+    .describe(
+      "True when an admin took it out of scheduling (cordon, drain, revoke): no new runs; running ones go on",
+    ),
+  cordon_note: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe("The admin's note on the cordon; null when not cordoned or no note was given"),
   /** Its agent was revoked: refused from then on; its runs are handled like a lost agent's. */
-  revoked: z.boolean().default(false),
+  revoked: z
+    .boolean()
+    .default(false)
+    .describe(
+      "True when its agent was revoked: refused from then on; its runs are handled as a lost agent's",
+    ),
   /** Workloads its agent's last start-up sweep found that nothing claimed (stopped, or reported). */
-  orphans: z.array(Orphan).default([]),
+  orphans: z
+    .array(Orphan)
+    .default([])
+    .describe("Workloads its agent's last start-up sweep found that no run claimed, stopped or reported"),
 });
 export type NodeView = z.infer<typeof NodeView>;
 
@@ -233,19 +318,27 @@ export type RunEventOutcome =
  * preempt running jobs (which), or wait (why). Nothing is queued, reserved or changed.
  */
 export const DryRunJob = z.looseObject({
-  would: z.enum(["start", "preempt", "wait"]),
+  would: z
+    .enum(["start", "preempt", "wait"])
+    .describe("What the submit would do now: `start`, `preempt` running jobs, or `wait`"),
   /** Where it would start (would = start), by rank. */
-  placement: z.array(Placement),
-  pending_reasons: PendingReasons,
-  /** The running jobs it would stop with a checkpoint (would = preempt). */
-  preempts: z.array(
-    z.looseObject({
-      job_id: z.string(),
-      name: z.string(),
-      user_id: z.string(),
-      priority_class: z.string(),
-      gpus: z.number(),
-    }),
+  placement: z
+    .array(Placement)
+    .describe("Where it would start, by rank (`would` = `start`); empty otherwise"),
+  pending_reasons: PendingReasons.describe(
+    "Why it would not start at once (`would` = `wait` or `preempt`); empty when it would start",
   ),
+  /** The running jobs it would stop with a checkpoint (would = preempt). */
+  preempts: z
+    .array(
+      z.looseObject({
+        job_id: z.string().describe("The running job's id (`job_…`)"),
+        name: z.string().describe("Its name"),
+        user_id: z.string().describe("The id (`usr_…`) of its owner"),
+        priority_class: z.string().describe("Its priority class"),
+        gpus: z.number().describe("GPUs it holds"),
+      }),
+    )
+    .describe("The running jobs it would stop with a checkpoint (`would` = `preempt`); empty otherwise"),
 });
 export type DryRunJob = z.infer<typeof DryRunJob>;

@@ -11,11 +11,13 @@ import { JobSpec } from "./jobspec.schema.js";
 export const LAUNCH_API_VERSION = "starforge.dev/launch/v1";
 
 export const Placement = z.object({
-  rank: z.number().int().min(0),
-  pool: z.string(),
-  node_id: z.string(),
+  rank: z.number().int().min(0).describe("The rank (from 0) this entry places"),
+  pool: z.string().describe("The JobSpec pool the rank belongs to"),
+  node_id: z.string().describe("The node it runs on"),
   /** Exactly the GPU indices the Fleet DO allocated on that node. */
-  gpu_indices: z.array(z.number().int().min(0)),
+  gpu_indices: z
+    .array(z.number().int().min(0))
+    .describe("The GPUs of that node it holds, by index (numbered from 0)"),
 });
 export type Placement = z.infer<typeof Placement>;
 

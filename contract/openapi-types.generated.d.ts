@@ -2118,54 +2118,99 @@ export interface components {
             };
         };
         Diagnosis: {
-            /** @enum {string} */
+            /**
+             * @description The failure class, a stable code such as `CUDA_OOM` or `NCCL_TIMEOUT`
+             * @enum {string}
+             */
             class: "CUDA_OOM" | "HOST_OOM" | "NCCL_TIMEOUT" | "NCCL_ERROR" | "GPU_HARDWARE" | "CUDA_ERROR" | "NAN_LOSS" | "HANG" | "DATALOADER" | "DISK_FULL" | "IMPORT_ERROR" | "FILE_NOT_FOUND" | "HF_ACCESS" | "NETWORK" | "SIGNAL" | "TIMEOUT" | "NODE_LOST" | "USER_EXCEPTION" | "UNKNOWN";
+            /** @description Why the run failed, in one sentence (with the exception's message where there is one) */
             summary: string;
+            /** @description The root-cause rank (the first real failure in time); null when no rank is known */
             rank: number | null;
+            /** @description The name of the root-cause rank's node; null when it is not known */
             node: string | null;
+            /** @description The log line the diagnosis rests on; null when no stored log line explains the failure */
             line: {
+                /** @description The rank that wrote the line */
                 rank: number;
+                /** @description The log stream the line is in: `stdout`, `stderr` or `console` */
                 stream: string;
+                /** @description The line's sequence number within its rank and stream (0, 1, 2, …) */
                 seq: number;
+                /** @description The line's `offset` in `GET /v1/jobs/:id/logs`; null if it was not yet released */
                 cursor: number | null;
+                /** @description The text of the line */
                 text: string;
             } | null;
+            /** @description What to change: the deciding fleet rule's hint, else the class's built-in hint */
             hint: string;
+            /** @description What was done about the failure */
             action: {
-                /** @enum {string} */
+                /**
+                 * @description The action named for the class: a matching fleet rule's, the fleet's override or the built-in one
+                 * @enum {string}
+                 */
                 policy: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
+                /** @description Whether the job was re-queued for another attempt */
                 retried: boolean;
+                /** @description Why it was or was not retried, in words (the class's policy, the job's request, the budget) */
                 why: string;
+                /** @description The name of the node cordoned for a GPU failure (`retry_elsewhere`); null when none was */
                 cordoned: string | null;
             };
+            /** @description The index in the fleet's `diagnosis.rules` of the rule that decided the class; null: built-in rules */
             rule: number | null;
+            /** @description When the run was diagnosed (ISO 8601 UTC) */
             diagnosed_at: string;
+            /** @description False when the run's logs could not be read in time: the diagnosis rests on exits and events */
             from_logs: boolean;
         };
         Digest: string;
         DryRunJob: {
-            /** @enum {string} */
+            /**
+             * @description What the submit would do now: `start`, `preempt` running jobs, or `wait`
+             * @enum {string}
+             */
             would: "start" | "preempt" | "wait";
+            /** @description Where it would start, by rank (`would` = `start`); empty otherwise */
             placement: {
+                /** @description The rank (from 0) this entry places */
                 rank: number;
+                /** @description The JobSpec pool the rank belongs to */
                 pool: string;
+                /** @description The node it runs on */
                 node_id: string;
+                /** @description The GPUs of that node it holds, by index (numbered from 0) */
                 gpu_indices: number[];
             }[];
+            /** @description Why it would not start at once (`would` = `wait` or `preempt`); empty when it would start */
             pending_reasons: {
-                /** @enum {string} */
+                /**
+                 * @description What holds it back, a stable code, e.g. `CAPACITY`, `QUOTA_GPUS`, `PREEMPTING`
+                 * @enum {string}
+                 */
                 code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                /** @description The same reason in words, for people */
                 message: string;
-                /** @default {} */
+                /**
+                 * @description Flat facts for programs (series, limits, counts, times) by name; which ones depend on `code`
+                 * @default {}
+                 */
                 details: {
                     [key: string]: string | number | boolean | null;
                 };
             }[];
+            /** @description The running jobs it would stop with a checkpoint (`would` = `preempt`); empty otherwise */
             preempts: {
+                /** @description The running job's id (`job_…`) */
                 job_id: string;
+                /** @description Its name */
                 name: string;
+                /** @description The id (`usr_…`) of its owner */
                 user_id: string;
+                /** @description Its priority class */
                 priority_class: string;
+                /** @description GPUs it holds */
                 gpus: number;
             }[];
         };
@@ -2277,43 +2322,81 @@ export interface components {
             ] | null;
         };
         JobDetail: {
+            /** @description The job's id, `job_` plus a lowercase ULID */
             id: string;
+            /** @description The job's name, the spec's `metadata.name` */
             name: string;
+            /** @description The id (`usr_…`) of the user who submitted it */
             user_id: string;
+            /** @description The id (`flt_…`) of the fleet it runs in */
             fleet_id: string;
-            /** @enum {string} */
+            /**
+             * @description Its state, e.g. `QUEUED`, `RUNNING`, `SUCCEEDED`, `FAILED`, `STOPPED`, `PAUSED`
+             * @enum {string}
+             */
             status: "QUEUED" | "SUBMITTED" | "PENDING" | "RUNNING" | "SUCCEEDED" | "FAILED" | "STOPPED" | "PAUSED";
+            /** @description Its priority within its class, higher first: its `lifecycle.priority`, capped at its owner's quota */
             priority: number;
-            /** @default normal */
+            /**
+             * @description Its priority class, `lifecycle.priority_class` (default `normal`): higher classes are scheduled first
+             * @default normal
+             */
             priority_class: string;
-            /** @default null */
+            /**
+             * @description The team it runs for; null: its submitter is in no team
+             * @default null
+             */
             team: string | null;
+            /** @description GPUs it uses in all: the sum over its pools of `nodes` × `gpus_per_node` */
             gpus: number;
+            /** @description Its recipe as `name@version`, e.g. `python/charlm@1.0.0` */
             recipe: string;
+            /** @description Why it is not running yet; empty when nothing holds it back */
             pending_reasons: {
-                /** @enum {string} */
+                /**
+                 * @description What holds it back, a stable code, e.g. `CAPACITY`, `QUOTA_GPUS`, `PREEMPTING`
+                 * @enum {string}
+                 */
                 code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                /** @description The same reason in words, for people */
                 message: string;
-                /** @default {} */
+                /**
+                 * @description Flat facts for programs (series, limits, counts, times) by name; which ones depend on `code`
+                 * @default {}
+                 */
                 details: {
                     [key: string]: string | number | boolean | null;
                 };
             }[];
+            /** @description Its newest run's id (`run_…`), kept after that run ends; null before its first dispatch */
             current_run_id: string | null;
+            /** @description When it was submitted, ISO 8601 UTC */
             created_at: string;
+            /** @description When it last changed, ISO 8601 UTC */
             updated_at: string;
+            /** @description `GET /v1/jobs` only: the owner's user name */
             user?: string;
+            /** @description `GET /v1/jobs` only: its profile name(s), comma-separated if its pools use several; null: none */
             profile?: string | null;
+            /** @description `GET /v1/jobs` only: when its first run took its GPUs, ISO 8601 UTC; null before any run */
             started_at?: string | null;
+            /** @description `GET /v1/jobs` only: when its last run ended, ISO 8601 UTC; null unless the job is at rest */
             ended_at?: string | null;
+            /** @description The job's runs, one per attempt, oldest first */
             runs: components["schemas"]["Run"][];
         };
         JobEvent: {
+            /** @description The event's number in its job's event log, increasing with each event */
             seq: number;
+            /** @description When the transition happened (ISO 8601 UTC) */
             ts: string;
+            /** @description The job's status before, e.g. `QUEUED`; null for the `admitted` event that created it */
             from: string | null;
+            /** @description The job's status after (the same as `from` for `anomaly` and `rerouted` events) */
             to: string;
+            /** @description The transition's name, e.g. `admitted`, `dispatch`, `failed`, `retry`, `anomaly` */
             edge: string;
+            /** @description Who caused it: `user:<name>`, `agent:<node id>` or `runner:<node id>`, or `system:<part>` */
             actor: string;
             detail: components["schemas"]["JsonValue"];
         };
@@ -2534,45 +2617,82 @@ export interface components {
             };
         };
         JobSummary: {
+            /** @description The job's id, `job_` plus a lowercase ULID */
             id: string;
+            /** @description The job's name, the spec's `metadata.name` */
             name: string;
+            /** @description The id (`usr_…`) of the user who submitted it */
             user_id: string;
+            /** @description The id (`flt_…`) of the fleet it runs in */
             fleet_id: string;
-            /** @enum {string} */
+            /**
+             * @description Its state, e.g. `QUEUED`, `RUNNING`, `SUCCEEDED`, `FAILED`, `STOPPED`, `PAUSED`
+             * @enum {string}
+             */
             status: "QUEUED" | "SUBMITTED" | "PENDING" | "RUNNING" | "SUCCEEDED" | "FAILED" | "STOPPED" | "PAUSED";
+            /** @description Its priority within its class, higher first: its `lifecycle.priority`, capped at its owner's quota */
             priority: number;
-            /** @default normal */
+            /**
+             * @description Its priority class, `lifecycle.priority_class` (default `normal`): higher classes are scheduled first
+             * @default normal
+             */
             priority_class: string;
-            /** @default null */
+            /**
+             * @description The team it runs for; null: its submitter is in no team
+             * @default null
+             */
             team: string | null;
+            /** @description GPUs it uses in all: the sum over its pools of `nodes` × `gpus_per_node` */
             gpus: number;
+            /** @description Its recipe as `name@version`, e.g. `python/charlm@1.0.0` */
             recipe: string;
+            /** @description Why it is not running yet; empty when nothing holds it back */
             pending_reasons: {
-                /** @enum {string} */
+                /**
+                 * @description What holds it back, a stable code, e.g. `CAPACITY`, `QUOTA_GPUS`, `PREEMPTING`
+                 * @enum {string}
+                 */
                 code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                /** @description The same reason in words, for people */
                 message: string;
-                /** @default {} */
+                /**
+                 * @description Flat facts for programs (series, limits, counts, times) by name; which ones depend on `code`
+                 * @default {}
+                 */
                 details: {
                     [key: string]: string | number | boolean | null;
                 };
             }[];
+            /** @description Its newest run's id (`run_…`), kept after that run ends; null before its first dispatch */
             current_run_id: string | null;
+            /** @description When it was submitted, ISO 8601 UTC */
             created_at: string;
+            /** @description When it last changed, ISO 8601 UTC */
             updated_at: string;
+            /** @description `GET /v1/jobs` only: the owner's user name */
             user?: string;
+            /** @description `GET /v1/jobs` only: its profile name(s), comma-separated if its pools use several; null: none */
             profile?: string | null;
+            /** @description `GET /v1/jobs` only: when its first run took its GPUs, ISO 8601 UTC; null before any run */
             started_at?: string | null;
+            /** @description `GET /v1/jobs` only: when its last run ended, ISO 8601 UTC; null unless the job is at rest */
             ended_at?: string | null;
         };
         JsonValue: string | number | boolean | null | components["schemas"]["JsonValue"][] | {
             [key: string]: components["schemas"]["JsonValue"];
         };
         LogLine: {
+            /** @description The line's run-wide position in readback order (0, 1, 2, … no holes); pass as `offset` */
             cursor: number;
+            /** @description The rank that wrote the line */
             rank: number;
+            /** @description `stdout` or `stderr` (the capsule runner's), or `console` (unsequenced terminal text) */
             stream: string;
+            /** @description The line's sequence number within its rank and stream (0, 1, 2, …) */
             seq: number;
+            /** @description When the server stored the line (ISO 8601 UTC) */
             ts: string;
+            /** @description The text of the line */
             line: string;
         };
         MetricPoint: {
@@ -2581,38 +2701,73 @@ export interface components {
             ts: string;
         };
         Node: {
+            /** @description The node's id, `nod_` plus a lowercase ULID */
             id: string;
+            /** @description The node's name in the fleet */
             name: string;
+            /** @description The series of its GPUs, e.g. `h100` */
             series: string;
+            /** @description `ready`, `lost` (its agent went silent), or a cluster node's `drain` or `down` */
             status: string;
+            /** @description True for a node that dials in (an agent or a cluster node one fronts); false: an admin node */
             agent: boolean;
+            /** @description When its agent went silent, ISO 8601 UTC; null unless `status` is `lost` */
             lost_since: string | null;
+            /** @description How it runs jobs, e.g. `docker`, `process`, `slurm`; null: not said (an admin node registered without) */
             runtime: string | null;
+            /** @description The address its peers reach it at (its agent's `--advertise-addr`); null: none given */
             advertise_addr: string | null;
+            /** @description A cluster node: the node id of the agent that fronts it; null for an agent's own host or an admin node */
             agent_id: string | null;
+            /** @description Why it takes no new runs, in its cluster's words, e.g. `drain: bad fan`; null when ready */
             status_reason: string | null;
+            /** @description What it runs: `image` (jobs with an image), `bare` (jobs without) */
             workloads: string[];
+            /** @description Its labels, key → value, e.g. `rack` */
             labels: {
                 [key: string]: string;
             };
+            /** @description Its GPUs by index, with the run and job holding each */
             gpus: {
+                /** @description The GPU's index on the node, from 0 */
                 index: number;
+                /** @description The run (`run_…`) holding this GPU; null: free */
                 run_id: string | null;
+                /** @description The job (`job_…`) of the run holding this GPU; null: free */
                 job_id: string | null;
             }[];
-            /** @default false */
+            /**
+             * @description True when an admin took it out of scheduling (cordon, drain, revoke): no new runs; running ones go on
+             * @default false
+             */
             cordoned: boolean;
-            /** @default null */
+            /**
+             * @description The admin's note on the cordon; null when not cordoned or no note was given
+             * @default null
+             */
             cordon_note: string | null;
-            /** @default false */
+            /**
+             * @description True when its agent was revoked: refused from then on; its runs are handled as a lost agent's
+             * @default false
+             */
             revoked: boolean;
-            /** @default [] */
+            /**
+             * @description Workloads its agent's last start-up sweep found that no run claimed, stopped or reported
+             * @default []
+             */
             orphans: {
+                /** @description The run its labels name */
                 run_id: string;
+                /** @description The rank its labels name; null: they name none */
                 rank: number | null;
+                /** @description The run's epoch its labels name; null: they name none */
                 epoch: number | null;
+                /** @description The workload in its runtime: container id, process group, Slurm job id or RayJob name */
                 ref: string;
-                /** @enum {string} */
+                /**
+                 * @description `stopped`: the agent stopped and removed it (host runtimes); `reported`: left as it is (clusters)
+                 * @enum {string}
+                 */
                 action: "stopped" | "reported";
             }[];
         };
@@ -2667,29 +2822,53 @@ export interface components {
             max_priority_class: string;
         };
         Run: {
+            /** @description The run's id, `run_` plus a lowercase ULID */
             id: string;
+            /** @description Which attempt of the job it is, counting from 1 */
             attempt: number;
+            /** @description The lease epoch of its dispatch: agent reports carrying another epoch are refused as stale */
             epoch: number;
+            /** @description `SUBMITTED`, then `RUNNING` once started; once ended, the job's resting state, e.g. `STOPPED` */
             status: string;
+            /** @description Where each rank runs: its pool, node and the exact GPU indices it was given */
             placement: {
+                /** @description The rank (from 0) this entry places */
                 rank: number;
+                /** @description The JobSpec pool the rank belongs to */
                 pool: string;
+                /** @description The node it runs on */
                 node_id: string;
+                /** @description The GPUs of that node it holds, by index (numbered from 0) */
                 gpu_indices: number[];
             }[];
+            /** @description GPUs the run holds in all */
             gpus: number;
+            /** @description When it took its GPUs, ISO 8601 UTC */
             allocated_at: string;
+            /** @description When it released its GPUs (every rank gone), ISO 8601 UTC; null while it holds them */
             ended_at: string | null;
+            /** @description Its exit code (0 when every rank exited 0); null while it runs or if none was reported */
             exit_code: number | null;
+            /** @description Why it ended, in words, e.g. `stop by ada`; null while it runs or if none was given */
             reason: string | null;
+            /** @description The checkpoint it continued from; null: it started fresh */
             resumed_from: {
+                /** @description The run (`run_…`) that stored the checkpoint */
                 run_id: string;
+                /** @description The checkpoint's training step; null if it has none */
                 step: number | null;
             } | null;
-            /** @default false */
+            /**
+             * @description True when it ran beyond its team's guarantee, on GPUs borrowed from idle teams
+             * @default false
+             */
             borrowed: boolean;
+            /** @description A preempted run once released: steps trained past the job's newest checkpoint; null: none reported */
             steps_lost?: number | null;
-            /** @default null */
+            /**
+             * @description Why it failed (`class`, `summary`, `hint`…); null until diagnosed, or if it did not fail
+             * @default null
+             */
             diagnosis: components["schemas"]["Diagnosis"] | null;
         };
         Secret: {
@@ -5993,10 +6172,17 @@ export interface operations {
                             priority: number;
                             gpus: number;
                             pending_reasons: {
-                                /** @enum {string} */
+                                /**
+                                 * @description What holds it back, a stable code, e.g. `CAPACITY`, `QUOTA_GPUS`, `PREEMPTING`
+                                 * @enum {string}
+                                 */
                                 code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                                /** @description The same reason in words, for people */
                                 message: string;
-                                /** @default {} */
+                                /**
+                                 * @description Flat facts for programs (series, limits, counts, times) by name; which ones depend on `code`
+                                 * @default {}
+                                 */
                                 details: {
                                     [key: string]: string | number | boolean | null;
                                 };
@@ -10581,34 +10767,65 @@ export interface operations {
                 content: {
                     "application/json": {
                         job: {
+                            /** @description The job's id, `job_` plus a lowercase ULID */
                             id: string;
+                            /** @description The job's name, the spec's `metadata.name` */
                             name: string;
+                            /** @description The id (`usr_…`) of the user who submitted it */
                             user_id: string;
+                            /** @description The id (`flt_…`) of the fleet it runs in */
                             fleet_id: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Its state, e.g. `QUEUED`, `RUNNING`, `SUCCEEDED`, `FAILED`, `STOPPED`, `PAUSED`
+                             * @enum {string}
+                             */
                             status: "QUEUED" | "SUBMITTED" | "PENDING" | "RUNNING" | "SUCCEEDED" | "FAILED" | "STOPPED" | "PAUSED";
+                            /** @description Its priority within its class, higher first: its `lifecycle.priority`, capped at its owner's quota */
                             priority: number;
-                            /** @default normal */
+                            /**
+                             * @description Its priority class, `lifecycle.priority_class` (default `normal`): higher classes are scheduled first
+                             * @default normal
+                             */
                             priority_class: string;
-                            /** @default null */
+                            /**
+                             * @description The team it runs for; null: its submitter is in no team
+                             * @default null
+                             */
                             team: string | null;
+                            /** @description GPUs it uses in all: the sum over its pools of `nodes` × `gpus_per_node` */
                             gpus: number;
+                            /** @description Its recipe as `name@version`, e.g. `python/charlm@1.0.0` */
                             recipe: string;
+                            /** @description Why it is not running yet; empty when nothing holds it back */
                             pending_reasons: {
-                                /** @enum {string} */
+                                /**
+                                 * @description What holds it back, a stable code, e.g. `CAPACITY`, `QUOTA_GPUS`, `PREEMPTING`
+                                 * @enum {string}
+                                 */
                                 code: "NO_NODE_OF_SERIES" | "CAPACITY" | "GANG_INCOMPLETE" | "QUOTA_GPUS" | "QUOTA_GPU_HOURS" | "NO_AGENT_RUNTIME" | "WINDOW_CLOSED" | "FLEET_DRAINING" | "PREVIOUS_RUN_STOPPING" | "RUNTIME_WAITING" | "PREEMPTING" | "PREEMPTION_STALLED" | "TEAM_GUARANTEE_FULL" | "TEAM_BORROW_LIMIT" | "TEAM_LEND_LIMIT" | "BUDGET_EXHAUSTED";
+                                /** @description The same reason in words, for people */
                                 message: string;
-                                /** @default {} */
+                                /**
+                                 * @description Flat facts for programs (series, limits, counts, times) by name; which ones depend on `code`
+                                 * @default {}
+                                 */
                                 details: {
                                     [key: string]: string | number | boolean | null;
                                 };
                             }[];
+                            /** @description Its newest run's id (`run_…`), kept after that run ends; null before its first dispatch */
                             current_run_id: string | null;
+                            /** @description When it was submitted, ISO 8601 UTC */
                             created_at: string;
+                            /** @description When it last changed, ISO 8601 UTC */
                             updated_at: string;
+                            /** @description `GET /v1/jobs` only: the owner's user name */
                             user?: string;
+                            /** @description `GET /v1/jobs` only: its profile name(s), comma-separated if its pools use several; null: none */
                             profile?: string | null;
+                            /** @description `GET /v1/jobs` only: when its first run took its GPUs, ISO 8601 UTC; null before any run */
                             started_at?: string | null;
+                            /** @description `GET /v1/jobs` only: when its last run ended, ISO 8601 UTC; null unless the job is at rest */
                             ended_at?: string | null;
                             spec: unknown;
                         };

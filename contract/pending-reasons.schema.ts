@@ -50,10 +50,15 @@ export const PENDING_REASON_CODES = [
 ] as const;
 
 export const PendingReason = z.object({
-  code: z.enum(PENDING_REASON_CODES),
-  message: z.string(),
+  code: z
+    .enum(PENDING_REASON_CODES)
+    .describe("What holds it back, a stable code, e.g. `CAPACITY`, `QUOTA_GPUS`, `PREEMPTING`"),
+  message: z.string().describe("The same reason in words, for people"),
   /** Flat facts (series, limits, counts, times) for programs; `message` is for people. */
-  details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).default({}),
+  details: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .default({})
+    .describe("Flat facts for programs (series, limits, counts, times) by name; which ones depend on `code`"),
 });
 export type PendingReason = z.infer<typeof PendingReason>;
 export type PendingReasonCode = (typeof PENDING_REASON_CODES)[number];

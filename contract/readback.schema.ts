@@ -57,12 +57,19 @@ export const LifecycleReportView = z.looseObject({
 export type LifecycleReportView = z.infer<typeof LifecycleReportView>;
 
 export const TransitionView = z.looseObject({
-  seq: z.number(),
-  ts: z.string(),
-  from: z.string().nullable(),
-  to: z.string(),
-  edge: z.string(),
-  actor: z.string(),
+  seq: z.number().describe("The event's number in its job's event log, increasing with each event"),
+  ts: z.string().describe("When the transition happened (ISO 8601 UTC)"),
+  from: z
+    .string()
+    .nullable()
+    .describe("The job's status before, e.g. `QUEUED`; null for the `admitted` event that created it"),
+  to: z.string().describe("The job's status after (the same as `from` for `anomaly` and `rerouted` events)"),
+  edge: z
+    .string()
+    .describe("The transition's name, e.g. `admitted`, `dispatch`, `failed`, `retry`, `anomaly`"),
+  actor: z
+    .string()
+    .describe("Who caused it: `user:<name>`, `agent:<node id>` or `runner:<node id>`, or `system:<part>`"),
   detail: Json,
 });
 

@@ -221,12 +221,18 @@ export const JobsAnswer = z.looseObject({ jobs: z.array(JobDetail) });
 export type JobsAnswer = z.infer<typeof JobsAnswer>;
 
 export const LogLine = z.looseObject({
-  cursor: z.number().int().min(0),
-  rank: z.number().int(),
-  stream: z.string(),
-  seq: z.number().int(),
-  ts: z.string(),
-  line: z.string(),
+  cursor: z
+    .number()
+    .int()
+    .min(0)
+    .describe("The line's run-wide position in readback order (0, 1, 2, … no holes); pass as `offset`"),
+  rank: z.number().int().describe("The rank that wrote the line"),
+  stream: z
+    .string()
+    .describe("`stdout` or `stderr` (the capsule runner's), or `console` (unsequenced terminal text)"),
+  seq: z.number().int().describe("The line's sequence number within its rank and stream (0, 1, 2, …)"),
+  ts: z.string().describe("When the server stored the line (ISO 8601 UTC)"),
+  line: z.string().describe("The text of the line"),
 });
 export type LogLine = z.infer<typeof LogLine>;
 

@@ -27,6 +27,39 @@ const operations = Object.entries(doc.paths).flatMap(([p, ops]) =>
   Object.entries(ops).map(([m, op]) => ({ where: `${m.toUpperCase()} ${p}`, op })),
 );
 
+type Schema = {
+  $ref?: string;
+  description?: string;
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  allOf?: Schema[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+};
+const schemas = (JSON.parse(text) as { components: { schemas: Record<string, Schema> } }).components.schemas;
+
+/**
+ * Adds to `out` the fields of `s` (nested objects and array items included) without a description. A field
+ * typed by a named schema is explained where that schema is; `follow` also walks into those (once each).
+ */
+function undescribed(
+  s: Schema | undefined,
+  where: string,
+  out: string[],
+  opts: { follow: boolean },
+  seen = new Set<Schema>(),
+): void {
+  const r = s?.$ref ? (opts.follow ? schemas[s.$ref.split("/").pop()!] : undefined) : s;
+  if (!r || seen.has(r)) return;
+  seen.add(r);
+  for (const x of [r.items, ...(r.allOf ?? []), ...(r.anyOf ?? []), ...(r.oneOf ?? [])])
+    undescribed(x, where, out, opts, seen);
+  for (const [name, f] of Object.entries(r.properties ?? {})) {
+    if (!f.description && !f.$ref) out.push(`${where}: ${name}`);
+    undescribed(f, `${where}.${name}`, out, opts, seen);
+  }
+}
+
 describe("contract/openapi.json", () => {
   it("is a valid OpenAPI 3.1 document", async () => {
     const v = new Validator();
@@ -85,34 +118,19 @@ describe("contract/openapi.json", () => {
   });
 
   it("says what every field a client sends means (request bodies, every level)", () => {
-    type S = {
-      $ref?: string;
-      description?: string;
-      properties?: Record<string, S>;
-      items?: S;
-      allOf?: S[];
-      anyOf?: S[];
-      oneOf?: S[];
-    };
-    const schemas = (JSON.parse(text) as { components: { schemas: Record<string, S> } }).components.schemas;
-    const undescribed: string[] = [];
-    const walk = (s: S | undefined, where: string, seen: Set<S>): void => {
-      const r = s?.$ref ? schemas[s.$ref.split("/").pop()!] : s;
-      if (!r || seen.has(r)) return;
-      seen.add(r);
-      for (const x of [...(r.allOf ?? []), ...(r.anyOf ?? []), ...(r.oneOf ?? [])]) walk(x, where, seen);
-      walk(r.items, where, seen);
-      for (const [name, f] of Object.entries(r.properties ?? {})) {
-        // A field typed by a named schema is explained where that schema is.
-        if (!f.description && !f.$ref) undescribed.push(`${where}: ${name}`);
-        walk(f, `${where}.${name}`, seen);
-      }
-    };
+    const out: string[] = [];
     for (const { where, op } of operations) {
-      const body = (op as { requestBody?: { content?: Record<string, { schema?: S }> } }).requestBody;
-      walk(body?.content?.["application/json"]?.schema, where, new Set());
+      const body = (op as { requestBody?: { content?: Record<string, { schema?: Schema }> } }).requestBody;
+      undescribed(body?.content?.["application/json"]?.schema, where, out, { follow: true });
     }
-    expect(undescribed).toEqual([]);
+    expect(out).toEqual([]);
+  });
+
+  it("says what every field of a job's, run's and node's answers means", () => {
+    const out: string[] = [];
+    const VIEWS = ["JobSummary", "JobDetail", "Run", "DryRunJob", "Node", "Diagnosis", "JobEvent", "LogLine"];
+    for (const name of VIEWS) undescribed(schemas[name], name, out, { follow: false });
+    expect(out).toEqual([]);
   });
 
   it("describes what every kind of webhook delivery carries", () => {
