@@ -36,6 +36,8 @@ export const SecretName = z
     (n) => !/^(STARFORGE_|FORGE_|SF_)/.test(n) && !(RESERVED_ENV as readonly string[]).includes(n),
     "names starting with STARFORGE_, FORGE_ or SF_ and the distributed-training variables are set by StarForge",
   );
+/** A HuggingFace model's or dataset's revision; the preflight reads `main` when it is omitted. */
+const HfRevision = z.string().max(200).optional().describe("Its revision (branch, tag or commit); `main`");
 const HfRepo = z.string().regex(/^[A-Za-z0-9][\w.-]{0,95}(\/[A-Za-z0-9][\w.-]{0,95})?$/, "expected org/name");
 
 export const JobSpec = z
@@ -100,14 +102,14 @@ export const JobSpec = z
     model: z
       .object({
         hf_repo: HfRepo.optional().describe("A HuggingFace model, `org/name`, checked before admission"),
-        revision: z.string().max(200).optional().describe("Its revision (branch, tag or commit); `main`"),
+        revision: HfRevision,
       })
       .default({})
       .describe("A HuggingFace model the job uses, checked to exist and be readable before admission"),
     data: z
       .object({
         hf_dataset: HfRepo.optional().describe("A HuggingFace dataset, `org/name`, checked before admission"),
-        revision: z.string().max(200).optional().describe("Its revision (branch, tag or commit); `main`"),
+        revision: HfRevision,
       })
       .default({})
       .describe("A HuggingFace dataset the job uses, checked to exist and be readable before admission"),

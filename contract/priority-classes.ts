@@ -117,10 +117,9 @@ export const SetPriorityClassBody = z.object({
     .describe(
       "Whether its jobs may use GPUs beyond their team's guarantee; omitted: unchanged (a new class: `true`)",
     ),
-  // Not PriorityClass.shape.description (it defaults to "", which would blank a description left out).
-  description: z
-    .string()
-    .max(200)
+  // Its default ("") unwrapped: a description left out must stay unchanged, not be blanked.
+  description: PriorityClass.shape.description
+    .unwrap()
     .optional()
     .describe("What the class is for, free text; omitted: unchanged (a new class: empty)"),
 });

@@ -127,26 +127,17 @@ export function resolveTeam(
 export const BUDGET_POLICIES = ["refuse", "pause", "borrow_free"] as const;
 export type BudgetPolicy = (typeof BUDGET_POLICIES)[number];
 
+/** A budget's GPU-hours for one period; null: no budget for it; omitted: unchanged. */
+const BudgetHours = z.number().min(0).max(100_000_000).nullable().optional();
+
 /** PUT /v1/teams/:name/budget: GPU-hours per calendar month and/or ISO week (UTC); null: no budget. */
 export const SetBudgetBody = z.object({
-  monthly_gpu_hours: z
-    .number()
-    .min(0)
-    .max(100_000_000)
-    .nullable()
-    .optional()
-    .describe(
-      "GPU-hours the team may use per calendar month (UTC); null: no monthly budget; omitted: unchanged",
-    ),
-  weekly_gpu_hours: z
-    .number()
-    .min(0)
-    .max(100_000_000)
-    .nullable()
-    .optional()
-    .describe(
-      "GPU-hours the team may use per ISO week (from Monday, UTC); null: no weekly budget; omitted: unchanged",
-    ),
+  monthly_gpu_hours: BudgetHours.describe(
+    "GPU-hours the team may use per calendar month (UTC); null: no monthly budget; omitted: unchanged",
+  ),
+  weekly_gpu_hours: BudgetHours.describe(
+    "GPU-hours the team may use per ISO week (from Monday, UTC); null: no weekly budget; omitted: unchanged",
+  ),
   /**
    * refuse (default): new jobs of the team are refused, queued ones wait; pause: also its running jobs
    * pause at their next checkpoint (never killed); borrow_free: it runs only within its guarantee.
