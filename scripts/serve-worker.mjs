@@ -28,7 +28,8 @@ import { readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Log, LogLevel, Miniflare } from "miniflare";
-import { applyMigrations, ensureWorkerBundle } from "./worker-bundle.mjs";
+import { d1Access, d1AccessWorker } from "./d1-access.mjs";
+import { ensureWorkerBundle } from "./worker-bundle.mjs";
 
 const { values: o } = parseArgs({
   options: {
@@ -162,10 +163,11 @@ try {
         ],
         bindings: { ...workerOptions.bindings, ...secretsFrom(o["env-file"]), ...vars },
       },
+      d1AccessWorker(workerOptions),
     ],
   });
   const url = await mf.ready;
-  const applied = await applyMigrations(await mf.getD1Database("DB"), migrations);
+  const applied = await (await d1Access(mf)).migrate(migrations);
   if (o["log-level"] === "info") for (const name of applied) console.log(`applied migration ${name}`);
   console.log(`SERVING ${url}`);
 } catch (err) {

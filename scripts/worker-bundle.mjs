@@ -104,29 +104,3 @@ async function build() {
     if (!existsSync(bundle)) throw err;
   }
 }
-
-const MIGRATIONS_TABLE = "d1_migrations";
-
-/**
- * Applies to `db` (a D1 binding, e.g. Miniflare's getD1Database) the migrations it lacks, in name order,
- * each with its row in wrangler's d1_migrations table in one batch (all or nothing), exactly as
- * `wrangler d1 migrations apply` records them, so either tool can take over a state directory. Returns the
- * names applied.
- */
-export async function applyMigrations(db, migrations) {
-  await db.exec(
-    `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE}(id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL);`,
-  );
-  const { results } = await db.prepare(`SELECT name FROM ${MIGRATIONS_TABLE}`).all();
-  const done = new Set(results.map((r) => r.name));
-  const applied = [];
-  for (const { name, statements } of migrations) {
-    if (done.has(name)) continue;
-    await db.batch([
-      ...statements.map((sql) => db.prepare(sql)),
-      db.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (name) VALUES (?)`).bind(name),
-    ]);
-    applied.push(name);
-  }
-  return applied;
-}

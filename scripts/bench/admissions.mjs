@@ -59,11 +59,9 @@ async function fleetCallsPerAdmission(w, name, expected) {
  */
 async function converged(w, name, expected) {
   const t0 = process.hrtime.bigint();
-  const count = w.db
-    .prepare("SELECT COUNT(*) AS n FROM jobs WHERE fleet_id = (SELECT id FROM fleets WHERE name = ?)")
-    .bind(name);
+  const count = "SELECT COUNT(*) AS n FROM jobs WHERE fleet_id = (SELECT id FROM fleets WHERE name = ?)";
   for (;;) {
-    const { n } = await count.first();
+    const { n } = await w.db.first(count, name);
     if (n >= expected) return Number(process.hrtime.bigint() - t0) / 1e9;
     if (Number(process.hrtime.bigint() - t0) > 60e9)
       throw new Error(`D1 holds ${n} of ${expected} jobs of ${name} after 60 s`);
@@ -234,8 +232,8 @@ export async function benchAdmissions({
       if (r.status !== 201) throw new Error(`lag submit: ${r.status} ${r.body}`);
       const answered = process.hrtime.bigint();
       const id = JSON.parse(r.body).job.id;
-      const stmt = w.db.prepare("SELECT 1 AS x FROM jobs WHERE id = ?").bind(id);
-      while (!(await stmt.first())) await new Promise((ok) => setImmediate(ok));
+      while (!(await w.db.first("SELECT 1 AS x FROM jobs WHERE id = ?", id)))
+        await new Promise((ok) => setImmediate(ok));
       lags.push(Number(process.hrtime.bigint() - answered) / 1e6);
     }
     agent.destroy();

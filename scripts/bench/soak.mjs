@@ -78,10 +78,9 @@ console.log(`submits sent again on a new connection: ${stats.resent}`);
 console.log(failure ? `FAILED: ${failure}` : "no request failed");
 agent.destroy();
 // Exactly once: every answered submit is one job in D1, whatever was sent twice.
-const count = w.db.prepare("SELECT COUNT(*) AS n FROM jobs");
 let inD1 = -1;
 for (let waited = 0; waited < 30_000 && inD1 !== done; waited += 200) {
-  inD1 = (await count.first()).n;
+  inD1 = (await w.db.first("SELECT COUNT(*) AS n FROM jobs")).n;
   if (inD1 !== done) await new Promise((r) => setTimeout(r, 200));
 }
 console.log(`jobs in D1: ${inD1} (answered ${done})`);

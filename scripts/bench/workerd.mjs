@@ -17,7 +17,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { applyMigrations, ensureWorkerBundle } from "../worker-bundle.mjs";
+import { d1Access, d1AccessWorker } from "../d1-access.mjs";
+import { ensureWorkerBundle } from "../worker-bundle.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -84,16 +85,17 @@ export async function startWorkerd({ vars = {}, inspectorPort } = {}) {
         d1Databases: { NOOP_DB: "noop-db" },
         unsafeDirectSockets: [{ host: "127.0.0.1", port: noopPort }],
       },
+      d1AccessWorker(workerOptions),
     ],
   });
   await mf.ready;
-  await applyMigrations(await mf.getD1Database("DB", "starforge"), migrations);
-  const db = await mf.getD1Database("DB", "starforge");
+  const db = await d1Access(mf);
+  await db.migrate(migrations);
   return {
     url,
     noopUrl: `http://127.0.0.1:${noopPort}`,
     adminToken,
-    /** The control plane's D1, read straight from this process (the projection-lag benchmark polls it). */
+    /** The control plane's D1, read from this process (the projection-lag benchmark polls it): scripts/d1-access.mjs. */
     db,
     async stop() {
       await mf.dispose();
