@@ -128,20 +128,26 @@ export type RecipeVersionBody = z.infer<typeof RecipeVersionBody>;
 
 export const RecipeVersion = RecipeVersionBody.extend({
   digest: Digest,
-  published_at: z.string(),
-  published_by: z.string(),
+  published_at: z.string().describe("When the version was published, ISO 8601 UTC"),
+  published_by: z
+    .string()
+    .describe("Who published it: the admin's user name, or `system` for the built-in recipes"),
 });
 export type RecipeVersion = z.infer<typeof RecipeVersion>;
 
 export const Catalog = z.object({
   digest: Digest,
-  recipes: z.array(
-    z.object({
-      name: RecipeName,
-      latest: Version,
-      versions: z.array(RecipeVersion),
-    }),
-  ),
+  recipes: z
+    .array(
+      z.object({
+        name: RecipeName.describe("The recipe's name, `framework/method`, e.g. `python/charlm`"),
+        latest: Version.describe("Its highest published version by semver precedence"),
+        versions: z
+          .array(RecipeVersion)
+          .describe("Its published versions, ascending by semver (pre-releases before their release)"),
+      }),
+    )
+    .describe("Every published recipe, by name"),
 });
 export type Catalog = z.infer<typeof Catalog>;
 

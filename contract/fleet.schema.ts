@@ -231,35 +231,51 @@ export const NODE_ACTIONS = ["cordon", "uncordon", "drain", "revoke", "remove"] 
 export type NodeAction = (typeof NODE_ACTIONS)[number];
 
 export const FleetInspect = z.looseObject({
-  fleet_id: z.string(),
-  draining: z.boolean(),
-  drain_note: z.string().nullable(),
-  windows: z.array(TimeWindow),
-  nodes: z.array(NodeView),
-  totals: z.looseObject({
-    gpus: z.number(),
-    allocated: z.number(),
-    free: z.number(),
-    queued: z.number(),
-    running: z.number(),
-  }),
-  queue: z.array(
-    z.looseObject({
-      job_id: z.string(),
-      user_id: z.string(),
-      priority: z.number(),
-      gpus: z.number(),
-      pending_reasons: PendingReasons,
-    }),
-  ),
+  fleet_id: z.string().describe("The fleet's id, `flt_` plus a lowercase ULID"),
+  draining: z.boolean().describe("True while the fleet drains for maintenance: submits are refused"),
+  drain_note: z.string().nullable().describe("Why it drains, the admin's note; null when it is not draining"),
+  windows: z
+    .array(TimeWindow)
+    .describe("The windows that gate each GPU series: its jobs start only inside one; empty: always open"),
+  nodes: z.array(NodeView).describe("Its nodes, each with its GPUs and the runs holding them"),
+  totals: z
+    .looseObject({
+      gpus: z.number().describe("GPUs on all its nodes"),
+      allocated: z.number().describe("GPUs held by runs"),
+      free: z
+        .number()
+        .describe("GPUs no run holds, `gpus` minus `allocated` (those of cordoned or lost nodes included)"),
+      queued: z.number().describe("Its jobs in `QUEUED`"),
+      running: z.number().describe("Its jobs holding GPUs: in `SUBMITTED`, `PENDING` or `RUNNING`"),
+    })
+    .describe("Its GPUs and jobs, counted now"),
+  queue: z
+    .array(
+      z.looseObject({
+        job_id: z.string().describe("The job's id (`job_…`)"),
+        user_id: z.string().describe("The id (`usr_…`) of its owner"),
+        priority: z.number().describe("Its priority within its class, higher first"),
+        priority_class: z
+          .string()
+          .describe("Its priority class (`lifecycle.priority_class`, default `normal`)"),
+        team: z.string().nullable().describe("The team it runs for; null: its submitter is in no team"),
+        gpus: z.number().describe("GPUs it needs in all"),
+        pending_reasons: PendingReasons.describe("Why it is not running yet"),
+      }),
+    )
+    .describe("Its `QUEUED` jobs in the order they were queued, each with why it waits"),
 });
 export type FleetInspect = z.infer<typeof FleetInspect>;
 
 export const DrainBlocker = z.looseObject({
-  job_id: z.string(),
-  name: z.string(),
-  status: z.string(),
-  reason: z.string(),
+  job_id: z.string().describe("The job's id (`job_…`)"),
+  name: z.string().describe("The job's name"),
+  status: z.string().describe("Its status, e.g. `RUNNING`, or `PAUSED` while its agent confirms the stop"),
+  reason: z
+    .string()
+    .describe(
+      "Why it still holds GPUs and what to do, in words, e.g. that it cannot resume from a checkpoint",
+    ),
 });
 export type DrainBlocker = z.infer<typeof DrainBlocker>;
 

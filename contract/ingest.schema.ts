@@ -30,15 +30,26 @@ export const MAX_ENV_NODES = 1024;
 /** Why one item of a batch was not stored. Stable codes: clients may switch on them. */
 export const INGEST_REJECTION_CODES = ["INVALID_ITEM", "OVER_LIMIT"] as const;
 export const IngestRejection = z.object({
-  /** The item's index in the request's array. */
-  index: z.number().int().min(0),
-  code: z.enum(INGEST_REJECTION_CODES),
-  message: z.string(),
+  index: z.number().int().min(0).describe("The item's index in the request's array, from 0"),
+  code: z
+    .enum(INGEST_REJECTION_CODES)
+    .describe(
+      "`INVALID_ITEM`: it fails its schema; `OVER_LIMIT`: past the request's item limit, too large, or past what the run keeps",
+    ),
+  message: z.string().describe("Why, in words, e.g. `value: Invalid input: expected number, received null`"),
 });
 export type IngestRejection = z.infer<typeof IngestRejection>;
 
 /** The answer to every batch route: how many items were stored, and which were not and why. */
-export const BatchAccepted = z.object({ accepted: z.number().int(), rejected: z.array(IngestRejection) });
+export const BatchAccepted = z.object({
+  accepted: z
+    .number()
+    .int()
+    .describe("How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused)"),
+  rejected: z
+    .array(IngestRejection)
+    .describe("The items not stored, each with its index and why; empty when all were accepted"),
+});
 export type BatchAccepted = z.infer<typeof BatchAccepted>;
 
 export interface CheckedItems<T> {
@@ -298,10 +309,19 @@ export const ArtifactUploadRequest = z.object({
   digest: Digest,
 });
 export const ArtifactUploadTarget = z.object({
-  method: z.literal("PUT"),
-  url: z.string().url(),
-  headers: z.record(z.string(), z.string()),
-  expires_at: z.string(),
+  method: z.literal("PUT").describe("The method to send the bytes with: always `PUT`"),
+  url: z
+    .string()
+    .url()
+    .describe(
+      "Where to PUT them: this Worker's /v1/ingest/artifact/blob/{run}/{path}, or a presigned R2 URL",
+    ),
+  headers: z
+    .record(z.string(), z.string())
+    .describe("Headers to send with the PUT: `X-StarForge-Token` for the Worker's URL, none for R2's"),
+  expires_at: z
+    .string()
+    .describe("Until when to use the target (an hour), ISO 8601 UTC; ask again for a later retry"),
 });
 export type ArtifactUploadTarget = z.infer<typeof ArtifactUploadTarget>;
 
@@ -418,16 +438,28 @@ export type RendezvousBody = z.infer<typeof RendezvousBody>;
 export const RENDEZVOUS_STATES = ["waiting", "complete", "failed"] as const;
 
 export const RendezvousAnswer = z.object({
-  state: z.enum(RENDEZVOUS_STATES),
-  nnodes: z.number().int(),
-  /** Node ranks registered so far, and those still missing. */
-  joined: z.array(z.number().int()),
-  missing: z.array(z.number().int()),
-  /** Once complete: where rank 0 listens (MASTER_ADDR, MASTER_PORT) and every node rank's address. */
-  master: z.object({ addr: z.string(), port: z.number().int() }).nullable(),
-  hosts: z.array(z.string()).nullable(),
-  /** Why it failed (the run is over: a rank failed to launch or exited). */
-  reason: z.string().nullable(),
+  state: z
+    .enum(RENDEZVOUS_STATES)
+    .describe(
+      "`waiting` for the `missing` ranks, `complete` once every rank joined, or `failed`: the run is over",
+    ),
+  nnodes: z.number().int().describe("The run's node count, from its placement"),
+  joined: z
+    .array(z.number().int())
+    .describe("The node ranks registered so far for this lease epoch (none when `failed`)"),
+  missing: z.array(z.number().int()).describe("The node ranks not registered yet (none when `failed`)"),
+  master: z
+    .object({
+      addr: z.string().describe("Node rank 0's address (MASTER_ADDR)"),
+      port: z.number().int().describe("The port node rank 0 listens on (MASTER_PORT)"),
+    })
+    .nullable()
+    .describe("Where node rank 0 listens, once `complete`; null before, or when `failed`"),
+  hosts: z
+    .array(z.string())
+    .nullable()
+    .describe("Every node rank's address, by node rank, once `complete`; null before, or when `failed`"),
+  reason: z.string().nullable().describe("Why it `failed`, e.g. `the run is FAILED: …`; null otherwise"),
 });
 export type RendezvousAnswer = z.infer<typeof RendezvousAnswer>;
 
@@ -447,14 +479,20 @@ export type IngestClaims = z.infer<typeof IngestClaims>;
  * `starforge.report.stop_notice()`). Null while nobody asked it to stop.
  */
 export const StopNotice = z.object({
-  /** Why, in a person's words (the stop command's reason). */
-  reason: z.string(),
-  /** When the agent sends SIGKILL if the workload is still there (ISO 8601). */
-  deadline: z.string(),
-  grace_seconds: z.number().int(),
-  /** `preempted` (a job of a higher priority class needs its GPUs) or `stopped` (anything else). */
-  cause: z.enum(["preempted", "stopped"]),
-  /** The job that preempted it (cause `preempted`), else null. */
-  preempted_by: z.string().nullable(),
+  reason: z.string().describe("Why, in a person's words (the stop command's reason), e.g. `stop by ada`"),
+  deadline: z.string().describe("When the agent sends SIGKILL if the workload is still there, ISO 8601 UTC"),
+  grace_seconds: z
+    .number()
+    .int()
+    .describe("The grace the stop gave, in seconds: `deadline` is that long after it"),
+  cause: z
+    .enum(["preempted", "stopped"])
+    .describe(
+      "`preempted`: a job of a higher priority class needs its GPUs; `stopped`: a stop, pause, drain or window",
+    ),
+  preempted_by: z
+    .string()
+    .nullable()
+    .describe("The job that preempted it (`job_…`) when `preempted`; else null"),
 });
 export type StopNotice = z.infer<typeof StopNotice>;

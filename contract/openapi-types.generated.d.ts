@@ -2076,44 +2076,77 @@ export interface webhooks {
 export interface components {
     schemas: {
         Artifact: {
+            /** @description Its path in the run, or for a reference the path as the client gave it */
             path: string;
+            /** @description `checkpoint`, `hf_export`, `eval_report` or `merged_model` */
             kind: string;
+            /** @description The training step it was saved at; null: none */
             step: number | null;
+            /** @description Its size in bytes; null: unknown */
             size_bytes: number | null;
+            /** @description Its uploaded bytes' digest (`sha256:…`); null for a reference */
             digest: string | null;
+            /** @description `true`: the server checked the stored bytes against `digest` */
             verified: boolean;
+            /** @description `true`: its bytes were uploaded and can be downloaded; `false`: a reference */
             stored: boolean;
+            /** @description Values by name (any JSON) the client attached, e.g. eval scores; null: none */
             metrics: {
                 [key: string]: components["schemas"]["JsonValue"];
             } | null;
+            /** @description When it was last registered, ISO 8601 UTC */
             registered_at: string;
         };
         AuditEntry: {
+            /** @description The entry's number, increasing with each entry */
             seq: number;
+            /** @description When the action was recorded, ISO 8601 UTC */
             at: string;
+            /** @description Who acted: a user's name, `agent:<node id>` for an agent, or `system` */
             actor: string;
+            /** @description The actor's id: the user's (`usr_…`) or the agent's node id; null for `system` */
             actor_id: string | null;
+            /** @description What was done, `<noun>.<verb>`, e.g. `user.create`, `secret.set` */
             action: string;
+            /** @description What it was done to, `<kind>:<name>`, e.g. `user:alice`, `secret:fleet:gpu-east/HF_TOKEN` */
             target: string;
+            /** @description The client's address: `CF-Connecting-IP`, else the first `X-Forwarded-For` entry; else null */
             ip: string | null;
+            /** @description The client's `User-Agent`, cut to 200 characters; null: none */
             user_agent: string | null;
+            /** @description Small facts about the action (a role, changed fields, …); never a secret, token or webhook URL */
             details: {
                 [key: string]: unknown;
             };
         };
         BudgetEventPayload: {
+            /** @description The event's id, the same on every retry, redelivery and endpoint (the `webhook-id` header): deduplicate by it */
             id: string;
+            /** @description When the event happened, ISO 8601 UTC */
             created_at: string;
-            /** @enum {string} */
+            /**
+             * @description `team.budget_warning` (80 % used) or `team.budget_exhausted` (100 %)
+             * @enum {string}
+             */
             type: "team.budget_warning" | "team.budget_exhausted";
+            /** @description Which team's budget, and how much of it is used */
             data: {
+                /** @description The team's name */
                 team: string;
+                /** @description The budget period: a month (`2026-12`) or an ISO week (`2026-W49`), UTC */
                 period: string;
+                /** @description The share of the budget reached: 80 or 100 */
                 threshold_percent: number;
+                /** @description GPU-hours the team used in the period when the threshold was found crossed */
                 used_gpu_hours: number;
+                /** @description The period's budget, in GPU-hours */
                 limit_gpu_hours: number;
-                /** @enum {string} */
+                /**
+                 * @description What happens once it is spent: `refuse` new jobs, also `pause` running ones, or `borrow_free`
+                 * @enum {string}
+                 */
                 policy: "refuse" | "pause" | "borrow_free";
+                /** @description When the period ends and the budget renews, ISO 8601 UTC */
                 resets_at: string;
             };
         };
@@ -2216,34 +2249,58 @@ export interface components {
         };
         /** @description Every error answer: a stable `code` to switch on (never the message), a message for people, and facts about the refusal in `details` (docs/api.md "Errors"). */
         Error: {
+            /** @description What was refused and why */
             error: {
-                /** @enum {string} */
+                /**
+                 * @description The stable code to switch on; its HTTP status is fixed per code
+                 * @enum {string}
+                 */
                 code: "ACCESS_DENIED" | "ALREADY_EXISTS" | "AUTHORIZATION_PENDING" | "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH" | "BLOB_MISSING" | "BLOB_NOT_FOUND" | "BLOB_TOO_LARGE" | "BUDGET_EXHAUSTED" | "CLI_TOO_OLD" | "CONFLICT" | "DELIVERY_NOT_FOUND" | "ENROLLMENT_TOKEN_INVALID" | "EXPIRED_TOKEN" | "FLEET_DRAINING" | "FLEET_NOT_FOUND" | "FORBIDDEN" | "FRAMEWORK_VERSION_UNSUPPORTED" | "HF_ACCESS_DENIED" | "HF_NOT_FOUND" | "HF_REVISION_NOT_FOUND" | "HF_TOKEN_REQUIRED" | "HF_UNAVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "IMAGE_NOT_ALLOWED" | "IMAGE_REQUIRED" | "INTERNAL" | "INVALID_DIGEST" | "INVALID_GRANT" | "INVALID_HYPERPARAMS" | "INVALID_PROFILE" | "INVALID_SPEC" | "INVALID_TRANSITION" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL" | "JOB_NOT_FOUND" | "LENGTH_REQUIRED" | "NODE_NOT_FOUND" | "NODE_REVOKED" | "NOT_FOUND" | "NO_ELIGIBLE_FLEET" | "PAYLOAD_TOO_LARGE" | "PRIORITY_CLASS_NOT_ALLOWED" | "PRIORITY_CLASS_UNKNOWN" | "PROFILE_NOT_ALLOWED" | "PROFILE_NOT_FOUND" | "QUOTA_EXCEEDED" | "RECIPE_LOCK_STALE" | "RECIPE_NOT_FOUND" | "RECIPE_VERSION_NOT_FOUND" | "SECRETS_UNAVAILABLE" | "SECRET_MISSING" | "SECRET_NOT_FOUND" | "SLOW_DOWN" | "TEAM_NOT_MEMBER" | "TEAM_UNKNOWN" | "TOKEN_NOT_FOUND" | "TOKEN_REVOKED" | "TOO_MANY_FAILED_LOGINS" | "UNAUTHENTICATED" | "UNAVAILABLE" | "UPLOAD_INCOMPLETE" | "UPLOAD_NOT_FOUND" | "USER_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
+                /** @description What went wrong, for people; may change between versions */
                 message: string;
+                /** @description Facts about the refusal (which limit, which id); for a rejected body or query `{issues: [{path, message}]}`. Absent when there are none */
                 details?: unknown;
+                /** @description The request's id, as in the `x-request-id` header: quote it when reporting a problem, it finds the server's log line */
+                request_id?: string;
             };
         };
         Fleet: {
+            /** @description The fleet's id, `flt_` plus a lowercase ULID */
             id: string;
+            /** @description The fleet's name, unique */
             name: string;
+            /** @description How its agents run jobs: `process`, `docker`, `kuberay` or `slurm` */
             kind: string;
+            /** @description What the fleet is, free text */
             description: string;
+            /** @description Image patterns its jobs may run (`registry/org/*`, `name:tag`, …); empty: catalog defaults only */
             image_allowlist: string[];
+            /** @description When each GPU series runs jobs (`series`, `days`, `start`, `end`, `tz`); empty: always */
             windows: unknown[];
+            /** @description `true` while the fleet drains for maintenance: new submits are refused */
             draining: boolean;
+            /** @description Why it drains, as the drain was told; null when it does not */
             drain_note: string | null;
             network: components["schemas"]["FleetNetwork"];
             /**
+             * @description While the HuggingFace Hub cannot be reached: `refuse` jobs naming a repo (503) or `admit` them
              * @default refuse
              * @enum {string}
              */
             hf_unavailable: "refuse" | "admit";
-            /** @default 10 */
+            /**
+             * @description At most this many preemptions start in the fleet per minute; 0: none
+             * @default 10
+             */
             preemptions_per_minute: number;
-            /** @default {} */
+            /**
+             * @description What a job's `fleet_selector` matches: key → value
+             * @default {}
+             */
             labels: {
                 [key: string]: string;
             };
+            /** @description The fleet's own failure rules and per-class retry actions */
             diagnosis?: {
                 /**
                  * @description Rules tried in order before the built-in ones; the earliest line or exit one matches decides
@@ -2275,6 +2332,7 @@ export interface components {
                     [key: string]: "retry" | "retry_elsewhere" | "retry_if_infra" | "no_retry";
                 };
             };
+            /** @description When the fleet was created, ISO 8601 UTC */
             created_at: string;
         };
         FleetNetwork: {
@@ -2401,27 +2459,48 @@ export interface components {
             detail: components["schemas"]["JsonValue"];
         };
         JobEventPayload: {
+            /** @description The event's id, the same on every retry, redelivery and endpoint (the `webhook-id` header): deduplicate by it */
             id: string;
+            /** @description When the event happened, ISO 8601 UTC */
             created_at: string;
-            /** @enum {string} */
+            /**
+             * @description `job.` plus the status reached, e.g. `job.failed`; `job.preempted` for a preemption's pause, `job.anomaly` for a live anomaly
+             * @enum {string}
+             */
             type: "job.queued" | "job.submitted" | "job.pending" | "job.running" | "job.succeeded" | "job.failed" | "job.stopped" | "job.paused" | "job.preempted" | "job.anomaly";
+            /** @description What happened to which job */
             data: {
+                /** @description The job, as of this event */
                 job: {
+                    /** @description The job's id, `job_` plus a lowercase ULID */
                     id: string;
+                    /** @description The job's name, the spec's `metadata.name` */
                     name: string;
+                    /** @description The status this event brought it to, e.g. `SUCCEEDED` (its `transition.to`) */
                     status: string;
+                    /** @description The id (`usr_…`) of the job's owner, the webhook's owner */
                     user_id: string;
+                    /** @description The id (`flt_…`) of the fleet it runs in */
                     fleet_id: string;
                 };
+                /** @description The run (`run_…`) the event concerns, else the job's current run; null before its first dispatch */
                 run_id: string | null;
+                /** @description The state change, as the job's event log records it */
                 transition: {
+                    /** @description The event's number in its job's event log, increasing: orders one job's events */
                     seq: number;
+                    /** @description The job's status before, e.g. `RUNNING`; null for the `admitted` event that created it */
                     from: string | null;
+                    /** @description The job's status after (the same as `from` for `anomaly` and `rerouted` events) */
                     to: string;
+                    /** @description The transition's name, e.g. `admitted`, `dispatch`, `succeeded`, `failed`, `retry`, `anomaly` */
                     edge: string;
+                    /** @description Who caused it: `user:<name>`, `agent:<node id>` or `runner:<node id>`, or `system:<part>` */
                     actor: string;
                 };
+                /** @description Why, in words, when the event says (`detail.reason`); else null */
                 reason: string | null;
+                /** @description The event's facts as recorded, e.g. `exit_code`, a failure's `diagnosis`, a preemption's `preempted_by` */
                 detail: {
                     [key: string]: unknown;
                 };
@@ -2696,8 +2775,11 @@ export interface components {
             line: string;
         };
         MetricPoint: {
+            /** @description The training step */
             step: number;
+            /** @description The metric's value at that step */
             value: number;
+            /** @description When it was measured as the client said, else when it arrived (ISO 8601 UTC) */
             ts: string;
         };
         Node: {
@@ -2772,15 +2854,27 @@ export interface components {
             }[];
         };
         PriorityClass: {
+            /** @description The class's name, what a job's `lifecycle.priority_class` says: lowercase letters, digits and `-` */
             name: string;
+            /** @description Its rank: higher classes are scheduled first and may preempt jobs of lower, preemptible ones */
             value: number;
+            /** @description Whether its jobs may be preempted by jobs of a class of higher value */
             preemptible: boolean;
+            /** @description Seconds a preempted job of the class gets from SIGTERM to SIGKILL to write its checkpoint */
             grace_seconds: number;
+            /** @description Seconds its jobs run before they may be preempted */
             min_runtime_seconds: number;
+            /** @description Whether its jobs may use GPUs beyond their team's guarantee, borrowed from idle teams */
             may_borrow: boolean;
-            /** @default  */
+            /**
+             * @description What the class is for, free text; may be empty
+             * @default
+             */
             description: string;
-            /** @default false */
+            /**
+             * @description True for the five classes every installation has (`critical`, `high`, `normal`, `low`, `scavenger`): they cannot be deleted
+             * @default false
+             */
             builtin: boolean;
         };
         Profile: {
@@ -2872,25 +2966,43 @@ export interface components {
             diagnosis: components["schemas"]["Diagnosis"] | null;
         };
         Secret: {
+            /** @description The secret's name, the environment variable a job that names it gets */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description `user`: a user's own; `fleet`: a fleet's, for its jobs that name it and have none of their own
+             * @enum {string}
+             */
             scope: "user" | "fleet";
+            /** @description The fleet's name for a `fleet` secret; null for a `user` one */
             fleet: string | null;
+            /** @description The name of the user who last set its value */
             set_by: string;
+            /** @description When it was first set, ISO 8601 UTC */
             created_at: string;
+            /** @description When its value was last set, ISO 8601 UTC */
             updated_at: string;
         };
         Team: {
+            /** @description The team's name: lowercase letters, digits and `-`, a letter first */
             name: string;
+            /** @description What the team is, free text */
             description: string;
+            /** @description Its members, by user name */
             members: {
+                /** @description The member's user id (`usr_…`) */
                 user_id: string;
+                /** @description The member's user name */
                 user: string;
+                /** @description `true`: the member's primary team, the one their jobs that name no team run for */
                 primary: boolean;
             }[];
+            /** @description Its share of each GPU series of each fleet, by fleet then series */
             quotas: {
+                /** @description The fleet's id (`flt_…`) */
                 fleet_id: string;
+                /** @description The fleet's name */
                 fleet: string;
+                /** @description The GPU series the quota is for, e.g. `h100` */
                 series: string;
                 /** @description GPUs that are the team's whenever it wants them: its jobs take them back from borrowers */
                 guaranteed: number;
@@ -2911,6 +3023,7 @@ export interface components {
                 weight: number;
             }[];
             /**
+             * @description Its GPU-hour budget per month and per week, and what a spent one does
              * @default {
              *       "monthly_gpu_hours": null,
              *       "weekly_gpu_hours": null,
@@ -2918,67 +3031,118 @@ export interface components {
              *     }
              */
             budget: {
+                /** @description GPU-hours per calendar month (UTC); null: no budget */
                 monthly_gpu_hours: number | null;
+                /** @description GPU-hours per ISO week (UTC); null: no budget */
                 weekly_gpu_hours: number | null;
+                /** @description Once spent: `refuse` new jobs, also `pause` running ones, or `borrow_free` (guarantee only) */
                 policy: ("refuse" | "pause" | "borrow_free") | string;
             };
+            /** @description When the team was created, ISO 8601 UTC */
             created_at: string;
         };
         TestEventPayload: {
+            /** @description The event's id, the same on every retry, redelivery and endpoint (the `webhook-id` header): deduplicate by it */
             id: string;
+            /** @description When the event happened, ISO 8601 UTC */
             created_at: string;
-            /** @constant */
+            /**
+             * @description `webhook.test`
+             * @constant
+             */
             type: "webhook.test";
+            /** @description Which webhook the test is for */
             data: {
+                /** @description The id (`wh_…`) of the webhook tested */
                 webhook_id: string;
+                /** @description A fixed text saying it is a test delivery */
                 message: string;
             };
         };
         Token: {
+            /** @description The token's id, `tok_` plus a lowercase ULID */
             id: string;
+            /** @description The name it was given to tell it apart, e.g. `laptop` */
             name: string;
+            /** @description The first 10 characters of its secret (`sfp_…`), to recognise it by */
             prefix: string;
+            /** @description When it was created, ISO 8601 UTC */
             created_at: string;
+            /** @description When it expires, ISO 8601 UTC; null: never */
             expires_at: string | null;
+            /** @description When it was revoked, ISO 8601 UTC; null: it was not */
             revoked_at: string | null;
+            /** @description When it last authenticated a request (updated at most hourly), ISO 8601 UTC; null: never */
             last_used_at: string | null;
         };
         User: {
+            /** @description The user's id (`usr_…`) */
             id: string;
+            /** @description The user's name, unique, e.g. `ada` */
             name: string;
+            /** @description The user's e-mail address; null: none */
             email: string | null;
+            /** @description `viewer`, `operator` or `admin`: each may do all that the ones before it may */
             role: string;
+            /** @description `true`: every request with the user's tokens is refused (403 `FORBIDDEN`) */
             disabled: boolean;
+            /** @description When the user was created, ISO 8601 UTC */
             created_at: string;
         };
         Webhook: {
+            /** @description The webhook's id, `wh_` plus a lowercase ULID */
             id: string;
+            /** @description The id (`usr_…`) of the user it belongs to, whose events it receives */
             user_id: string;
+            /** @description Where deliveries are POSTed */
             url: string;
+            /** @description The event types it receives, e.g. `job.failed`; `*`: every job event (not the team budget ones) */
             events: string[];
+            /** @description Only the job events of this fleet (`flt_…`); null: every fleet's */
             fleet_id: string | null;
+            /** @description What the webhook is for, free text */
             description: string;
+            /** @description The first 12 characters of its signing secret (`whsec_…`), to tell secrets apart */
             secret_prefix: string;
+            /** @description After a rotation, when the old secret stops signing beside the new one (24 h on); else null */
             previous_secret_expires_at: string | null;
+            /** @description When it was created, ISO 8601 UTC */
             created_at: string;
         };
         WebhookDelivery: {
+            /** @description The event's id, also its `webhook-id` header: `evt_<job id>_<event seq>`, `evt_budget_…` or `evt_<ulid>` (tests) */
             id: string;
+            /** @description The id (`wh_…`) of the webhook it is sent to */
             webhook_id: string;
+            /** @description The event type, e.g. `job.succeeded`, `team.budget_warning` or `webhook.test` */
             type: string;
+            /** @description The job (`job_…`) the event is about; null for test and budget events */
             job_id: string | null;
+            /** @description `pending` (its next attempt is due, or in flight), `delivered` (an attempt got a 2xx) or `failed` (retries ran out) */
             state: string;
+            /** @description How many attempts were made, redeliveries included */
             attempts: number;
+            /** @description The HTTP status its latest attempt got; null before any, or when none came */
             last_status_code: number | null;
+            /** @description What went wrong in its latest attempt (no answer, or a redirect, not followed); null otherwise */
             last_error: string | null;
+            /** @description While `pending`, when its next attempt is due, ISO 8601 UTC; null otherwise */
             next_attempt_at: string | null;
+            /** @description When the delivery was queued, ISO 8601 UTC */
             created_at: string;
+            /** @description When an attempt last got a 2xx answer, ISO 8601 UTC; null until one has */
             delivered_at: string | null;
+            /** @description Every attempt, in order: when, the status or error, and how long it took */
             attempt_log: {
+                /** @description The attempt's number, from 1, counting every attempt of the delivery */
                 n: number;
+                /** @description When the attempt started, ISO 8601 UTC */
                 at: string;
+                /** @description The HTTP status the endpoint answered; null when none came (refused connection, timeout) */
                 status_code: number | null;
+                /** @description What went wrong without a status, e.g. `no response within 10 s`, or `redirects are not followed`; null otherwise */
                 error: string | null;
+                /** @description How long the attempt took, in milliseconds */
                 duration_ms: number;
             }[];
         };
@@ -3016,8 +3180,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -3030,8 +3198,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -3044,8 +3216,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -3058,8 +3234,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -3072,8 +3252,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -3086,8 +3270,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -3100,8 +3288,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -3141,8 +3333,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -3155,8 +3351,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NODE_REVOKED" | "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -3169,8 +3369,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -3183,8 +3387,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -3197,8 +3405,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -3211,8 +3423,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -3246,8 +3462,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -3260,8 +3480,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NODE_REVOKED" | "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -3274,8 +3498,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -3288,8 +3516,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -3302,8 +3534,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -3316,8 +3552,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -3348,10 +3588,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The node id minted for the agent, `nod_` plus a lowercase ULID */
                         node_id: string;
+                        /** @description The id (`flt_…`) of the fleet the token was minted for */
                         fleet_id: string;
+                        /** @description That fleet's name */
                         fleet: string;
+                        /** @description The agent's credential, a JWT: send it as `Authorization: Bearer` on the agent routes */
                         credential: string;
+                        /** @description When the credential expires, ISO 8601 UTC; renewed over the agent's socket while it is connected */
                         expires_at: string;
                     };
                 };
@@ -3363,8 +3608,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -3377,8 +3626,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "ENROLLMENT_TOKEN_INVALID";
                         };
                     };
@@ -3391,8 +3644,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -3405,8 +3662,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -3419,8 +3680,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -3433,8 +3698,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -3447,8 +3716,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -3480,7 +3753,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The matching entries, newest first */
                         entries: components["schemas"]["AuditEntry"][];
+                        /** @description The `cursor` of the next page; null on the last page */
                         next_cursor: string | null;
                     };
                 };
@@ -3492,8 +3767,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -3506,8 +3785,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -3520,8 +3803,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -3534,8 +3821,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -3548,8 +3839,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -3562,8 +3857,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -3587,11 +3886,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The secret the CLI polls with (`sfd_…`): whoever holds it receives the token */
                         device_code: string;
+                        /** @description The code the person checks and approves on the page, `ABCD-EFGH` */
                         user_code: string;
+                        /** @description The page where the person approves the code (`…/device`) */
                         verification_uri: string;
+                        /** @description The same page with the code filled in (`?user_code=…`) */
                         verification_uri_complete: string;
+                        /** @description Seconds until the codes expire (600) */
                         expires_in: number;
+                        /** @description Seconds to wait between polls of `POST /v1/auth/device/token` */
                         interval: number;
                     };
                 };
@@ -3603,8 +3908,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -3617,8 +3926,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -3631,8 +3944,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -3645,8 +3962,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -3659,8 +3980,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -3691,8 +4016,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description A new personal access token (`sfp_…`) of the approver, never expiring; shown only here */
                         token: string;
+                        /** @description The name of the user who approved the login: the token is theirs */
                         user: string;
+                        /** @description The token's name, `sf device login <YYYY-MM-DD>` */
                         name: string;
                     };
                 };
@@ -3704,8 +4032,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "ACCESS_DENIED" | "AUTHORIZATION_PENDING" | "BAD_REQUEST" | "EXPIRED_TOKEN" | "INVALID_GRANT" | "SLOW_DOWN";
                         };
                     };
@@ -3718,8 +4050,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -3732,8 +4068,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -3746,8 +4086,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -3760,8 +4104,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -3800,8 +4148,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "INVALID_DIGEST";
                         };
                     };
@@ -3814,8 +4166,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -3828,8 +4184,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -3842,8 +4202,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_NOT_FOUND";
                         };
                     };
@@ -3856,8 +4220,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -3870,8 +4238,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -3884,8 +4256,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -3898,8 +4274,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -3933,8 +4313,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The blob's digest, `sha256:` plus 64 lowercase hex characters */
                         digest: string;
+                        /** @description The blob's size in bytes */
                         size: number;
+                        /** @description True when this request stored the blob; false when it was stored already (nothing rewritten) */
                         created: boolean;
                     };
                 };
@@ -3946,8 +4329,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The blob's digest, `sha256:` plus 64 lowercase hex characters */
                         digest: string;
+                        /** @description The blob's size in bytes */
                         size: number;
+                        /** @description True when this request stored the blob; false when it was stored already (nothing rewritten) */
                         created: boolean;
                     };
                 };
@@ -3959,8 +4345,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH" | "INVALID_DIGEST";
                         };
                     };
@@ -3973,8 +4363,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -3987,8 +4381,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -4001,8 +4399,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "LENGTH_REQUIRED";
                         };
                     };
@@ -4015,8 +4417,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_TOO_LARGE";
                         };
                     };
@@ -4029,8 +4435,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -4043,8 +4453,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -4057,8 +4471,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -4091,35 +4509,65 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description `exists`: the blob is stored already, there is nothing to send
+                         * @constant
+                         */
                         mode: "exists";
+                        /** @description The blob's digest, `sha256:` plus 64 lowercase hex characters */
                         digest: string;
+                        /** @description The stored blob's size in bytes */
                         size: number;
                     } | {
-                        /** @constant */
+                        /**
+                         * @description `worker`: no direct upload is configured and the blob fits a request; PUT it to /v1/blobs/{digest}
+                         * @constant
+                         */
                         mode: "worker";
+                        /** @description The blob's digest, `sha256:` plus 64 lowercase hex characters */
                         digest: string;
+                        /** @description The blob's size in bytes, as asked for */
                         size: number;
                     } | {
-                        /** @constant */
+                        /**
+                         * @description `multipart`: PUT each part to its URL, report it, then complete the upload
+                         * @constant
+                         */
                         mode: "multipart";
+                        /** @description The blob's digest, `sha256:` plus 64 lowercase hex characters */
                         digest: string;
+                        /** @description The blob's size in bytes, as asked for */
                         size: number;
+                        /** @description The upload's id, `upl_` plus a lowercase ULID */
                         upload_id: string;
+                        /** @description Every part's size in bytes but the last's (the remainder): 16 MiB, or more for a huge blob */
                         part_size: number;
+                        /** @description How many parts the blob is cut into, numbered 1 to `part_count` (an empty blob has one) */
                         part_count: number;
+                        /** @description The parts an earlier, interrupted attempt reported stored: send only the others */
                         stored: {
+                            /** @description The part's number, from 1 */
                             number: number;
+                            /** @description The part's size in bytes, as reported */
                             size: number;
+                            /** @description The ETag the part's presigned PUT answered, quotes kept as S3 sent them */
                             etag: string;
+                            /** @description sha256 of the part's bytes as the client sent them, in 64 lowercase hex characters */
                             sha256: string;
                         }[];
+                        /** @description One presigned PUT URL per part, 1 to `part_count`, each good until `expires_at` */
                         urls: {
+                            /** @description The part's number, from 1 */
                             number: number;
-                            /** Format: uri */
+                            /**
+                             * Format: uri
+                             * @description A presigned S3 URL that takes one PUT of exactly that part's bytes
+                             */
                             url: string;
                         }[];
+                        /** @description When the URLs expire (an hour after this answer), ISO 8601 UTC; ask again for fresh ones */
                         expires_at: string;
+                        /** @description True when your open upload of this digest was resumed (200); false for a new one (201) */
                         resumed: boolean;
                     };
                 };
@@ -4131,35 +4579,65 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description `exists`: the blob is stored already, there is nothing to send
+                         * @constant
+                         */
                         mode: "exists";
+                        /** @description The blob's digest, `sha256:` plus 64 lowercase hex characters */
                         digest: string;
+                        /** @description The stored blob's size in bytes */
                         size: number;
                     } | {
-                        /** @constant */
+                        /**
+                         * @description `worker`: no direct upload is configured and the blob fits a request; PUT it to /v1/blobs/{digest}
+                         * @constant
+                         */
                         mode: "worker";
+                        /** @description The blob's digest, `sha256:` plus 64 lowercase hex characters */
                         digest: string;
+                        /** @description The blob's size in bytes, as asked for */
                         size: number;
                     } | {
-                        /** @constant */
+                        /**
+                         * @description `multipart`: PUT each part to its URL, report it, then complete the upload
+                         * @constant
+                         */
                         mode: "multipart";
+                        /** @description The blob's digest, `sha256:` plus 64 lowercase hex characters */
                         digest: string;
+                        /** @description The blob's size in bytes, as asked for */
                         size: number;
+                        /** @description The upload's id, `upl_` plus a lowercase ULID */
                         upload_id: string;
+                        /** @description Every part's size in bytes but the last's (the remainder): 16 MiB, or more for a huge blob */
                         part_size: number;
+                        /** @description How many parts the blob is cut into, numbered 1 to `part_count` (an empty blob has one) */
                         part_count: number;
+                        /** @description The parts an earlier, interrupted attempt reported stored: send only the others */
                         stored: {
+                            /** @description The part's number, from 1 */
                             number: number;
+                            /** @description The part's size in bytes, as reported */
                             size: number;
+                            /** @description The ETag the part's presigned PUT answered, quotes kept as S3 sent them */
                             etag: string;
+                            /** @description sha256 of the part's bytes as the client sent them, in 64 lowercase hex characters */
                             sha256: string;
                         }[];
+                        /** @description One presigned PUT URL per part, 1 to `part_count`, each good until `expires_at` */
                         urls: {
+                            /** @description The part's number, from 1 */
                             number: number;
-                            /** Format: uri */
+                            /**
+                             * Format: uri
+                             * @description A presigned S3 URL that takes one PUT of exactly that part's bytes
+                             */
                             url: string;
                         }[];
+                        /** @description When the URLs expire (an hour after this answer), ISO 8601 UTC; ask again for fresh ones */
                         expires_at: string;
+                        /** @description True when your open upload of this digest was resumed (200); false for a new one (201) */
                         resumed: boolean;
                     };
                 };
@@ -4171,8 +4649,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "INVALID_DIGEST";
                         };
                     };
@@ -4185,8 +4667,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -4199,8 +4685,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -4213,8 +4703,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_TOO_LARGE" | "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -4227,8 +4721,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -4241,8 +4739,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -4255,8 +4757,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -4283,6 +4789,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The id of the upload given up, `upl_…` */
                         aborted: string;
                     };
                 };
@@ -4294,8 +4801,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "INVALID_DIGEST";
                         };
                     };
@@ -4308,8 +4819,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -4322,8 +4837,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -4336,8 +4855,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UPLOAD_NOT_FOUND";
                         };
                     };
@@ -4350,8 +4873,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -4364,8 +4891,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -4378,8 +4909,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -4406,8 +4941,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The blob's digest, `sha256:` plus 64 lowercase hex characters */
                         digest: string;
+                        /** @description The blob's size in bytes */
                         size: number;
+                        /** @description True when this request stored the blob; false when it was stored already (nothing rewritten) */
                         created: boolean;
                     };
                 };
@@ -4419,8 +4957,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH" | "INVALID_DIGEST";
                         };
                     };
@@ -4433,8 +4975,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -4447,8 +4993,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -4461,8 +5011,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UPLOAD_NOT_FOUND";
                         };
                     };
@@ -4475,8 +5029,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UPLOAD_INCOMPLETE";
                         };
                     };
@@ -4489,8 +5047,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -4503,8 +5065,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -4517,8 +5083,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -4531,8 +5101,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -4571,7 +5145,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The part's number, as in the URL */
                         number: number;
+                        /** @description How many of the upload's parts are now recorded as stored */
                         stored: number;
                     };
                 };
@@ -4583,8 +5159,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "INVALID_DIGEST";
                         };
                     };
@@ -4597,8 +5177,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -4611,8 +5195,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -4625,8 +5213,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UPLOAD_NOT_FOUND";
                         };
                     };
@@ -4639,8 +5231,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -4653,8 +5249,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -4667,8 +5267,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -4681,8 +5285,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -4706,6 +5314,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The capsule new jobs get: `bootstrap.sh` and `runner.pyz`, each the digest of its blob */
                         files: {
                             "bootstrap.sh": components["schemas"]["Digest"];
                             "runner.pyz": components["schemas"]["Digest"];
@@ -4720,8 +5329,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -4734,8 +5347,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -4748,8 +5365,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -4762,8 +5383,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND";
                         };
                     };
@@ -4776,8 +5401,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -4790,8 +5419,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -4804,8 +5437,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -4839,6 +5476,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The capsule new jobs get: `bootstrap.sh` and `runner.pyz`, each the digest of its blob */
                         files: {
                             "bootstrap.sh": components["schemas"]["Digest"];
                             "runner.pyz": components["schemas"]["Digest"];
@@ -4853,8 +5491,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -4867,8 +5509,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -4881,8 +5527,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -4895,8 +5545,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -4909,8 +5563,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_MISSING";
                         };
                     };
@@ -4923,8 +5581,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -4937,8 +5599,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -4951,8 +5617,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -4979,9 +5649,13 @@ export interface operations {
                 content: {
                     "application/json": {
                         digest: components["schemas"]["Digest"];
+                        /** @description Every published recipe, by name */
                         recipes: {
+                            /** @description The recipe's name, `framework/method`, e.g. `python/charlm` */
                             name: string;
+                            /** @description Its highest published version by semver precedence */
                             latest: string;
+                            /** @description Its published versions, ascending by semver (pre-releases before their release) */
                             versions: {
                                 /** @description The recipe's name, `framework/method`, e.g. `python/charlm` */
                                 name: string;
@@ -5116,7 +5790,9 @@ export interface operations {
                                     [key: string]: string;
                                 };
                                 digest: components["schemas"]["Digest"];
+                                /** @description When the version was published, ISO 8601 UTC */
                                 published_at: string;
+                                /** @description Who published it: the admin's user name, or `system` for the built-in recipes */
                                 published_by: string;
                             }[];
                         }[];
@@ -5130,8 +5806,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -5144,8 +5824,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -5158,8 +5842,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -5172,8 +5860,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -5186,8 +5878,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -5200,8 +5896,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -5228,8 +5928,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The recipe's name, `framework/method`, e.g. `python/charlm` */
                         name: string;
+                        /** @description Its highest published version by semver precedence */
                         latest: string;
+                        /** @description Its published versions, ascending by semver (pre-releases before their release) */
                         versions: {
                             /** @description The recipe's name, `framework/method`, e.g. `python/charlm` */
                             name: string;
@@ -5364,7 +6067,9 @@ export interface operations {
                                 [key: string]: string;
                             };
                             digest: components["schemas"]["Digest"];
+                            /** @description When the version was published, ISO 8601 UTC */
                             published_at: string;
+                            /** @description Who published it: the admin's user name, or `system` for the built-in recipes */
                             published_by: string;
                         }[];
                         catalog_digest: components["schemas"]["Digest"];
@@ -5378,8 +6083,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -5392,8 +6101,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -5406,8 +6119,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -5420,8 +6137,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND";
                         };
                     };
@@ -5434,8 +6155,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -5448,8 +6173,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -5462,8 +6191,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -5624,10 +6357,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description `true`: published now (201); `false`: the same content was published already (200) */
                         created: boolean;
+                        /** @description The version as stored: the fields sent, its `digest`, `published_at` and `published_by` */
                         recipe: {
+                            /** @description The recipe's name, `framework/method`, e.g. `python/charlm` */
                             name: string;
+                            /** @description The version (semver `X.Y.Z`); a published version never changes */
                             version: string;
+                            /** @description The digest (`sha256:…`) of the fields published; a job's `recipe.digest` must match it */
                             digest: string;
                         };
                     };
@@ -5640,10 +6378,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description `true`: published now (201); `false`: the same content was published already (200) */
                         created: boolean;
+                        /** @description The version as stored: the fields sent, its `digest`, `published_at` and `published_by` */
                         recipe: {
+                            /** @description The recipe's name, `framework/method`, e.g. `python/charlm` */
                             name: string;
+                            /** @description The version (semver `X.Y.Z`); a published version never changes */
                             version: string;
+                            /** @description The digest (`sha256:…`) of the fields published; a job's `recipe.digest` must match it */
                             digest: string;
                         };
                     };
@@ -5656,8 +6399,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -5670,8 +6417,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -5684,8 +6435,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -5698,8 +6453,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "ALREADY_EXISTS";
                         };
                     };
@@ -5712,8 +6471,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -5726,8 +6489,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -5740,8 +6507,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -5754,8 +6525,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -5779,6 +6554,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Every fleet, by name */
                         fleets: components["schemas"]["Fleet"][];
                     };
                 };
@@ -5790,8 +6566,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -5804,8 +6584,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -5818,8 +6602,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -5832,8 +6620,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -5846,8 +6638,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -5860,8 +6656,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -6001,8 +6801,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -6015,8 +6819,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -6029,8 +6837,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -6043,8 +6855,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "ALREADY_EXISTS";
                         };
                     };
@@ -6057,8 +6873,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -6071,8 +6891,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -6085,8 +6909,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -6099,8 +6927,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -6113,8 +6945,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -6140,9 +6976,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The fleet's id, `flt_` plus a lowercase ULID */
                         fleet_id: string;
+                        /** @description True while the fleet drains for maintenance: submits are refused */
                         draining: boolean;
+                        /** @description Why it drains, the admin's note; null when it is not draining */
                         drain_note: string | null;
+                        /** @description The windows that gate each GPU series: its jobs start only inside one; empty: always open */
                         windows: {
                             /** @description The GPU series it governs; omitted: every series of the fleet */
                             series?: string;
@@ -6158,19 +6998,36 @@ export interface operations {
                              */
                             tz: string;
                         }[];
+                        /** @description Its nodes, each with its GPUs and the runs holding them */
                         nodes: components["schemas"]["Node"][];
+                        /** @description Its GPUs and jobs, counted now */
                         totals: {
+                            /** @description GPUs on all its nodes */
                             gpus: number;
+                            /** @description GPUs held by runs */
                             allocated: number;
+                            /** @description GPUs no run holds, `gpus` minus `allocated` (those of cordoned or lost nodes included) */
                             free: number;
+                            /** @description Its jobs in `QUEUED` */
                             queued: number;
+                            /** @description Its jobs holding GPUs: in `SUBMITTED`, `PENDING` or `RUNNING` */
                             running: number;
                         };
+                        /** @description Its `QUEUED` jobs in the order they were queued, each with why it waits */
                         queue: {
+                            /** @description The job's id (`job_…`) */
                             job_id: string;
+                            /** @description The id (`usr_…`) of its owner */
                             user_id: string;
+                            /** @description Its priority within its class, higher first */
                             priority: number;
+                            /** @description Its priority class (`lifecycle.priority_class`, default `normal`) */
+                            priority_class: string;
+                            /** @description The team it runs for; null: its submitter is in no team */
+                            team: string | null;
+                            /** @description GPUs it needs in all */
                             gpus: number;
+                            /** @description Why it is not running yet */
                             pending_reasons: {
                                 /**
                                  * @description What holds it back, a stable code, e.g. `CAPACITY`, `QUOTA_GPUS`, `PREEMPTING`
@@ -6199,8 +7056,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -6213,8 +7074,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -6227,8 +7092,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -6241,8 +7110,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -6255,8 +7128,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -6269,8 +7146,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -6283,8 +7164,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -6390,8 +7275,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -6404,8 +7293,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -6418,8 +7311,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -6432,8 +7329,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -6446,8 +7347,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -6460,8 +7365,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -6474,8 +7383,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -6488,8 +7401,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -6526,9 +7443,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The token (`sfe_…`), shown only here: an agent trades it at `POST /v1/agents/enroll` */
                         token: string;
+                        /** @description The fleet's name */
                         fleet: string;
+                        /** @description When it expires if no agent has spent it, ISO 8601 UTC */
                         expires_at: string;
+                        /** @description Always `true`: the first agent to enroll with it spends it */
                         one_shot: boolean;
                     };
                 };
@@ -6540,8 +7461,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -6554,8 +7479,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -6568,8 +7497,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -6582,8 +7515,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -6596,8 +7533,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -6610,8 +7551,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -6624,8 +7569,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -6638,8 +7587,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -6665,19 +7618,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The fleet's name */
                         fleet: string;
+                        /** @description `true` while the fleet drains, as its Fleet DO holds it */
                         draining: boolean;
+                        /** @description Why it drains; null when it does not */
                         note: string | null;
+                        /** @description How many of the fleet's jobs are `QUEUED` */
                         queued: number;
+                        /** @description How many of the fleet's jobs are `SUBMITTED`, `PENDING` or `RUNNING` */
                         running: number;
+                        /** @description Jobs (ids) the drain paused while running, still `PAUSED`, in queue order */
                         paused: string[];
+                        /** @description Jobs (ids) the drain held while queued, still `PAUSED`, in queue order */
                         held: string[];
+                        /** @description What still holds GPUs while the fleet drains, and why; maintenance can start once it is empty */
                         blockers: {
+                            /** @description The job's id (`job_…`) */
                             job_id: string;
+                            /** @description The job's name */
                             name: string;
+                            /** @description Its status, e.g. `RUNNING`, or `PAUSED` while its agent confirms the stop */
                             status: string;
+                            /** @description Why it still holds GPUs and what to do, in words, e.g. that it cannot resume from a checkpoint */
                             reason: string;
                         }[];
+                        /** @description Jobs (ids) that ending the drain queued again, in queue order; empty except in the resume answer */
                         resumed: string[];
                     };
                 };
@@ -6689,8 +7655,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -6703,8 +7673,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -6717,8 +7691,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -6731,8 +7709,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -6745,8 +7727,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -6759,8 +7745,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -6773,8 +7763,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -6808,14 +7802,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         fleet: components["schemas"]["Fleet"];
+                        /** @description Jobs (ids) the drain paused while running, still `PAUSED`, in queue order */
                         paused: string[];
+                        /** @description Jobs (ids) the drain held while queued, still `PAUSED`, in queue order */
                         held: string[];
+                        /** @description What still holds GPUs while the fleet drains, and why; maintenance can start once it is empty */
                         blockers: {
+                            /** @description The job's id (`job_…`) */
                             job_id: string;
+                            /** @description The job's name */
                             name: string;
+                            /** @description Its status, e.g. `RUNNING`, or `PAUSED` while its agent confirms the stop */
                             status: string;
+                            /** @description Why it still holds GPUs and what to do, in words, e.g. that it cannot resume from a checkpoint */
                             reason: string;
                         }[];
+                        /** @description Jobs (ids) that ending the drain queued again, in queue order; empty except in the resume answer */
                         resumed: string[];
                     };
                 };
@@ -6827,8 +7829,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -6841,8 +7847,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -6855,8 +7865,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -6869,8 +7883,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -6883,8 +7901,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -6897,8 +7919,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -6911,8 +7937,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -6925,8 +7955,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -6953,14 +7987,22 @@ export interface operations {
                 content: {
                     "application/json": {
                         fleet: components["schemas"]["Fleet"];
+                        /** @description Jobs (ids) the drain paused while running, still `PAUSED`, in queue order */
                         paused: string[];
+                        /** @description Jobs (ids) the drain held while queued, still `PAUSED`, in queue order */
                         held: string[];
+                        /** @description What still holds GPUs while the fleet drains, and why; maintenance can start once it is empty */
                         blockers: {
+                            /** @description The job's id (`job_…`) */
                             job_id: string;
+                            /** @description The job's name */
                             name: string;
+                            /** @description Its status, e.g. `RUNNING`, or `PAUSED` while its agent confirms the stop */
                             status: string;
+                            /** @description Why it still holds GPUs and what to do, in words, e.g. that it cannot resume from a checkpoint */
                             reason: string;
                         }[];
+                        /** @description Jobs (ids) that ending the drain queued again, in queue order; empty except in the resume answer */
                         resumed: string[];
                     };
                 };
@@ -6972,8 +8014,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -6986,8 +8032,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -7000,8 +8050,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -7014,8 +8068,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -7028,8 +8086,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -7042,8 +8104,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -7056,8 +8122,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -7070,8 +8140,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -7097,6 +8171,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Every node of the fleet, live from its Fleet DO */
                         nodes: components["schemas"]["Node"][];
                     };
                 };
@@ -7108,8 +8183,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -7122,8 +8201,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -7136,8 +8219,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -7150,8 +8237,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -7164,8 +8255,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -7178,8 +8273,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -7192,8 +8291,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -7257,8 +8360,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -7271,8 +8378,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -7285,8 +8396,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -7299,8 +8414,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -7313,8 +8432,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT";
                         };
                     };
@@ -7327,8 +8450,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -7341,8 +8468,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -7355,8 +8486,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -7369,8 +8504,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -7397,13 +8536,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The action: `cordon`, `uncordon`, `drain`, `revoke` or `remove` */
                         action: string;
+                        /** @description The node as it is now; null after `remove` */
                         node: components["schemas"]["Node"] | null;
+                        /** @description Jobs (ids) a `drain` stopped with a checkpoint and queued again to run elsewhere; else empty */
                         requeued: string[];
+                        /** @description Jobs a `drain` leaves running there: they cannot resume, so stop them or wait */
                         blockers: {
+                            /** @description The job's id (`job_…`) */
                             job_id: string;
+                            /** @description The job's name */
                             name: string;
+                            /** @description Its status, e.g. `RUNNING`, or `PAUSED` while its agent confirms the stop */
                             status: string;
+                            /** @description Why it still holds GPUs and what to do, in words, e.g. that it cannot resume from a checkpoint */
                             reason: string;
                         }[];
                     };
@@ -7416,8 +8563,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -7430,8 +8581,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -7444,8 +8599,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -7458,8 +8617,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
                         };
                     };
@@ -7472,8 +8635,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT";
                         };
                     };
@@ -7486,8 +8653,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -7500,8 +8671,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -7514,8 +8689,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -7550,13 +8729,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The action: `cordon`, `uncordon`, `drain`, `revoke` or `remove` */
                         action: string;
+                        /** @description The node as it is now; null after `remove` */
                         node: components["schemas"]["Node"] | null;
+                        /** @description Jobs (ids) a `drain` stopped with a checkpoint and queued again to run elsewhere; else empty */
                         requeued: string[];
+                        /** @description Jobs a `drain` leaves running there: they cannot resume, so stop them or wait */
                         blockers: {
+                            /** @description The job's id (`job_…`) */
                             job_id: string;
+                            /** @description The job's name */
                             name: string;
+                            /** @description Its status, e.g. `RUNNING`, or `PAUSED` while its agent confirms the stop */
                             status: string;
+                            /** @description Why it still holds GPUs and what to do, in words, e.g. that it cannot resume from a checkpoint */
                             reason: string;
                         }[];
                     };
@@ -7569,8 +8756,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -7583,8 +8774,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -7597,8 +8792,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -7611,8 +8810,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
                         };
                     };
@@ -7625,8 +8828,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -7639,8 +8846,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -7653,8 +8864,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -7667,8 +8882,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -7703,13 +8922,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The action: `cordon`, `uncordon`, `drain`, `revoke` or `remove` */
                         action: string;
+                        /** @description The node as it is now; null after `remove` */
                         node: components["schemas"]["Node"] | null;
+                        /** @description Jobs (ids) a `drain` stopped with a checkpoint and queued again to run elsewhere; else empty */
                         requeued: string[];
+                        /** @description Jobs a `drain` leaves running there: they cannot resume, so stop them or wait */
                         blockers: {
+                            /** @description The job's id (`job_…`) */
                             job_id: string;
+                            /** @description The job's name */
                             name: string;
+                            /** @description Its status, e.g. `RUNNING`, or `PAUSED` while its agent confirms the stop */
                             status: string;
+                            /** @description Why it still holds GPUs and what to do, in words, e.g. that it cannot resume from a checkpoint */
                             reason: string;
                         }[];
                     };
@@ -7722,8 +8949,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -7736,8 +8967,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -7750,8 +8985,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -7764,8 +9003,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
                         };
                     };
@@ -7778,8 +9021,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -7792,8 +9039,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -7806,8 +9057,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -7820,8 +9075,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -7856,13 +9115,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The action: `cordon`, `uncordon`, `drain`, `revoke` or `remove` */
                         action: string;
+                        /** @description The node as it is now; null after `remove` */
                         node: components["schemas"]["Node"] | null;
+                        /** @description Jobs (ids) a `drain` stopped with a checkpoint and queued again to run elsewhere; else empty */
                         requeued: string[];
+                        /** @description Jobs a `drain` leaves running there: they cannot resume, so stop them or wait */
                         blockers: {
+                            /** @description The job's id (`job_…`) */
                             job_id: string;
+                            /** @description The job's name */
                             name: string;
+                            /** @description Its status, e.g. `RUNNING`, or `PAUSED` while its agent confirms the stop */
                             status: string;
+                            /** @description Why it still holds GPUs and what to do, in words, e.g. that it cannot resume from a checkpoint */
                             reason: string;
                         }[];
                     };
@@ -7875,8 +9142,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -7889,8 +9160,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -7903,8 +9178,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -7917,8 +9196,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
                         };
                     };
@@ -7931,8 +9214,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT";
                         };
                     };
@@ -7945,8 +9232,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -7959,8 +9250,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -7973,8 +9268,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -7987,8 +9286,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -8015,13 +9318,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The action: `cordon`, `uncordon`, `drain`, `revoke` or `remove` */
                         action: string;
+                        /** @description The node as it is now; null after `remove` */
                         node: components["schemas"]["Node"] | null;
+                        /** @description Jobs (ids) a `drain` stopped with a checkpoint and queued again to run elsewhere; else empty */
                         requeued: string[];
+                        /** @description Jobs a `drain` leaves running there: they cannot resume, so stop them or wait */
                         blockers: {
+                            /** @description The job's id (`job_…`) */
                             job_id: string;
+                            /** @description The job's name */
                             name: string;
+                            /** @description Its status, e.g. `RUNNING`, or `PAUSED` while its agent confirms the stop */
                             status: string;
+                            /** @description Why it still holds GPUs and what to do, in words, e.g. that it cannot resume from a checkpoint */
                             reason: string;
                         }[];
                     };
@@ -8034,8 +9345,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -8048,8 +9363,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -8062,8 +9381,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -8076,8 +9399,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "NODE_NOT_FOUND";
                         };
                     };
@@ -8090,8 +9417,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT";
                         };
                     };
@@ -8104,8 +9435,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -8118,8 +9453,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -8132,8 +9471,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -8146,8 +9489,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -8173,6 +9520,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The secrets, by name; never their values */
                         secrets: components["schemas"]["Secret"][];
                     };
                 };
@@ -8184,8 +9532,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -8198,8 +9550,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -8212,8 +9568,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -8226,8 +9586,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -8240,8 +9604,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -8254,8 +9622,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -8268,8 +9640,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -8325,8 +9701,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -8339,8 +9719,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -8353,8 +9737,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -8367,8 +9755,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -8381,8 +9773,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -8395,8 +9791,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -8409,8 +9809,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -8423,8 +9827,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -8437,8 +9845,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "SECRETS_UNAVAILABLE";
                         };
                     };
@@ -8465,7 +9877,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The deleted secret's name */
                         name: string;
+                        /** @description Always `true` */
                         deleted: boolean;
                     };
                 };
@@ -8477,8 +9891,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -8491,8 +9909,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -8505,8 +9927,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -8519,8 +9945,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "SECRET_NOT_FOUND";
                         };
                     };
@@ -8533,8 +9963,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -8547,8 +9981,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -8561,8 +9999,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -8586,17 +10028,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description Always `true`: the Worker answers and D1 is reachable
+                         * @constant
+                         */
                         ok: true;
+                        /** @description The API's path prefix, `v1` */
                         api: string;
+                        /** @description The server's clock when it answered, ISO 8601 UTC */
                         time: string;
+                        /** @description The server's release, e.g. `0.1.0` (also the `starforge-server-version` header) */
                         version: string;
+                        /** @description The API generation, e.g. `1` (also the `starforge-api-version` header) */
                         api_version: number;
+                        /** @description The oldest `sf` release the server accepts (also the `starforge-min-cli-version` header) */
                         min_cli_version: string;
+                        /** @description What the deployment was built from (`SF_BUILD`, e.g. a git sha); `dev` when unset */
                         build: string;
+                        /** @description Whether D1's schema is the one this Worker was built for */
                         migrations: {
+                            /** @description The last migration applied to D1, e.g. `0017_diagnosis.sql`; null when D1 was never migrated */
                             applied: string | null;
+                            /** @description The newest migration this Worker was built with */
                             expected: string;
+                            /** @description Whether `applied` is `expected`; false: D1 is behind this Worker or was migrated by another release */
                             up_to_date: boolean;
                         };
                     };
@@ -8609,8 +10064,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -8623,8 +10082,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -8685,8 +10148,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH";
                         };
                     };
@@ -8699,8 +10166,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -8713,8 +10184,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -8727,8 +10202,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -8741,8 +10220,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_MISSING";
                         };
                     };
@@ -8755,8 +10238,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -8796,9 +10283,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The artifact's path in the run, decoded from the URL */
                         path: string;
+                        /** @description The bytes' digest, the `digest` sent */
                         digest: string;
+                        /** @description Their size in bytes */
                         size: number;
+                        /** @description True when the bytes were written; false when those exact bytes were stored at this path already */
                         created: boolean;
                     };
                 };
@@ -8810,9 +10301,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The artifact's path in the run, decoded from the URL */
                         path: string;
+                        /** @description The bytes' digest, the `digest` sent */
                         digest: string;
+                        /** @description Their size in bytes */
                         size: number;
+                        /** @description True when the bytes were written; false when those exact bytes were stored at this path already */
                         created: boolean;
                     };
                 };
@@ -8824,8 +10319,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "BLOB_DIGEST_MISMATCH" | "INVALID_DIGEST";
                         };
                     };
@@ -8838,8 +10337,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -8852,8 +10355,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -8866,8 +10373,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "LENGTH_REQUIRED";
                         };
                     };
@@ -8880,8 +10391,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_TOO_LARGE";
                         };
                     };
@@ -8894,8 +10409,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -8934,13 +10453,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @constant */
+                        /**
+                         * @description The method to send the bytes with: always `PUT`
+                         * @constant
+                         */
                         method: "PUT";
-                        /** Format: uri */
+                        /**
+                         * Format: uri
+                         * @description Where to PUT them: this Worker's /v1/ingest/artifact/blob/{run}/{path}, or a presigned R2 URL
+                         */
                         url: string;
+                        /** @description Headers to send with the PUT: `X-StarForge-Token` for the Worker's URL, none for R2's */
                         headers: {
                             [key: string]: string;
                         };
+                        /** @description Until when to use the target (an hour), ISO 8601 UTC; ask again for a later retry */
                         expires_at: string;
                     };
                 };
@@ -8952,8 +10479,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -8966,8 +10497,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -8980,8 +10515,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -8994,8 +10533,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -9008,8 +10551,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -9051,8 +10598,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INVALID_DIGEST";
                         };
                     };
@@ -9065,8 +10616,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -9079,8 +10634,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -9093,8 +10652,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -9107,8 +10670,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -9153,8 +10720,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -9167,8 +10738,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -9181,8 +10756,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -9195,8 +10774,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -9209,8 +10792,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -9246,13 +10833,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
+                        /** @description The items not stored, each with its index and why; empty when all were accepted */
                         rejected: {
+                            /** @description The item's index in the request's array, from 0 */
                             index: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `INVALID_ITEM`: it fails its schema; `OVER_LIMIT`: past the request's item limit, too large, or past what the run keeps
+                             * @enum {string}
+                             */
                             code: "INVALID_ITEM" | "OVER_LIMIT";
+                            /** @description Why, in words, e.g. `value: Invalid input: expected number, received null` */
                             message: string;
                         }[];
+                        /** @description True when this exact probe was stored already (it is kept once); absent when it was refused */
                         duplicate?: boolean;
                     };
                 };
@@ -9264,8 +10859,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -9278,8 +10877,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -9292,8 +10895,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -9306,8 +10913,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -9320,8 +10931,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -9357,11 +10972,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
+                        /** @description The items not stored, each with its index and why; empty when all were accepted */
                         rejected: {
+                            /** @description The item's index in the request's array, from 0 */
                             index: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `INVALID_ITEM`: it fails its schema; `OVER_LIMIT`: past the request's item limit, too large, or past what the run keeps
+                             * @enum {string}
+                             */
                             code: "INVALID_ITEM" | "OVER_LIMIT";
+                            /** @description Why, in words, e.g. `value: Invalid input: expected number, received null` */
                             message: string;
                         }[];
                     };
@@ -9374,8 +10996,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -9388,8 +11014,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -9402,8 +11032,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -9416,8 +11050,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -9430,8 +11068,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -9467,11 +11109,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
+                        /** @description The items not stored, each with its index and why; empty when all were accepted */
                         rejected: {
+                            /** @description The item's index in the request's array, from 0 */
                             index: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `INVALID_ITEM`: it fails its schema; `OVER_LIMIT`: past the request's item limit, too large, or past what the run keeps
+                             * @enum {string}
+                             */
                             code: "INVALID_ITEM" | "OVER_LIMIT";
+                            /** @description Why, in words, e.g. `value: Invalid input: expected number, received null` */
                             message: string;
                         }[];
                     };
@@ -9484,8 +11133,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -9498,8 +11151,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -9512,8 +11169,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -9526,8 +11187,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -9540,8 +11205,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -9579,11 +11248,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
+                        /** @description The items not stored, each with its index and why; empty when all were accepted */
                         rejected: {
+                            /** @description The item's index in the request's array, from 0 */
                             index: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `INVALID_ITEM`: it fails its schema; `OVER_LIMIT`: past the request's item limit, too large, or past what the run keeps
+                             * @enum {string}
+                             */
                             code: "INVALID_ITEM" | "OVER_LIMIT";
+                            /** @description Why, in words, e.g. `value: Invalid input: expected number, received null` */
                             message: string;
                         }[];
                     };
@@ -9596,8 +11272,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -9610,8 +11290,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -9624,8 +11308,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -9638,8 +11326,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -9652,8 +11344,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -9708,9 +11404,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description `applied`: the report was applied (a repeat changes nothing); `ignored`: the run was over or the rank had exited
+                         * @enum {string}
+                         */
                         outcome: "applied" | "ignored";
+                        /** @description True when the control plane wants this workload gone (e.g. a run no longer the job's current one) */
                         stop: boolean;
+                        /** @description True when the run has ended (by this report or before it) */
                         run_over: boolean;
                     };
                 };
@@ -9722,8 +11423,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -9736,8 +11441,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -9750,8 +11459,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -9764,8 +11477,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND";
                         };
                     };
@@ -9778,8 +11495,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT";
                         };
                     };
@@ -9792,8 +11513,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -9806,8 +11531,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -9851,18 +11580,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description How many lines were stored (a console chunk counts the lines it was split into) */
                         accepted: number;
+                        /** @description The items not stored, each with its index and why; empty when all were accepted */
                         rejected: {
+                            /** @description The item's index in the request's array, from 0 */
                             index: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `INVALID_ITEM`: it fails its schema; `OVER_LIMIT`: past the request's item limit, too large, or past what the run keeps
+                             * @enum {string}
+                             */
                             code: "INVALID_ITEM" | "OVER_LIMIT";
+                            /** @description Why, in words, e.g. `value: Invalid input: expected number, received null` */
                             message: string;
                         }[];
+                        /** @description How many of the batch's lines were stored already (a replay) */
                         duplicates: number;
+                        /** @description The seq of the batch's first line: `seq` as sent, or the server's for a console batch */
                         first_seq: number;
+                        /** @description Every line of this (rank, stream) below this seq is readable (or was given up on) */
                         released_to: number;
+                        /** @description Lines of this (rank, stream) stored but waiting for a missing predecessor */
                         held: number;
-                        /** @enum {string} */
+                        /**
+                         * @description The stream the lines went to: `stdout` or `stderr` with `seq`, else `console`
+                         * @enum {string}
+                         */
                         stream: "stdout" | "stderr" | "console";
                     };
                 };
@@ -9874,8 +11617,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -9888,8 +11635,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -9902,8 +11653,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -9916,8 +11671,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -9930,8 +11689,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -9967,11 +11730,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
+                        /** @description The items not stored, each with its index and why; empty when all were accepted */
                         rejected: {
+                            /** @description The item's index in the request's array, from 0 */
                             index: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `INVALID_ITEM`: it fails its schema; `OVER_LIMIT`: past the request's item limit, too large, or past what the run keeps
+                             * @enum {string}
+                             */
                             code: "INVALID_ITEM" | "OVER_LIMIT";
+                            /** @description Why, in words, e.g. `value: Invalid input: expected number, received null` */
                             message: string;
                         }[];
                     };
@@ -9984,8 +11754,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -9998,8 +11772,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -10012,8 +11790,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -10026,8 +11808,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -10040,8 +11826,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -10068,12 +11858,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Why and by when the run is being stopped; null while nobody asked it to, and once it released its GPUs */
                         notice: {
+                            /** @description Why, in a person's words (the stop command's reason), e.g. `stop by ada` */
                             reason: string;
+                            /** @description When the agent sends SIGKILL if the workload is still there, ISO 8601 UTC */
                             deadline: string;
+                            /** @description The grace the stop gave, in seconds: `deadline` is that long after it */
                             grace_seconds: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `preempted`: a job of a higher priority class needs its GPUs; `stopped`: a stop, pause, drain or window
+                             * @enum {string}
+                             */
                             cause: "preempted" | "stopped";
+                            /** @description The job that preempted it (`job_…`) when `preempted`; else null */
                             preempted_by: string | null;
                         } | null;
                     };
@@ -10086,8 +11884,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -10100,8 +11902,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -10148,16 +11954,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /**
+                         * @description `waiting` for the `missing` ranks, `complete` once every rank joined, or `failed`: the run is over
+                         * @enum {string}
+                         */
                         state: "waiting" | "complete" | "failed";
+                        /** @description The run's node count, from its placement */
                         nnodes: number;
+                        /** @description The node ranks registered so far for this lease epoch (none when `failed`) */
                         joined: number[];
+                        /** @description The node ranks not registered yet (none when `failed`) */
                         missing: number[];
+                        /** @description Where node rank 0 listens, once `complete`; null before, or when `failed` */
                         master: {
+                            /** @description Node rank 0's address (MASTER_ADDR) */
                             addr: string;
+                            /** @description The port node rank 0 listens on (MASTER_PORT) */
                             port: number;
                         } | null;
+                        /** @description Every node rank's address, by node rank, once `complete`; null before, or when `failed` */
                         hosts: string[] | null;
+                        /** @description Why it `failed`, e.g. `the run is FAILED: …`; null otherwise */
                         reason: string | null;
                     };
                 };
@@ -10169,8 +11986,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -10183,8 +12004,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -10197,8 +12022,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -10211,8 +12040,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND";
                         };
                     };
@@ -10225,8 +12058,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT";
                         };
                     };
@@ -10239,8 +12076,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -10253,8 +12094,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -10302,11 +12147,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
+                        /** @description The items not stored, each with its index and why; empty when all were accepted */
                         rejected: {
+                            /** @description The item's index in the request's array, from 0 */
                             index: number;
-                            /** @enum {string} */
+                            /**
+                             * @description `INVALID_ITEM`: it fails its schema; `OVER_LIMIT`: past the request's item limit, too large, or past what the run keeps
+                             * @enum {string}
+                             */
                             code: "INVALID_ITEM" | "OVER_LIMIT";
+                            /** @description Why, in words, e.g. `value: Invalid input: expected number, received null` */
                             message: string;
                         }[];
                     };
@@ -10319,8 +12171,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -10333,8 +12189,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -10347,8 +12207,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -10361,8 +12225,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -10375,8 +12243,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -10412,7 +12284,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description A page of jobs, newest first */
                         jobs: components["schemas"]["JobSummary"][];
+                        /** @description The next page's `cursor`: this page's last job id; null on the last page */
                         next_cursor: string | null;
                     };
                 };
@@ -10431,8 +12305,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -10445,8 +12323,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -10459,8 +12341,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -10473,8 +12359,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "USER_NOT_FOUND";
                         };
                     };
@@ -10487,8 +12377,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -10501,8 +12395,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -10515,8 +12413,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -10529,8 +12431,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -10571,10 +12477,15 @@ export interface operations {
                     "application/json": {
                         job: components["schemas"]["JobDetail"];
                     } | {
+                        /** @description Every job of the array, in the order sent */
                         jobs: components["schemas"]["JobDetail"][];
                     } | {
-                        /** @constant */
+                        /**
+                         * @description Always `true`: nothing was reserved, queued or written
+                         * @constant
+                         */
                         dry_run: true;
+                        /** @description What the fleet would do with each job now, in the order sent */
                         jobs: components["schemas"]["DryRunJob"][];
                     };
                 };
@@ -10588,6 +12499,7 @@ export interface operations {
                     "application/json": {
                         job: components["schemas"]["JobDetail"];
                     } | {
+                        /** @description Every job of the array, in the order sent */
                         jobs: components["schemas"]["JobDetail"][];
                     };
                 };
@@ -10599,8 +12511,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "INVALID_HYPERPARAMS" | "INVALID_PROFILE" | "INVALID_SPEC";
                         };
                     };
@@ -10613,8 +12529,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -10627,8 +12547,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BUDGET_EXHAUSTED" | "FORBIDDEN" | "IMAGE_NOT_ALLOWED" | "PRIORITY_CLASS_NOT_ALLOWED" | "PROFILE_NOT_ALLOWED" | "QUOTA_EXCEEDED" | "TEAM_NOT_MEMBER";
                         };
                     };
@@ -10641,8 +12565,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "PROFILE_NOT_FOUND";
                         };
                     };
@@ -10655,8 +12583,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT" | "FLEET_DRAINING" | "IDEMPOTENCY_KEY_REUSED" | "RECIPE_LOCK_STALE";
                         };
                     };
@@ -10669,8 +12601,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -10683,8 +12619,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_MISSING" | "FRAMEWORK_VERSION_UNSUPPORTED" | "HF_ACCESS_DENIED" | "HF_NOT_FOUND" | "HF_REVISION_NOT_FOUND" | "HF_TOKEN_REQUIRED" | "IMAGE_REQUIRED" | "NO_ELIGIBLE_FLEET" | "PRIORITY_CLASS_UNKNOWN" | "RECIPE_NOT_FOUND" | "RECIPE_VERSION_NOT_FOUND" | "SECRET_MISSING" | "TEAM_UNKNOWN";
                         };
                     };
@@ -10697,8 +12637,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -10711,8 +12655,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -10725,8 +12673,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -10739,8 +12691,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "HF_UNAVAILABLE" | "SECRETS_UNAVAILABLE" | "UNAVAILABLE";
                         };
                     };
@@ -10766,6 +12722,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The job as the D1 ledger holds it, with its spec */
                         job: {
                             /** @description The job's id, `job_` plus a lowercase ULID */
                             id: string;
@@ -10827,11 +12784,17 @@ export interface operations {
                             started_at?: string | null;
                             /** @description `GET /v1/jobs` only: when its last run ended, ISO 8601 UTC; null unless the job is at rest */
                             ended_at?: string | null;
+                            /** @description The JobSpec as admitted, defaults and hyperparameters filled in */
                             spec: unknown;
                         };
-                        /** @default null */
+                        /**
+                         * @description Why its latest run failed; null if that run did not fail, or is not diagnosed yet
+                         * @default null
+                         */
                         diagnosis: components["schemas"]["Diagnosis"] | null;
+                        /** @description Its runs, by attempt */
                         runs: components["schemas"]["Run"][];
+                        /** @description Its transitions, by `seq` */
                         events: components["schemas"]["JobEvent"][];
                     };
                 };
@@ -10843,8 +12806,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -10857,8 +12824,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -10871,8 +12842,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -10885,8 +12860,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND";
                         };
                     };
@@ -10899,8 +12878,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -10913,8 +12896,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -10927,8 +12914,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -10941,8 +12932,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -10971,7 +12966,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The run read (`run_…`): the one `run` names, else the job's current run, else its latest */
                         run_id: string;
+                        /** @description What the run registered, by step (unnumbered last), then path */
                         artifacts: components["schemas"]["Artifact"][];
                     };
                 };
@@ -10983,8 +12980,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -10997,8 +12998,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -11011,8 +13016,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -11025,8 +13034,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -11039,8 +13052,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -11053,8 +13070,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -11067,8 +13088,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -11081,8 +13106,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -11128,8 +13157,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -11142,8 +13175,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -11156,8 +13193,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -11170,8 +13211,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BLOB_NOT_FOUND" | "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -11184,8 +13229,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -11198,8 +13247,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -11212,8 +13265,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -11226,8 +13283,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -11256,18 +13317,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The run read: the one `run` names (`run_…`), else the job's current run, else its latest */
                         run_id: string;
+                        /** @description Each distinct environment probe the run sent (an identical one is kept once), oldest first */
                         probes: {
+                            /** @description The host the probe describes (its `hostname` or `host.hostname`); null if it names none */
                             hostname: string | null;
+                            /** @description When the server first received this probe, ISO 8601 UTC */
                             received_at: string;
+                            /** @description The probe as the client sent it, without `run_id` */
                             probe: {
                                 [key: string]: components["schemas"]["JsonValue"];
                             };
                         }[];
+                        /** @description The job's nodes by host name, each entry as last sent plus `updated_at` */
                         nodes: {
+                            /** @description The node's host name, which its entry is stored by */
                             hostname: string;
                             cpu: components["schemas"]["JsonValue"];
                             gpu: components["schemas"]["JsonValue"];
+                            /** @description When its latest entry arrived, ISO 8601 UTC */
                             updated_at: string;
                         }[];
                     };
@@ -11280,8 +13349,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -11294,8 +13367,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -11308,8 +13385,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -11322,8 +13403,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -11336,8 +13421,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -11350,8 +13439,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -11364,8 +13457,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -11378,8 +13475,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -11408,24 +13509,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The run read: the one `run` names (`run_…`), else the job's current run, else its latest */
                         run_id: string;
+                        /** @description The run as the ledger records it */
                         run: {
+                            /** @description The run's id, `run_` plus a lowercase ULID */
                             id: string;
+                            /** @description Which attempt of the job it is, counting from 1 */
                             attempt: number;
+                            /** @description `SUBMITTED`, then `RUNNING` once started; once ended, the job's resting state, e.g. `STOPPED` */
                             status: string;
+                            /** @description When it took its GPUs, ISO 8601 UTC */
                             allocated_at: string;
+                            /** @description When it released its GPUs (every rank gone), ISO 8601 UTC; null while it holds them */
                             ended_at: string | null;
+                            /** @description Its exit code (0 when every rank exited 0); null while it runs or if none was reported */
                             exit_code: number | null;
+                            /** @description Why it ended, in words, e.g. `stop by ada`; null while it runs or if none was given */
                             reason: string | null;
                         };
+                        /** @description What its ranks reported: the first report of each event per rank, in the order received */
                         lifecycle: {
+                            /** @description The rank that reported */
                             rank: number;
+                            /** @description What it reported: `started`, `succeeded` or `failed` */
                             event: string;
+                            /** @description When it happened, ISO 8601 UTC: the rank's time, else when the server received the report */
                             ts: string;
+                            /** @description The exit code the rank reported; null if it sent none */
                             exit_code: number | null;
+                            /** @description Why the rank ended, as it reported it; null if it sent none */
                             reason: string | null;
+                            /** @description When the server received the report, ISO 8601 UTC */
                             received_at: string;
                         }[];
+                        /** @description The job's transitions from this run's dispatch to its end (all of them: GET /v1/jobs/{id}) */
                         transitions: components["schemas"]["JobEvent"][];
                     };
                 };
@@ -11437,8 +13555,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -11451,8 +13573,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -11465,8 +13591,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -11479,8 +13609,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -11493,8 +13627,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -11507,8 +13645,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -11521,8 +13663,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -11535,8 +13681,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -11575,32 +13725,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The run read: the one `run` names (`run_…`), else the job's current run, else its latest */
                         run_id: string;
+                        /** @description Every series (key, node_id, worker_id, gpu_idx) the filters keep, by key */
                         series: {
+                            /** @description What is sampled, e.g. `gpu.util` */
                             key: string;
+                            /** @description The Ray node that sampled; null outside Ray (or if none was sent) */
                             node_id: string | null;
+                            /** @description The worker that sampled (outside Ray the host or process); null if none was sent */
                             worker_id: string | null;
+                            /** @description The GPU's index; null for host keys (`cpu.*`, `mem.*`) */
                             gpu_idx: number | null;
+                            /** @description The GPU's UUID as the client sent it, e.g. `GPU-5c1e…`; null if none */
                             gpu_uuid: string | null;
+                            /** @description How many samples the series holds */
                             count: number;
+                            /** @description Its newest sample */
                             last: {
+                                /** @description When it was sampled, ISO 8601 UTC: the client's time, else when the server received it */
                                 ts: string;
+                                /** @description The sampled value */
                                 value: number;
                             };
                         }[];
                     } | {
+                        /** @description The run read: the one `run` names (`run_…`), else the job's current run, else its latest */
                         run_id: string;
+                        /** @description The key asked for */
                         key: string;
+                        /** @description The page's samples grouped by series (node_id, worker_id, gpu_idx) */
                         series: {
+                            /** @description The Ray node that sampled; null outside Ray (or if none was sent) */
                             node_id: string | null;
+                            /** @description The worker that sampled (outside Ray the host or process); null if none was sent */
                             worker_id: string | null;
+                            /** @description The GPU's index; null for host keys (`cpu.*`, `mem.*`) */
                             gpu_idx: number | null;
+                            /** @description The GPU's UUID as the client sent it, e.g. `GPU-5c1e…`; null if none */
                             gpu_uuid: string | null;
+                            /** @description The page's samples of this series, in time order */
                             points: {
+                                /** @description When it was sampled, ISO 8601 UTC: the client's time, else when the server received it */
                                 ts: string;
+                                /** @description The sampled value */
                                 value: number;
                             }[];
                         }[];
+                        /** @description The next page's `after`: the page's last sample time in epoch ms; null on the last page */
                         next_after: number | null;
                     };
                 };
@@ -11612,8 +13784,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -11626,8 +13802,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -11640,8 +13820,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -11654,8 +13838,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -11668,8 +13856,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -11682,8 +13874,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -11696,8 +13892,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -11710,8 +13910,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -11740,10 +13944,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The run read: the one `run` names (`run_…`), else the job's current run, else its latest */
                         run_id: string;
+                        /** @description Each top-level name with its JSON value, as the run last reported it */
                         params: {
                             [key: string]: components["schemas"]["JsonValue"];
                         };
+                        /** @description When the latest report arrived, ISO 8601 UTC; null when the run reported none */
                         updated_at: string | null;
                     };
                 };
@@ -11755,8 +13962,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -11769,8 +13980,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -11783,8 +13998,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -11797,8 +14016,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -11811,8 +14034,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -11825,8 +14052,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -11839,8 +14070,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -11853,8 +14088,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -11896,15 +14135,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The run read (`run_…`): the one `run` names, else the job's current run, else its latest */
                         run_id: string;
+                        /** @description Released lines from `offset` on, in cursor order */
                         lines: components["schemas"]["LogLine"][];
+                        /** @description The next page's `offset`: the last cursor returned plus one (`offset` if none was) */
                         next_offset: number;
+                        /** @description `true` once the run is over: no line is held back any more */
                         ended: boolean;
+                        /** @description Per rank and stream: what is readable, what is held back, where it ended */
                         streams: {
+                            /** @description The rank that writes the stream */
                             rank: number;
+                            /** @description `stdout`, `stderr` or `console` */
                             stream: string;
+                            /** @description Every `seq` below it is readable, or was given up on */
                             released_to: number;
+                            /** @description How many lines wait, held back, for a missing earlier line */
                             held: number;
+                            /** @description One past the stream's last `seq`, once its writer sent `eof`; null before */
                             eof_seq: number | null;
                         }[];
                     };
@@ -11918,8 +14167,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -11932,8 +14185,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -11946,8 +14203,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -11960,8 +14221,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -11974,8 +14239,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -11988,8 +14257,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -12002,8 +14275,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -12016,8 +14293,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -12061,8 +14342,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -12075,8 +14360,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -12089,8 +14378,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -12103,8 +14396,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -12117,8 +14414,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -12131,8 +14432,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -12145,8 +14450,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -12159,8 +14468,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -12195,16 +14508,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The run read (`run_…`): the one `run` names, else the job's current run, else its latest */
                         run_id: string;
+                        /** @description Every metric the run reported, by key, with its point at the highest step */
                         keys: {
+                            /** @description The metric's name, e.g. `loss` */
                             key: string;
+                            /** @description How many points it has (one per step) */
                             count: number;
                             last: components["schemas"]["MetricPoint"];
                         }[];
                     } | {
+                        /** @description The run read (`run_…`): the one `run` names, else the job's current run, else its latest */
                         run_id: string;
+                        /** @description The metric's name */
                         key: string;
+                        /** @description Its points after `after`, by step */
                         points: components["schemas"]["MetricPoint"][];
+                        /** @description The next page's `after`; null on the last page */
                         next_after: number | null;
                     };
                 };
@@ -12216,8 +14537,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -12230,8 +14555,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -12244,8 +14573,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -12258,8 +14591,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -12272,8 +14609,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -12286,8 +14627,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -12300,8 +14645,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -12314,8 +14663,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -12359,8 +14712,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -12373,8 +14730,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -12387,8 +14748,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -12401,8 +14766,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND";
                         };
                     };
@@ -12415,8 +14784,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT" | "INVALID_TRANSITION";
                         };
                     };
@@ -12429,8 +14802,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -12443,8 +14820,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -12457,8 +14838,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -12471,8 +14856,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -12485,8 +14874,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -12530,8 +14923,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -12544,8 +14941,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -12558,8 +14959,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN" | "QUOTA_EXCEEDED";
                         };
                     };
@@ -12572,8 +14977,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND";
                         };
                     };
@@ -12586,8 +14995,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT" | "INVALID_TRANSITION";
                         };
                     };
@@ -12600,8 +15013,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -12614,8 +15031,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -12628,8 +15049,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -12642,8 +15067,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -12656,8 +15085,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -12701,8 +15134,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -12715,8 +15152,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -12729,8 +15170,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -12743,8 +15188,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND";
                         };
                     };
@@ -12757,8 +15206,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT" | "INVALID_TRANSITION";
                         };
                     };
@@ -12771,8 +15224,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -12785,8 +15242,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -12799,8 +15260,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -12813,8 +15278,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -12827,8 +15296,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -12863,38 +15336,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The run read: the one `run` names (`run_…`), else the job's current run, else its latest */
                         run_id: string;
+                        /** @description Every step the run sent validation samples for, by step */
                         steps: {
+                            /** @description The training step the samples were validated at */
                             step: number;
+                            /** @description How many chunks the step's samples are sent in, as the latest chunk said */
                             total_chunks: number;
+                            /** @description How many distinct chunks of the step arrived */
                             chunks_received: number;
+                            /** @description How many samples the step has, as the latest chunk said */
                             total_samples: number;
+                            /** @description How many distinct samples (by `idx`) of the step are stored */
                             samples_received: number;
+                            /** @description True when every chunk and every sample the client announced has arrived */
                             complete: boolean;
+                            /** @description The step's average reward, from the latest chunk that sent one; null if none did */
                             avg_reward: number | null;
                             dist: components["schemas"]["JsonValue"];
+                            /** @description When the step's latest chunk arrived, ISO 8601 UTC */
                             updated_at: string;
                         }[];
                     } | {
+                        /** @description The run read: the one `run` names (`run_…`), else the job's current run, else its latest */
                         run_id: string;
+                        /** @description The step's summary */
                         step: {
+                            /** @description The training step the samples were validated at */
                             step: number;
+                            /** @description How many chunks the step's samples are sent in, as the latest chunk said */
                             total_chunks: number;
+                            /** @description How many distinct chunks of the step arrived */
                             chunks_received: number;
+                            /** @description How many samples the step has, as the latest chunk said */
                             total_samples: number;
+                            /** @description How many distinct samples (by `idx`) of the step are stored */
                             samples_received: number;
+                            /** @description True when every chunk and every sample the client announced has arrived */
                             complete: boolean;
+                            /** @description The step's average reward, from the latest chunk that sent one; null if none did */
                             avg_reward: number | null;
                             dist: components["schemas"]["JsonValue"];
+                            /** @description When the step's latest chunk arrived, ISO 8601 UTC */
                             updated_at: string;
                         };
+                        /** @description The page's samples of the step, by `idx` */
                         samples: {
+                            /** @description The sample's index in its step */
                             idx: number;
+                            /** @description The sample's reward; null if none was sent */
                             reward: number | null;
                             user: components["schemas"]["JsonValue"];
                             assistant: components["schemas"]["JsonValue"];
                             env: components["schemas"]["JsonValue"];
                         }[];
+                        /** @description The next page's `after`: the `idx` of the page's last sample; null on the last page */
                         next_after: number | null;
                     };
                 };
@@ -12906,8 +15403,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -12920,8 +15421,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -12934,8 +15439,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -12948,8 +15457,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "JOB_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -12962,8 +15475,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -12976,8 +15493,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -12990,8 +15511,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -13004,8 +15529,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -13029,11 +15558,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        user: {
-                            name: string;
-                            role: ("viewer" | "operator" | "admin") | string;
-                            email: string | null;
-                        };
+                        user: components["schemas"]["User"];
+                        /** @description The effective quota: the one an admin set (defaults filled in), else the default quota */
                         quota: {
                             /** @description GPUs the user's jobs may hold at once */
                             max_gpus: number;
@@ -13067,8 +15593,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -13081,8 +15611,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -13095,8 +15629,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -13109,8 +15647,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -13123,8 +15665,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -13137,8 +15683,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -13165,8 +15715,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The OpenAPI version the document follows, `3.1.0` */
                         openapi: string;
+                        /** @description The API's title, description and release */
                         info: {
+                            /** @description The server's release, e.g. `0.1.0` */
                             version: string;
                         };
                     };
@@ -13186,8 +15739,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -13200,8 +15757,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -13214,8 +15775,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -13228,8 +15793,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -13253,6 +15822,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Every class, highest value first */
                         priority_classes: components["schemas"]["PriorityClass"][];
                     };
                 };
@@ -13264,8 +15834,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -13278,8 +15852,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -13292,8 +15870,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -13306,8 +15888,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -13320,8 +15906,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -13334,8 +15924,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -13400,8 +15994,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -13414,8 +16012,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -13428,8 +16030,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -13442,8 +16048,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -13456,8 +16066,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -13470,8 +16084,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -13484,8 +16102,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -13498,8 +16120,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -13525,6 +16151,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The name of what was deleted (the profile, priority class or team) */
                         deleted: string;
                     };
                 };
@@ -13536,8 +16163,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -13550,8 +16181,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -13564,8 +16199,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -13578,8 +16217,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND";
                         };
                     };
@@ -13592,8 +16235,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT";
                         };
                     };
@@ -13606,8 +16253,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -13620,8 +16271,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -13634,8 +16289,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -13648,8 +16307,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -13673,6 +16336,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Every profile, by name */
                         profiles: components["schemas"]["Profile"][];
                     };
                 };
@@ -13684,8 +16348,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -13698,8 +16366,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -13712,8 +16384,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -13726,8 +16402,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -13740,8 +16420,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -13754,8 +16438,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -13808,8 +16496,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -13822,8 +16514,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -13836,8 +16532,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -13850,8 +16550,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -13864,8 +16568,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -13878,8 +16586,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -13892,8 +16604,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -13919,6 +16635,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The name of what was deleted (the profile, priority class or team) */
                         deleted: string;
                     };
                 };
@@ -13930,8 +16647,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -13944,8 +16665,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -13958,8 +16683,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -13972,8 +16701,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PROFILE_NOT_FOUND";
                         };
                     };
@@ -13986,8 +16719,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -14000,8 +16737,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -14014,8 +16755,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -14042,6 +16787,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The secrets, by name; never their values */
                         secrets: components["schemas"]["Secret"][];
                     };
                 };
@@ -14053,8 +16799,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -14067,8 +16817,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -14081,8 +16835,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -14095,8 +16853,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "USER_NOT_FOUND";
                         };
                     };
@@ -14109,8 +16871,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -14123,8 +16889,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -14137,8 +16907,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -14193,8 +16967,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -14207,8 +16985,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -14221,8 +17003,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -14235,8 +17021,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -14249,8 +17039,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -14263,8 +17057,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -14277,8 +17075,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -14291,8 +17093,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "SECRETS_UNAVAILABLE";
                         };
                     };
@@ -14321,7 +17127,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The deleted secret's name */
                         name: string;
+                        /** @description Always `true` */
                         deleted: boolean;
                     };
                 };
@@ -14333,8 +17141,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -14347,8 +17159,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -14361,8 +17177,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -14375,8 +17195,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "SECRET_NOT_FOUND" | "USER_NOT_FOUND";
                         };
                     };
@@ -14389,8 +17213,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -14403,8 +17231,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -14417,8 +17249,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -14442,12 +17278,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The id of the current `SF_SECRETS_KEY` (12 hex digits of its SHA-256) */
                         key_id: string;
+                        /** @description How many values were sealed again under it */
                         rewrapped: number;
+                        /** @description Values sealed with a key that is neither current nor in `SF_SECRETS_OLD_KEYS`, left as they are */
                         unreadable: {
+                            /** @description `user` or `fleet` */
                             scope: string;
+                            /** @description Whose it is: the user's id (`usr_…`) or the fleet's (`flt_…`) */
                             owner_id: string;
+                            /** @description The secret's name */
                             name: string;
+                            /** @description The id of the key it is sealed with */
                             key_id: string;
                         }[];
                     };
@@ -14460,8 +17303,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -14474,8 +17321,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -14488,8 +17339,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -14502,8 +17357,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -14516,8 +17375,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -14530,8 +17393,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -14544,8 +17411,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -14558,8 +17429,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "SECRETS_UNAVAILABLE";
                         };
                     };
@@ -14583,6 +17458,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Every team, by name */
                         teams: components["schemas"]["Team"][];
                     };
                 };
@@ -14594,8 +17470,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -14608,8 +17488,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -14622,8 +17506,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -14636,8 +17524,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -14650,8 +17542,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -14664,8 +17560,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -14702,8 +17602,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -14716,8 +17620,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -14730,8 +17638,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -14744,8 +17656,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND";
                         };
                     };
@@ -14758,8 +17674,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -14772,8 +17692,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -14786,8 +17710,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -14842,8 +17770,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -14856,8 +17788,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -14870,8 +17806,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -14884,8 +17824,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -14898,8 +17842,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -14912,8 +17860,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -14926,8 +17878,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -14940,8 +17896,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -14967,6 +17927,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The name of what was deleted (the profile, priority class or team) */
                         deleted: string;
                     };
                 };
@@ -14978,8 +17939,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -14992,8 +17957,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -15006,8 +17975,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -15020,8 +17993,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND";
                         };
                     };
@@ -15034,8 +18011,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -15048,8 +18029,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -15062,8 +18047,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -15076,8 +18065,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -15128,8 +18121,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -15142,8 +18139,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -15156,8 +18157,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -15170,8 +18175,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND";
                         };
                     };
@@ -15184,8 +18193,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -15198,8 +18211,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -15212,8 +18229,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -15226,8 +18247,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -15283,8 +18308,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -15297,8 +18326,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -15311,8 +18344,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -15325,8 +18362,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND" | "USER_NOT_FOUND";
                         };
                     };
@@ -15339,8 +18380,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT";
                         };
                     };
@@ -15353,8 +18398,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -15367,8 +18416,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -15381,8 +18434,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -15395,8 +18452,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -15409,8 +18470,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -15448,8 +18513,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -15462,8 +18531,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -15476,8 +18549,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -15490,8 +18567,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "NOT_FOUND" | "USER_NOT_FOUND";
                         };
                     };
@@ -15504,8 +18585,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -15518,8 +18603,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -15532,8 +18621,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -15546,8 +18639,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -15619,8 +18716,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -15633,8 +18734,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -15647,8 +18752,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -15661,8 +18770,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -15675,8 +18788,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -15689,8 +18806,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -15703,8 +18824,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -15717,8 +18842,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -15731,8 +18860,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -15771,8 +18904,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -15785,8 +18922,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -15799,8 +18940,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -15813,8 +18958,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND" | "NOT_FOUND";
                         };
                     };
@@ -15827,8 +18976,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -15841,8 +18994,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -15855,8 +19012,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -15869,8 +19030,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -15897,6 +19062,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The tokens, newest first, revoked and expired ones included */
                         tokens: components["schemas"]["Token"][];
                     };
                 };
@@ -15908,8 +19074,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -15922,8 +19092,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -15936,8 +19110,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -15950,8 +19128,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "USER_NOT_FOUND";
                         };
                     };
@@ -15964,8 +19146,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -15978,8 +19164,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -15992,8 +19182,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -16026,13 +19220,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The token's id, `tok_` plus a lowercase ULID */
                         id: string;
+                        /** @description The name it was given to tell it apart, e.g. `laptop` */
                         name: string;
+                        /** @description The first 10 characters of its secret (`sfp_…`), to recognise it by */
                         prefix: string;
+                        /** @description When it was created, ISO 8601 UTC */
                         created_at: string;
+                        /** @description When it expires, ISO 8601 UTC; null: never */
                         expires_at: string | null;
+                        /** @description When it was revoked, ISO 8601 UTC; null: it was not */
                         revoked_at: string | null;
+                        /** @description When it last authenticated a request (updated at most hourly), ISO 8601 UTC; null: never */
                         last_used_at: string | null;
+                        /** @description The token itself (`sfp_…`), shown only in this answer: send it as `Authorization: Bearer` */
                         token: string;
                     };
                 };
@@ -16044,8 +19246,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -16058,8 +19264,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -16072,8 +19282,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -16086,8 +19300,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -16100,8 +19318,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -16114,8 +19336,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -16128,8 +19354,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -16155,8 +19385,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The token's id (`tok_…`) */
                         id: string;
-                        /** @constant */
+                        /**
+                         * @description Always `true`: the token is revoked (also when it already was)
+                         * @constant
+                         */
                         revoked: true;
                     };
                 };
@@ -16168,8 +19402,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -16182,8 +19420,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -16196,8 +19438,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -16210,8 +19456,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_NOT_FOUND";
                         };
                     };
@@ -16224,8 +19474,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -16238,8 +19492,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -16252,8 +19510,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -16282,25 +19544,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The user's name */
                         user: string;
+                        /** @description GPUs the user's open runs hold now */
                         active_gpus: number;
+                        /** @description The user's jobs in `QUEUED`, `SUBMITTED`, `PENDING` or `RUNNING`, as the D1 ledger counts them */
                         active_jobs: number;
+                        /** @description GPU-hours the user's runs used this UTC day, open runs up to now */
                         gpu_hours_today: number;
+                        /** @description GPU-hours the user's runs used in all, open runs up to now */
                         gpu_hours_total: number;
+                        /** @description The user's effective quota: the one an admin set, else the default quota */
                         quota: {
+                            /** @description GPUs the user's jobs may hold at once */
                             max_gpus: number;
+                            /** @description Jobs the user may have active at once: `QUEUED`, `SUBMITTED`, `PENDING` or `RUNNING` */
                             max_jobs: number;
+                            /** @description GPU-hours the user's jobs may use per UTC day */
                             daily_gpu_hours: number;
+                            /**
+                             * @description The profiles the user may submit to; empty: every profile
+                             * @default []
+                             */
+                            allowed_profiles: string[];
+                            /**
+                             * @description The highest `lifecycle.priority` the user's jobs get, and theirs when they ask for none
+                             * @default 10
+                             */
                             priority: number;
+                            /**
+                             * @description The highest priority class (by value) the user's jobs may ask for
+                             * @default normal
+                             */
+                            max_priority_class: string;
                         };
+                        /** @description Only with `?days=N`: GPU-hours per UTC day, oldest first, every day of the window present */
                         daily?: {
+                            /** @description The UTC day, `YYYY-MM-DD` */
                             date: string;
+                            /** @description GPU-hours used that day: a run counts on each day it held GPUs, split at UTC midnight */
                             gpu_hours: number;
                         }[];
+                        /** @description The node capacity of every fleet that has nodes, not only the user's */
                         fleets: {
+                            /** @description The fleet's id (`flt_…`) */
                             fleet_id: string;
+                            /** @description GPUs on its nodes */
                             gpus: number;
+                            /** @description Of those, GPUs held by runs, as the ledger last recorded them */
                             allocated: number;
+                            /** @description How many nodes it has */
                             nodes: number;
                         }[];
                     };
@@ -16313,8 +19606,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -16327,8 +19624,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -16341,8 +19642,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -16355,8 +19660,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "USER_NOT_FOUND";
                         };
                     };
@@ -16369,8 +19678,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -16383,8 +19696,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -16397,8 +19714,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -16411,8 +19732,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -16443,27 +19768,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The period: a calendar month (`2026-12`) or an ISO week (`2026-W49`), UTC */
                         period: string;
+                        /** @description When the period starts, ISO 8601 UTC */
                         start: string;
+                        /** @description When the period ends (the next one's start, excluded), ISO 8601 UTC */
                         end: string;
+                        /** @description Per team of `rows` (null: no team), its GPU-hours in the period and its budget's use */
                         teams: {
+                            /** @description The team; null: jobs of no team */
                             team: string | null;
+                            /** @description GPU-hours its runs used in the period, over the fleets of `rows` */
                             gpu_hours: number;
+                            /** @description Of `gpu_hours`, those on borrowed GPUs beyond its guarantee */
                             borrowed_gpu_hours: number;
+                            /** @description Of `gpu_hours`, lost to preemption: what its preempted runs trained past their last checkpoint */
                             lost_gpu_hours: number;
+                            /** @description Its budget for this kind of period (month or week) while the period is the current one; else null */
                             budget_gpu_hours: number | null;
+                            /** @description How much of `budget_gpu_hours` the team has used, in percent; null without such a budget (or a 0 one) */
                             budget_percent: number | null;
+                            /** @description What a spent budget does: `refuse`, `pause` or `borrow_free`; null: the team has no budget */
                             budget_policy: string | null;
                         }[];
+                        /** @description Per team and fleet, its GPU use in the period (finished runs, and open ones up to now) */
                         rows: {
+                            /** @description The team; null: jobs of no team */
                             team: string | null;
+                            /** @description The fleet's name */
                             fleet: string;
+                            /** @description The fleet's id (`flt_…`) */
                             fleet_id: string;
+                            /** @description GPU-seconds of its runs that ran within the team's guarantee (not borrowed) */
                             in_guarantee_gpu_seconds: number;
+                            /** @description GPU-seconds of its runs that ran on borrowed GPUs, beyond the team's guarantee */
                             borrowed_gpu_seconds: number;
+                            /** @description All its GPU-seconds in the period: within guarantee plus borrowed */
                             gpu_seconds: number;
+                            /** @description Of `gpu_seconds`, what preempted runs trained past their last checkpoint (lost to preemption) */
                             lost_gpu_seconds: number;
                         }[];
+                        /** @description The sum of `gpu_seconds` over `rows` */
                         total_gpu_seconds: number;
                     };
                     "text/csv": string;
@@ -16476,8 +19821,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -16490,8 +19839,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -16504,8 +19857,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -16518,8 +19875,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -16532,8 +19893,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -16546,8 +19911,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -16571,6 +19940,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description Every user, by name */
                         users: components["schemas"]["User"][];
                     };
                 };
@@ -16582,8 +19952,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -16596,8 +19970,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -16610,8 +19988,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -16624,8 +20006,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -16638,8 +20024,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -16652,8 +20042,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -16701,6 +20095,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         user: components["schemas"]["User"];
+                        /** @description The user's first token (`sfp_…`), named `initial`; shown only in this answer */
                         token: string;
                     } | {
                         user: components["schemas"]["User"];
@@ -16714,8 +20109,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -16728,8 +20127,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -16742,8 +20145,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -16756,8 +20163,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "ALREADY_EXISTS";
                         };
                     };
@@ -16770,8 +20181,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -16784,8 +20199,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -16798,8 +20217,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -16812,8 +20235,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -16862,8 +20289,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -16876,8 +20307,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -16890,8 +20325,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -16904,8 +20343,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "USER_NOT_FOUND";
                         };
                     };
@@ -16918,8 +20361,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CONFLICT";
                         };
                     };
@@ -16932,8 +20379,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -16946,8 +20397,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -16960,8 +20415,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -16974,8 +20433,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -17001,7 +20464,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The user's name */
                         user: string;
+                        /** @description The effective quota: the one an admin set (defaults filled in), else the default quota */
                         quota: {
                             /** @description GPUs the user's jobs may hold at once */
                             max_gpus: number;
@@ -17035,8 +20500,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -17049,8 +20518,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -17063,8 +20536,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -17077,8 +20554,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "USER_NOT_FOUND";
                         };
                     };
@@ -17091,8 +20572,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -17105,8 +20590,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -17119,8 +20608,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -17150,7 +20643,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The user's name */
                         user: string;
+                        /** @description The effective quota: the one an admin set (defaults filled in), else the default quota */
                         quota: {
                             /** @description GPUs the user's jobs may hold at once */
                             max_gpus: number;
@@ -17184,8 +20679,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -17198,8 +20697,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -17212,8 +20715,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -17226,8 +20733,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "USER_NOT_FOUND";
                         };
                     };
@@ -17240,8 +20751,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -17254,8 +20769,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -17268,8 +20787,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -17282,8 +20805,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -17296,8 +20823,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "UNAVAILABLE";
                         };
                     };
@@ -17324,6 +20855,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The user's webhooks, newest first */
                         webhooks: components["schemas"]["Webhook"][];
                     };
                 };
@@ -17335,8 +20867,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -17349,8 +20885,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -17363,8 +20903,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -17377,8 +20921,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "USER_NOT_FOUND";
                         };
                     };
@@ -17391,8 +20939,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -17405,8 +20957,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -17419,8 +20975,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -17468,6 +21028,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         webhook: components["schemas"]["Webhook"];
+                        /** @description Its signing secret, `whsec_` plus the base64 of 32 random bytes; shown only in this answer */
                         secret: string;
                     };
                 };
@@ -17479,8 +21040,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST" | "INVALID_WEBHOOK_EVENT" | "INVALID_WEBHOOK_URL";
                         };
                     };
@@ -17493,8 +21058,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -17507,8 +21076,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN" | "QUOTA_EXCEEDED";
                         };
                     };
@@ -17521,8 +21094,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FLEET_NOT_FOUND";
                         };
                     };
@@ -17535,8 +21112,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -17549,8 +21130,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -17563,8 +21148,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -17577,8 +21166,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -17615,8 +21208,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -17629,8 +21226,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -17643,8 +21244,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -17657,8 +21262,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "WEBHOOK_NOT_FOUND";
                         };
                     };
@@ -17671,8 +21280,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -17685,8 +21298,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -17699,8 +21316,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -17726,7 +21347,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The deleted webhook's id (`wh_…`) */
                         id: string;
+                        /** @description Always `true`: the webhook and its deliveries are gone */
                         deleted: boolean;
                     };
                 };
@@ -17738,8 +21361,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -17752,8 +21379,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -17766,8 +21397,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -17780,8 +21415,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "WEBHOOK_NOT_FOUND";
                         };
                     };
@@ -17794,8 +21433,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -17808,8 +21451,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -17822,8 +21469,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -17853,7 +21504,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The webhook's deliveries, newest first (finished ones are kept 30 days) */
                         deliveries: components["schemas"]["WebhookDelivery"][];
+                        /** @description The `cursor` of the next page; null on the last page */
                         next_cursor: string | null;
                     };
                 };
@@ -17865,8 +21518,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -17879,8 +21536,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -17893,8 +21554,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -17907,8 +21572,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "WEBHOOK_NOT_FOUND";
                         };
                     };
@@ -17921,8 +21590,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -17935,8 +21608,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -17949,8 +21626,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -17977,25 +21658,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The delivery, with the body it sends */
                         delivery: {
+                            /** @description The event's id, also its `webhook-id` header: `evt_<job id>_<event seq>`, `evt_budget_…` or `evt_<ulid>` (tests) */
                             id: string;
+                            /** @description The id (`wh_…`) of the webhook it is sent to */
                             webhook_id: string;
+                            /** @description The event type, e.g. `job.succeeded`, `team.budget_warning` or `webhook.test` */
                             type: string;
+                            /** @description The job (`job_…`) the event is about; null for test and budget events */
                             job_id: string | null;
+                            /** @description `pending` (its next attempt is due, or in flight), `delivered` (an attempt got a 2xx) or `failed` (retries ran out) */
                             state: string;
+                            /** @description How many attempts were made, redeliveries included */
                             attempts: number;
+                            /** @description The HTTP status its latest attempt got; null before any, or when none came */
                             last_status_code: number | null;
+                            /** @description What went wrong in its latest attempt (no answer, or a redirect, not followed); null otherwise */
                             last_error: string | null;
+                            /** @description While `pending`, when its next attempt is due, ISO 8601 UTC; null otherwise */
                             next_attempt_at: string | null;
+                            /** @description When the delivery was queued, ISO 8601 UTC */
                             created_at: string;
+                            /** @description When an attempt last got a 2xx answer, ISO 8601 UTC; null until one has */
                             delivered_at: string | null;
+                            /** @description Every attempt, in order: when, the status or error, and how long it took */
                             attempt_log: {
+                                /** @description The attempt's number, from 1, counting every attempt of the delivery */
                                 n: number;
+                                /** @description When the attempt started, ISO 8601 UTC */
                                 at: string;
+                                /** @description The HTTP status the endpoint answered; null when none came (refused connection, timeout) */
                                 status_code: number | null;
+                                /** @description What went wrong without a status, e.g. `no response within 10 s`, or `redirects are not followed`; null otherwise */
                                 error: string | null;
+                                /** @description How long the attempt took, in milliseconds */
                                 duration_ms: number;
                             }[];
+                            /** @description The exact JSON body each attempt POSTs: a job, test or team budget event */
                             payload: components["schemas"]["JobEventPayload"] | components["schemas"]["TestEventPayload"] | components["schemas"]["BudgetEventPayload"];
                         };
                     };
@@ -18008,8 +21708,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -18022,8 +21726,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -18036,8 +21744,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -18050,8 +21762,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "DELIVERY_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
                         };
                     };
@@ -18064,8 +21780,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -18078,8 +21798,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -18092,8 +21816,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -18120,25 +21848,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The delivery, queued to be sent now (`pending`) */
                         delivery: {
+                            /** @description The event's id, also its `webhook-id` header: `evt_<job id>_<event seq>`, `evt_budget_…` or `evt_<ulid>` (tests) */
                             id: string;
+                            /** @description The id (`wh_…`) of the webhook it is sent to */
                             webhook_id: string;
+                            /** @description The event type, e.g. `job.succeeded`, `team.budget_warning` or `webhook.test` */
                             type: string;
+                            /** @description The job (`job_…`) the event is about; null for test and budget events */
                             job_id: string | null;
+                            /** @description `pending` (its next attempt is due, or in flight), `delivered` (an attempt got a 2xx) or `failed` (retries ran out) */
                             state: string;
+                            /** @description How many attempts were made, redeliveries included */
                             attempts: number;
+                            /** @description The HTTP status its latest attempt got; null before any, or when none came */
                             last_status_code: number | null;
+                            /** @description What went wrong in its latest attempt (no answer, or a redirect, not followed); null otherwise */
                             last_error: string | null;
+                            /** @description While `pending`, when its next attempt is due, ISO 8601 UTC; null otherwise */
                             next_attempt_at: string | null;
+                            /** @description When the delivery was queued, ISO 8601 UTC */
                             created_at: string;
+                            /** @description When an attempt last got a 2xx answer, ISO 8601 UTC; null until one has */
                             delivered_at: string | null;
+                            /** @description Every attempt, in order: when, the status or error, and how long it took */
                             attempt_log: {
+                                /** @description The attempt's number, from 1, counting every attempt of the delivery */
                                 n: number;
+                                /** @description When the attempt started, ISO 8601 UTC */
                                 at: string;
+                                /** @description The HTTP status the endpoint answered; null when none came (refused connection, timeout) */
                                 status_code: number | null;
+                                /** @description What went wrong without a status, e.g. `no response within 10 s`, or `redirects are not followed`; null otherwise */
                                 error: string | null;
+                                /** @description How long the attempt took, in milliseconds */
                                 duration_ms: number;
                             }[];
+                            /** @description The body every attempt sends, parsed: in `GET …/deliveries/:delivery` only, absent here */
                             payload?: unknown;
                         };
                     };
@@ -18151,8 +21898,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -18165,8 +21916,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -18179,8 +21934,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -18193,8 +21952,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "DELIVERY_NOT_FOUND" | "WEBHOOK_NOT_FOUND";
                         };
                     };
@@ -18207,8 +21970,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -18221,8 +21988,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -18235,8 +22006,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -18249,8 +22024,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -18277,6 +22056,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         webhook: components["schemas"]["Webhook"];
+                        /** @description Its signing secret, `whsec_` plus the base64 of 32 random bytes; shown only in this answer */
                         secret: string;
                     };
                 };
@@ -18288,8 +22068,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -18302,8 +22086,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -18316,8 +22104,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -18330,8 +22122,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "WEBHOOK_NOT_FOUND";
                         };
                     };
@@ -18344,8 +22140,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -18358,8 +22158,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -18372,8 +22176,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -18386,8 +22194,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };
@@ -18413,25 +22225,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The delivery, queued to be sent now (`pending`) */
                         delivery: {
+                            /** @description The event's id, also its `webhook-id` header: `evt_<job id>_<event seq>`, `evt_budget_…` or `evt_<ulid>` (tests) */
                             id: string;
+                            /** @description The id (`wh_…`) of the webhook it is sent to */
                             webhook_id: string;
+                            /** @description The event type, e.g. `job.succeeded`, `team.budget_warning` or `webhook.test` */
                             type: string;
+                            /** @description The job (`job_…`) the event is about; null for test and budget events */
                             job_id: string | null;
+                            /** @description `pending` (its next attempt is due, or in flight), `delivered` (an attempt got a 2xx) or `failed` (retries ran out) */
                             state: string;
+                            /** @description How many attempts were made, redeliveries included */
                             attempts: number;
+                            /** @description The HTTP status its latest attempt got; null before any, or when none came */
                             last_status_code: number | null;
+                            /** @description What went wrong in its latest attempt (no answer, or a redirect, not followed); null otherwise */
                             last_error: string | null;
+                            /** @description While `pending`, when its next attempt is due, ISO 8601 UTC; null otherwise */
                             next_attempt_at: string | null;
+                            /** @description When the delivery was queued, ISO 8601 UTC */
                             created_at: string;
+                            /** @description When an attempt last got a 2xx answer, ISO 8601 UTC; null until one has */
                             delivered_at: string | null;
+                            /** @description Every attempt, in order: when, the status or error, and how long it took */
                             attempt_log: {
+                                /** @description The attempt's number, from 1, counting every attempt of the delivery */
                                 n: number;
+                                /** @description When the attempt started, ISO 8601 UTC */
                                 at: string;
+                                /** @description The HTTP status the endpoint answered; null when none came (refused connection, timeout) */
                                 status_code: number | null;
+                                /** @description What went wrong without a status, e.g. `no response within 10 s`, or `redirects are not followed`; null otherwise */
                                 error: string | null;
+                                /** @description How long the attempt took, in milliseconds */
                                 duration_ms: number;
                             }[];
+                            /** @description The body every attempt sends, parsed: in `GET …/deliveries/:delivery` only, absent here */
                             payload?: unknown;
                         };
                     };
@@ -18444,8 +22275,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "BAD_REQUEST";
                         };
                     };
@@ -18458,8 +22293,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOKEN_REVOKED" | "UNAUTHENTICATED";
                         };
                     };
@@ -18472,8 +22311,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "FORBIDDEN";
                         };
                     };
@@ -18486,8 +22329,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "WEBHOOK_NOT_FOUND";
                         };
                     };
@@ -18500,8 +22347,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "PAYLOAD_TOO_LARGE";
                         };
                     };
@@ -18514,8 +22365,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "CLI_TOO_OLD";
                         };
                     };
@@ -18528,8 +22383,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "TOO_MANY_FAILED_LOGINS";
                         };
                     };
@@ -18542,8 +22401,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"] & {
+                        /** @description The refusal, as in every error answer */
                         error?: {
-                            /** @enum {unknown} */
+                            /**
+                             * @description The codes this operation answers with this status
+                             * @enum {unknown}
+                             */
                             code?: "INTERNAL";
                         };
                     };

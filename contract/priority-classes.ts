@@ -18,24 +18,44 @@ export const PriorityClassName = z
   );
 
 export const PriorityClass = z.object({
-  name: PriorityClassName,
+  name: PriorityClassName.describe(
+    "The class's name, what a job's `lifecycle.priority_class` says: lowercase letters, digits and `-`",
+  ),
   /** Higher runs first and may preempt lower. */
-  value: z.number().int().min(-1_000_000).max(1_000_000),
+  value: z
+    .number()
+    .int()
+    .min(-1_000_000)
+    .max(1_000_000)
+    .describe("Its rank: higher classes are scheduled first and may preempt jobs of lower, preemptible ones"),
   /** Whether jobs of this class may be preempted by jobs of a higher value. */
-  preemptible: z.boolean(),
+  preemptible: z.boolean().describe("Whether its jobs may be preempted by jobs of a class of higher value"),
   /** Seconds a preempted job gets between the notice (SIGTERM) and SIGKILL to write its checkpoint. */
-  grace_seconds: z.number().int().min(0).max(3600),
+  grace_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(3600)
+    .describe("Seconds a preempted job of the class gets from SIGTERM to SIGKILL to write its checkpoint"),
   /** Seconds a job of this class runs before it may be preempted (anti-thrash). */
   min_runtime_seconds: z
     .number()
     .int()
     .min(0)
-    .max(7 * 86_400),
+    .max(7 * 86_400)
+    .describe("Seconds its jobs run before they may be preempted"),
   /** Whether jobs of this class may use GPUs beyond their team's guarantee (borrowed from idle teams). */
-  may_borrow: z.boolean(),
-  description: z.string().max(200).default(""),
+  may_borrow: z
+    .boolean()
+    .describe("Whether its jobs may use GPUs beyond their team's guarantee, borrowed from idle teams"),
+  description: z.string().max(200).default("").describe("What the class is for, free text; may be empty"),
   /** One of the five classes every installation has (it cannot be deleted). */
-  builtin: z.boolean().default(false),
+  builtin: z
+    .boolean()
+    .default(false)
+    .describe(
+      "True for the five classes every installation has (`critical`, `high`, `normal`, `low`, `scavenger`): they cannot be deleted",
+    ),
 });
 export type PriorityClass = z.infer<typeof PriorityClass>;
 

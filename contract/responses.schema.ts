@@ -2,11 +2,12 @@
  * What the HTTP API answers, as the CLI (and any client) parses it (docs/api.md). Objects are loose:
  * `--json` prints what the server sent, including fields added after a client was written. Shapes that
  * the Fleet DO or the Run DO produce live beside them (fleet.schema.ts, readback.schema.ts) and are
- * reused here, so each answer has one definition.
+ * reused here, so each answer has one definition. The usage, webhook, secret and audit answers live in
+ * responses-admin.schema.ts and are re-exported from here.
  */
 
 import { z } from "zod";
-import { FleetNetwork, JobView, QuotaBody, Role } from "./api.schema.js";
+import { FleetNetwork, JobView, QuotaBody } from "./api.schema.js";
 import { DiagnosisView, FleetDiagnosis } from "./diagnosis-policy.js";
 import {
   DrainBlocker,
@@ -20,98 +21,152 @@ import {
 import { PriorityClass } from "./priority-classes.js";
 import { ProfileEntry } from "./profile-grammar.js";
 import { Json, TransitionView } from "./readback.schema.js";
-import { SecretView } from "./secrets.schema.js";
 import { BUDGET_POLICIES, TeamQuota } from "./teams.js";
-import { DeliveryAttempt } from "./webhooks.schema.js";
 
+export {
+  AuditEntry,
+  AuditPage,
+  DeletedSecret,
+  DeletedWebhook,
+  DeliveryPage,
+  DeliveryView,
+  OneDelivery,
+  SecretList,
+  SecretOne,
+  TeamUsage,
+  TeamUsageRow,
+  Usage,
+  WebhookList,
+  WebhookView,
+  WithSecret,
+} from "./responses-admin.schema.js";
 export { FleetInspect, JobView, RunView };
 
 /** Any answer whose body the client does not read (a 2xx is all it needs). */
 export const Ignored = z.unknown();
 
+const RUN_READ = "The run read (`run_…`): the one `run` names, else the job's current run, else its latest";
+const JOB_IDS = (what: string) => z.array(z.string()).describe(`Jobs (ids) ${what}`);
+
 // identity ---------------------------------------------------------------------------------
 
 export const UserView = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  email: z.string().nullable(),
-  role: z.string(),
-  disabled: z.boolean(),
-  created_at: z.string(),
+  id: z.string().describe("The user's id (`usr_…`)"),
+  name: z.string().describe("The user's name, unique, e.g. `ada`"),
+  email: z.string().nullable().describe("The user's e-mail address; null: none"),
+  role: z.string().describe("`viewer`, `operator` or `admin`: each may do all that the ones before it may"),
+  disabled: z.boolean().describe("`true`: every request with the user's tokens is refused (403 `FORBIDDEN`)"),
+  created_at: z.string().describe("When the user was created, ISO 8601 UTC"),
 });
 export type UserView = z.infer<typeof UserView>;
 
 /** POST /v1/users: the user and, once, their first token. */
-export const CreatedUser = z.looseObject({ user: UserView, token: z.string() });
+export const CreatedUser = z.looseObject({
+  user: UserView,
+  token: z.string().describe("The user's first token (`sfp_…`), named `initial`; shown only in this answer"),
+});
 export const OneUser = z.looseObject({ user: UserView });
-export const UserList = z.looseObject({ users: z.array(UserView) });
+export const UserList = z.looseObject({ users: z.array(UserView).describe("Every user, by name") });
 
 /** A personal access token as listed (the secret itself is shown once, at creation). */
 export const TokenView = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  created_at: z.string(),
-  expires_at: z.string().nullable(),
-  revoked_at: z.string().nullable(),
-  last_used_at: z.string().nullable(),
+  id: z.string().describe("The token's id, `tok_` plus a lowercase ULID"),
+  name: z.string().describe("The name it was given to tell it apart, e.g. `laptop`"),
+  prefix: z.string().describe("The first 10 characters of its secret (`sfp_…`), to recognise it by"),
+  created_at: z.string().describe("When it was created, ISO 8601 UTC"),
+  expires_at: z.string().nullable().describe("When it expires, ISO 8601 UTC; null: never"),
+  revoked_at: z.string().nullable().describe("When it was revoked, ISO 8601 UTC; null: it was not"),
+  last_used_at: z
+    .string()
+    .nullable()
+    .describe("When it last authenticated a request (updated at most hourly), ISO 8601 UTC; null: never"),
 });
 export type TokenView = z.infer<typeof TokenView>;
 
 export const QuotaView = QuotaBody.loose();
 export type QuotaView = z.infer<typeof QuotaView>;
 
+const EFFECTIVE_QUOTA =
+  "The effective quota: the one an admin set (defaults filled in), else the default quota";
+
 /** GET|PUT /v1/users/:name/quota */
-export const UserQuota = z.looseObject({ user: z.string(), quota: QuotaView });
+export const UserQuota = z.looseObject({
+  user: z.string().describe("The user's name"),
+  quota: QuotaView.describe(EFFECTIVE_QUOTA),
+});
 export type UserQuota = z.infer<typeof UserQuota>;
 
 /** GET /v1/me */
 export const Me = z.looseObject({
-  user: z.looseObject({ name: z.string(), role: Role.or(z.string()), email: z.string().nullable() }),
-  quota: QuotaView,
+  user: UserView,
+  quota: QuotaView.describe(EFFECTIVE_QUOTA),
 });
 export type Me = z.infer<typeof Me>;
 
 /** POST /v1/auth/device */
 export const DeviceStarted = z.looseObject({
-  device_code: z.string(),
-  user_code: z.string(),
-  verification_uri: z.string(),
-  verification_uri_complete: z.string(),
-  expires_in: z.number(),
-  interval: z.number(),
+  device_code: z
+    .string()
+    .describe("The secret the CLI polls with (`sfd_…`): whoever holds it receives the token"),
+  user_code: z.string().describe("The code the person checks and approves on the page, `ABCD-EFGH`"),
+  verification_uri: z.string().describe("The page where the person approves the code (`…/device`)"),
+  verification_uri_complete: z.string().describe("The same page with the code filled in (`?user_code=…`)"),
+  expires_in: z.number().describe("Seconds until the codes expire (600)"),
+  interval: z.number().describe("Seconds to wait between polls of `POST /v1/auth/device/token`"),
 });
 export type DeviceStarted = z.infer<typeof DeviceStarted>;
 
 /** POST /v1/auth/device/token once approved (every other answer is a coded 400). */
-export const DeviceToken = z.looseObject({ token: z.string() });
+export const DeviceToken = z.looseObject({
+  token: z
+    .string()
+    .describe("A new personal access token (`sfp_…`) of the approver, never expiring; shown only here"),
+});
 
 // fleets and profiles ------------------------------------------------------------------------
 
 /** A fleet as the ledger holds it. */
 export const FleetView = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  kind: z.string(),
-  description: z.string(),
-  image_allowlist: z.array(z.string()),
-  windows: z.array(z.unknown()),
-  draining: z.boolean(),
-  drain_note: z.string().nullable(),
+  id: z.string().describe("The fleet's id, `flt_` plus a lowercase ULID"),
+  name: z.string().describe("The fleet's name, unique"),
+  kind: z.string().describe("How its agents run jobs: `process`, `docker`, `kuberay` or `slurm`"),
+  description: z.string().describe("What the fleet is, free text"),
+  image_allowlist: z
+    .array(z.string())
+    .describe(
+      "Image patterns its jobs may run (`registry/org/*`, `name:tag`, …); empty: catalog defaults only",
+    ),
+  windows: z
+    .array(z.unknown())
+    .describe("When each GPU series runs jobs (`series`, `days`, `start`, `end`, `tz`); empty: always"),
+  draining: z.boolean().describe("`true` while the fleet drains for maintenance: new submits are refused"),
+  drain_note: z.string().nullable().describe("Why it drains, as the drain was told; null when it does not"),
   network: FleetNetwork,
-  hf_unavailable: z.enum(["refuse", "admit"]).default("refuse"),
+  hf_unavailable: z
+    .enum(["refuse", "admit"])
+    .default("refuse")
+    .describe(
+      "While the HuggingFace Hub cannot be reached: `refuse` jobs naming a repo (503) or `admit` them",
+    ),
   /** Absent from servers older than teams: their fixed 10. */
-  preemptions_per_minute: z.number().int().default(10),
+  preemptions_per_minute: z
+    .number()
+    .int()
+    .default(10)
+    .describe("At most this many preemptions start in the fleet per minute; 0: none"),
   /** Absent from servers older than placement: none. */
-  labels: z.record(z.string(), z.string()).default({}),
+  labels: z
+    .record(z.string(), z.string())
+    .default({})
+    .describe("What a job's `fleet_selector` matches: key → value"),
   /** The fleet's own diagnosis rules (docs/operations.md "A fleet's own rules"); absent from older servers. */
-  diagnosis: FleetDiagnosis.optional(),
-  created_at: z.string(),
+  diagnosis: FleetDiagnosis.optional().describe("The fleet's own failure rules and per-class retry actions"),
+  created_at: z.string().describe("When the fleet was created, ISO 8601 UTC"),
 });
 export type FleetView = z.infer<typeof FleetView>;
 
 /** GET /v1/fleets */
-export const FleetList = z.looseObject({ fleets: z.array(FleetView) });
+export const FleetList = z.looseObject({ fleets: z.array(FleetView).describe("Every fleet, by name") });
 /** POST /v1/fleets, PATCH /v1/fleets/:fleet */
 export const OneFleet = z.looseObject({ fleet: FleetView });
 /** GET /v1/fleets/:fleet: the fleet and what its Fleet DO sees now. */
@@ -120,29 +175,33 @@ export type FleetLive = z.infer<typeof FleetLive>;
 
 /** POST /v1/fleets/:fleet/enrollment-tokens */
 export const EnrollmentTokenView = z.looseObject({
-  token: z.string(),
-  fleet: z.string(),
-  expires_at: z.string(),
-  one_shot: z.boolean(),
+  token: z
+    .string()
+    .describe("The token (`sfe_…`), shown only here: an agent trades it at `POST /v1/agents/enroll`"),
+  fleet: z.string().describe("The fleet's name"),
+  expires_at: z.string().describe("When it expires if no agent has spent it, ISO 8601 UTC"),
+  one_shot: z.boolean().describe("Always `true`: the first agent to enroll with it spends it"),
 });
 
 /** What a drain holds and what still blocks maintenance. */
 const DrainState = {
-  paused: z.array(z.string()),
-  held: z.array(z.string()),
-  blockers: z.array(
-    z.looseObject({ job_id: z.string(), name: z.string(), status: z.string(), reason: z.string() }),
-  ),
-  resumed: z.array(z.string()),
+  paused: JOB_IDS("the drain paused while running, still `PAUSED`, in queue order"),
+  held: JOB_IDS("the drain held while queued, still `PAUSED`, in queue order"),
+  blockers: z
+    .array(DrainBlocker)
+    .describe(
+      "What still holds GPUs while the fleet drains, and why; maintenance can start once it is empty",
+    ),
+  resumed: JOB_IDS("that ending the drain queued again, in queue order; empty except in the resume answer"),
 };
 
 /** GET /v1/fleets/:fleet/maintenance */
 export const Maintenance = z.looseObject({
-  fleet: z.string(),
-  draining: z.boolean(),
-  note: z.string().nullable(),
-  queued: z.number(),
-  running: z.number(),
+  fleet: z.string().describe("The fleet's name"),
+  draining: z.boolean().describe("`true` while the fleet drains, as its Fleet DO holds it"),
+  note: z.string().nullable().describe("Why it drains; null when it does not"),
+  queued: z.number().describe("How many of the fleet's jobs are `QUEUED`"),
+  running: z.number().describe("How many of the fleet's jobs are `SUBMITTED`, `PENDING` or `RUNNING`"),
   ...DrainState,
 });
 export type Maintenance = z.infer<typeof Maintenance>;
@@ -150,46 +209,91 @@ export type Maintenance = z.infer<typeof Maintenance>;
 /** POST /v1/fleets/:fleet/maintenance/drain|resume: the fleet and its drain. */
 export const DrainChange = z.looseObject({ fleet: FleetView, ...DrainState });
 
-export const ProfileList = z.looseObject({ profiles: z.array(ProfileEntry) });
+export const ProfileList = z.looseObject({
+  profiles: z.array(ProfileEntry).describe("Every profile, by name"),
+});
 export const OneProfile = z.looseObject({ profile: ProfileEntry });
-export const DeletedProfile = z.looseObject({ deleted: z.string() });
+export const DeletedProfile = z.looseObject({
+  deleted: z.string().describe("The name of what was deleted (the profile, priority class or team)"),
+});
 
 /** POST /v1/jobs?dry_run=1 */
-export const DryRunAnswer = z.looseObject({ dry_run: z.literal(true), jobs: z.array(DryRunJob) });
+export const DryRunAnswer = z.looseObject({
+  dry_run: z.literal(true).describe("Always `true`: nothing was reserved, queued or written"),
+  jobs: z.array(DryRunJob).describe("What the fleet would do with each job now, in the order sent"),
+});
 
 /** GET /v1/priority-classes, PUT /v1/priority-classes/:name */
-export const PriorityClassList = z.looseObject({ priority_classes: z.array(PriorityClass) });
+export const PriorityClassList = z.looseObject({
+  priority_classes: z.array(PriorityClass).describe("Every class, highest value first"),
+});
 export const OnePriorityClass = z.looseObject({ priority_class: PriorityClass });
 
 /** One team as GET /v1/teams shows it (contract/teams.ts TeamView). */
 export const TeamEntry = z.looseObject({
-  name: z.string(),
-  description: z.string(),
-  members: z.array(z.looseObject({ user_id: z.string(), user: z.string(), primary: z.boolean() })),
-  quotas: z.array(
-    z.looseObject({ fleet_id: z.string(), fleet: z.string(), series: z.string(), ...TeamQuota.shape }),
-  ),
+  name: z.string().describe("The team's name: lowercase letters, digits and `-`, a letter first"),
+  description: z.string().describe("What the team is, free text"),
+  members: z
+    .array(
+      z.looseObject({
+        user_id: z.string().describe("The member's user id (`usr_…`)"),
+        user: z.string().describe("The member's user name"),
+        primary: z
+          .boolean()
+          .describe("`true`: the member's primary team, the one their jobs that name no team run for"),
+      }),
+    )
+    .describe("Its members, by user name"),
+  quotas: z
+    .array(
+      z.looseObject({
+        fleet_id: z.string().describe("The fleet's id (`flt_…`)"),
+        fleet: z.string().describe("The fleet's name"),
+        series: z.string().describe("The GPU series the quota is for, e.g. `h100`"),
+        ...TeamQuota.shape,
+      }),
+    )
+    .describe("Its share of each GPU series of each fleet, by fleet then series"),
   /** Its GPU-hour budget (a server before budgets sends none: then it has none). */
   budget: z
     .looseObject({
-      monthly_gpu_hours: z.number().nullable(),
-      weekly_gpu_hours: z.number().nullable(),
-      policy: z.enum(BUDGET_POLICIES).or(z.string()),
+      monthly_gpu_hours: z
+        .number()
+        .nullable()
+        .describe("GPU-hours per calendar month (UTC); null: no budget"),
+      weekly_gpu_hours: z.number().nullable().describe("GPU-hours per ISO week (UTC); null: no budget"),
+      policy: z
+        .enum(BUDGET_POLICIES)
+        .or(z.string())
+        .describe(
+          "Once spent: `refuse` new jobs, also `pause` running ones, or `borrow_free` (guarantee only)",
+        ),
     })
-    .default({ monthly_gpu_hours: null, weekly_gpu_hours: null, policy: "refuse" }),
-  created_at: z.string(),
+    .default({ monthly_gpu_hours: null, weekly_gpu_hours: null, policy: "refuse" })
+    .describe("Its GPU-hour budget per month and per week, and what a spent one does"),
+  created_at: z.string().describe("When the team was created, ISO 8601 UTC"),
 });
 export type TeamEntry = z.infer<typeof TeamEntry>;
 
 /** GET /v1/teams */
-export const TeamList = z.looseObject({ teams: z.array(TeamEntry) });
+export const TeamList = z.looseObject({ teams: z.array(TeamEntry).describe("Every team, by name") });
 /** GET|PUT /v1/teams/:name, PUT|DELETE its members and quotas */
 export const OneTeam = z.looseObject({ team: TeamEntry });
 
 /** POST /v1/catalog/recipes */
 export const PublishedRecipe = z.looseObject({
-  created: z.boolean(),
-  recipe: z.looseObject({ name: z.string(), version: z.string(), digest: z.string() }),
+  created: z
+    .boolean()
+    .describe("`true`: published now (201); `false`: the same content was published already (200)"),
+  recipe: z
+    .looseObject({
+      name: z.string().describe("The recipe's name, `framework/method`, e.g. `python/charlm`"),
+      version: z.string().describe("The version (semver `X.Y.Z`); a published version never changes"),
+      digest: z
+        .string()
+        .describe("The digest (`sha256:…`) of the fields published; a job's `recipe.digest` must match it"),
+    })
+    .describe("The version as stored: the fields sent, its `digest`, `published_at` and `published_by`"),
 });
 
 export { FleetConfig };
@@ -202,22 +306,37 @@ export type JobEvent = z.infer<typeof JobEvent>;
 
 /** GET /v1/jobs/:id */
 export const JobDetailResponse = z.looseObject({
-  job: z.looseObject({ ...JobView.shape, spec: z.unknown() }),
+  job: z
+    .looseObject({
+      ...JobView.shape,
+      spec: z.unknown().describe("The JobSpec as admitted, defaults and hyperparameters filled in"),
+    })
+    .describe("The job as the D1 ledger holds it, with its spec"),
   /** Why its latest run failed (docs/operations.md "Failure diagnosis"); null otherwise, or not yet. */
-  diagnosis: DiagnosisView.nullable().default(null),
-  runs: z.array(RunView),
-  events: z.array(JobEvent),
+  diagnosis: DiagnosisView.nullable()
+    .default(null)
+    .describe("Why its latest run failed; null if that run did not fail, or is not diagnosed yet"),
+  runs: z.array(RunView).describe("Its runs, by attempt"),
+  events: z.array(JobEvent).describe("Its transitions, by `seq`"),
 });
 export type JobDetailResponse = z.infer<typeof JobDetailResponse>;
 
-export const JobList = z.looseObject({ jobs: z.array(JobView), next_cursor: z.string().nullable() });
+export const JobList = z.looseObject({
+  jobs: z.array(JobView).describe("A page of jobs, newest first"),
+  next_cursor: z
+    .string()
+    .nullable()
+    .describe("The next page's `cursor`: this page's last job id; null on the last page"),
+});
 
 /** POST /v1/jobs and stop/pause/resume: the Fleet DO's JobDetail (JobView plus runs). */
 export const JobAnswer = z.looseObject({ job: JobDetail });
 export type JobAnswer = z.infer<typeof JobAnswer>;
 
 /** POST /v1/jobs with a job array (`{"jobs": [...]}`): every job, in the order sent. */
-export const JobsAnswer = z.looseObject({ jobs: z.array(JobDetail) });
+export const JobsAnswer = z.looseObject({
+  jobs: z.array(JobDetail).describe("Every job of the array, in the order sent"),
+});
 export type JobsAnswer = z.infer<typeof JobsAnswer>;
 
 export const LogLine = z.looseObject({
@@ -238,181 +357,90 @@ export type LogLine = z.infer<typeof LogLine>;
 
 /** Per (rank, stream): what is readable, what waits for a missing line, and where the stream ended. */
 export const LogStreamState = z.looseObject({
-  rank: z.number().int(),
-  stream: z.string(),
-  released_to: z.number().int(),
-  held: z.number().int(),
-  eof_seq: z.number().int().nullable(),
+  rank: z.number().int().describe("The rank that writes the stream"),
+  stream: z.string().describe("`stdout`, `stderr` or `console`"),
+  released_to: z.number().int().describe("Every `seq` below it is readable, or was given up on"),
+  held: z.number().int().describe("How many lines wait, held back, for a missing earlier line"),
+  eof_seq: z
+    .number()
+    .int()
+    .nullable()
+    .describe("One past the stream's last `seq`, once its writer sent `eof`; null before"),
 });
 
 export const LogsPage = z.looseObject({
-  run_id: z.string(),
-  lines: z.array(LogLine),
-  next_offset: z.number().int(),
-  ended: z.boolean(),
-  streams: z.array(LogStreamState),
+  run_id: z.string().describe(RUN_READ),
+  lines: z.array(LogLine).describe("Released lines from `offset` on, in cursor order"),
+  next_offset: z
+    .number()
+    .int()
+    .describe("The next page's `offset`: the last cursor returned plus one (`offset` if none was)"),
+  ended: z.boolean().describe("`true` once the run is over: no line is held back any more"),
+  streams: z
+    .array(LogStreamState)
+    .describe("Per rank and stream: what is readable, what is held back, where it ended"),
 });
 export type LogsPage = z.infer<typeof LogsPage>;
 
-export const MetricPoint = z.looseObject({ step: z.number(), value: z.number(), ts: z.string() });
+export const MetricPoint = z.looseObject({
+  step: z.number().describe("The training step"),
+  value: z.number().describe("The metric's value at that step"),
+  ts: z.string().describe("When it was measured as the client said, else when it arrived (ISO 8601 UTC)"),
+});
 export type MetricPoint = z.infer<typeof MetricPoint>;
 
 export const MetricKeys = z.looseObject({
-  run_id: z.string(),
-  keys: z.array(z.looseObject({ key: z.string(), count: z.number(), last: MetricPoint })),
+  run_id: z.string().describe(RUN_READ),
+  keys: z
+    .array(
+      z.looseObject({
+        key: z.string().describe("The metric's name, e.g. `loss`"),
+        count: z.number().describe("How many points it has (one per step)"),
+        last: MetricPoint,
+      }),
+    )
+    .describe("Every metric the run reported, by key, with its point at the highest step"),
 });
 
 export const MetricSeries = z.looseObject({
-  run_id: z.string(),
-  key: z.string(),
-  points: z.array(MetricPoint),
-  next_after: z.number().nullable(),
+  run_id: z.string().describe(RUN_READ),
+  key: z.string().describe("The metric's name"),
+  points: z.array(MetricPoint).describe("Its points after `after`, by step"),
+  next_after: z.number().nullable().describe("The next page's `after`; null on the last page"),
 });
 
 export const Artifact = z.looseObject({
-  path: z.string(),
-  kind: z.string(),
-  step: z.number().nullable(),
-  size_bytes: z.number().nullable(),
-  digest: z.string().nullable(),
-  verified: z.boolean(),
-  stored: z.boolean(),
+  path: z.string().describe("Its path in the run, or for a reference the path as the client gave it"),
+  kind: z.string().describe("`checkpoint`, `hf_export`, `eval_report` or `merged_model`"),
+  step: z.number().nullable().describe("The training step it was saved at; null: none"),
+  size_bytes: z.number().nullable().describe("Its size in bytes; null: unknown"),
+  digest: z.string().nullable().describe("Its uploaded bytes' digest (`sha256:…`); null for a reference"),
+  verified: z.boolean().describe("`true`: the server checked the stored bytes against `digest`"),
+  stored: z.boolean().describe("`true`: its bytes were uploaded and can be downloaded; `false`: a reference"),
   /** Whatever JSON the client attached (evaluation scores, …). */
-  metrics: z.record(z.string(), Json).nullable(),
-  registered_at: z.string(),
+  metrics: z
+    .record(z.string(), Json)
+    .nullable()
+    .describe("Values by name (any JSON) the client attached, e.g. eval scores; null: none"),
+  registered_at: z.string().describe("When it was last registered, ISO 8601 UTC"),
 });
 export type Artifact = z.infer<typeof Artifact>;
 
-export const ArtifactList = z.looseObject({ run_id: z.string(), artifacts: z.array(Artifact) });
-
-export const Usage = z.looseObject({
-  user: z.string(),
-  active_gpus: z.number(),
-  active_jobs: z.number(),
-  gpu_hours_today: z.number(),
-  gpu_hours_total: z.number(),
-  quota: z.looseObject({
-    max_gpus: z.number(),
-    max_jobs: z.number(),
-    daily_gpu_hours: z.number(),
-    priority: z.number(),
-  }),
-  /** Only with `?days=N`: GPU-hours per UTC day, oldest first, every day of the window present. */
-  daily: z.array(z.looseObject({ date: z.string(), gpu_hours: z.number() })).optional(),
+export const ArtifactList = z.looseObject({
+  run_id: z.string().describe(RUN_READ),
+  artifacts: z.array(Artifact).describe("What the run registered, by step (unnumbered last), then path"),
 });
-export type Usage = z.infer<typeof Usage>;
-
-/** One team's and fleet's GPU use in a budget period (GET /v1/usage/teams). */
-export const TeamUsageRow = z.looseObject({
-  /** null: jobs of no team. */
-  team: z.string().nullable(),
-  fleet: z.string(),
-  fleet_id: z.string(),
-  in_guarantee_gpu_seconds: z.number(),
-  borrowed_gpu_seconds: z.number(),
-  gpu_seconds: z.number(),
-  /** Of gpu_seconds, what preempted runs trained past their last checkpoint (lost to preemption). */
-  lost_gpu_seconds: z.number(),
-});
-export type TeamUsageRow = z.infer<typeof TeamUsageRow>;
-
-/** GET /v1/usage/teams: per team (null: no team) its GPU-hours in the period and its budget's use. */
-export const TeamUsage = z.looseObject({
-  /** `2026-12` or `2026-W49`. */
-  period: z.string(),
-  start: z.string(),
-  end: z.string(),
-  teams: z.array(
-    z.looseObject({
-      team: z.string().nullable(),
-      gpu_hours: z.number(),
-      borrowed_gpu_hours: z.number(),
-      /** Of gpu_hours, lost to preemption: what its preempted runs trained past their last checkpoint. */
-      lost_gpu_hours: z.number(),
-      /** The team's budget for this kind of period (month or week) while it is the current one, else null. */
-      budget_gpu_hours: z.number().nullable(),
-      budget_percent: z.number().nullable(),
-      budget_policy: z.string().nullable(),
-    }),
-  ),
-  rows: z.array(TeamUsageRow),
-  total_gpu_seconds: z.number(),
-});
-export type TeamUsage = z.infer<typeof TeamUsage>;
-
-// webhooks -------------------------------------------------------------------------------------
-
-export const WebhookView = z.looseObject({
-  id: z.string(),
-  user_id: z.string(),
-  url: z.string(),
-  events: z.array(z.string()),
-  fleet_id: z.string().nullable(),
-  description: z.string(),
-  secret_prefix: z.string(),
-  /** While a rotated-out secret still signs deliveries (24 h), when it stops; else null. */
-  previous_secret_expires_at: z.string().nullable(),
-  created_at: z.string(),
-});
-export type WebhookView = z.infer<typeof WebhookView>;
-
-export const WithSecret = z.looseObject({ webhook: WebhookView, secret: z.string() });
-export const DeletedWebhook = z.looseObject({ id: z.string(), deleted: z.boolean() });
-export const WebhookList = z.looseObject({ webhooks: z.array(WebhookView) });
-
-export const DeliveryView = z.looseObject({
-  id: z.string(),
-  webhook_id: z.string(),
-  type: z.string(),
-  job_id: z.string().nullable(),
-  state: z.string(),
-  attempts: z.number(),
-  last_status_code: z.number().nullable(),
-  last_error: z.string().nullable(),
-  next_attempt_at: z.string().nullable(),
-  created_at: z.string(),
-  delivered_at: z.string().nullable(),
-  attempt_log: z.array(DeliveryAttempt),
-});
-export type DeliveryView = z.infer<typeof DeliveryView>;
-
-export const DeliveryPage = z.looseObject({
-  deliveries: z.array(DeliveryView),
-  next_cursor: z.string().nullable(),
-});
-export const OneDelivery = z.looseObject({
-  delivery: DeliveryView.extend({ payload: z.unknown().optional() }),
-});
-
-/** Job secrets (docs/api.md "Secrets"): names and who set them, never a value. */
-export const SecretOne = z.looseObject({ secret: SecretView });
-export const SecretList = z.looseObject({ secrets: z.array(SecretView) });
-export const DeletedSecret = z.looseObject({ name: z.string(), deleted: z.boolean() });
-
-// audit ----------------------------------------------------------------------------------------
-
-/** One audit log entry (docs/api.md "GET /v1/audit"); `details` never holds a secret or token value. */
-export const AuditEntry = z.looseObject({
-  seq: z.number(),
-  at: z.string(),
-  actor: z.string(),
-  actor_id: z.string().nullable(),
-  action: z.string(),
-  target: z.string(),
-  ip: z.string().nullable(),
-  user_agent: z.string().nullable(),
-  details: z.record(z.string(), z.unknown()),
-});
-export type AuditEntry = z.infer<typeof AuditEntry>;
-
-export const AuditPage = z.looseObject({ entries: z.array(AuditEntry), next_cursor: z.string().nullable() });
 
 /** GET /v1/fleets/:fleet/nodes */
-export const NodeList = z.looseObject({ nodes: z.array(NodeView) });
+export const NodeList = z.looseObject({
+  nodes: z.array(NodeView).describe("Every node of the fleet, live from its Fleet DO"),
+});
 /** What an admin's action on a node did (null node: it was removed). */
 export const NodeAdminAnswer = z.looseObject({
-  action: z.string(),
-  node: NodeView.nullable(),
-  requeued: z.array(z.string()),
-  blockers: z.array(DrainBlocker),
+  action: z.string().describe("The action: `cordon`, `uncordon`, `drain`, `revoke` or `remove`"),
+  node: NodeView.nullable().describe("The node as it is now; null after `remove`"),
+  requeued: JOB_IDS("a `drain` stopped with a checkpoint and queued again to run elsewhere; else empty"),
+  blockers: z
+    .array(DrainBlocker)
+    .describe("Jobs a `drain` leaves running there: they cannot resume, so stop them or wait"),
 });

@@ -29,12 +29,16 @@ export const SetSecretBody = z.object({
 export type SetSecretBody = z.infer<typeof SetSecretBody>;
 
 export const SecretView = z.object({
-  name: SecretName,
+  name: SecretName.describe("The secret's name, the environment variable a job that names it gets"),
   /** `user`: the caller's own; `fleet`: set by an admin for every job of that fleet that names it. */
-  scope: z.enum(["user", "fleet"]),
-  fleet: z.string().nullable(),
-  set_by: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  scope: z
+    .enum(["user", "fleet"])
+    .describe(
+      "`user`: a user's own; `fleet`: a fleet's, for its jobs that name it and have none of their own",
+    ),
+  fleet: z.string().nullable().describe("The fleet's name for a `fleet` secret; null for a `user` one"),
+  set_by: z.string().describe("The name of the user who last set its value"),
+  created_at: z.string().describe("When it was first set, ISO 8601 UTC"),
+  updated_at: z.string().describe("When its value was last set, ISO 8601 UTC"),
 });
 export type SecretView = z.infer<typeof SecretView>;

@@ -25,33 +25,76 @@ export type StartUploadRequest = z.infer<typeof StartUploadRequest>;
 
 /** A part the Worker has been told is stored. */
 export const StoredPart = z.object({
-  number: z.number().int().min(1).max(MAX_PARTS),
-  size: z.number().int().nonnegative(),
+  number: z.number().int().min(1).max(MAX_PARTS).describe("The part's number, from 1"),
+  size: z.number().int().nonnegative().describe("The part's size in bytes, as reported"),
   /** The S3 ETag the part's PUT answered (quotes kept as S3 sent them). */
-  etag: z.string(),
+  etag: z.string().describe("The ETag the part's presigned PUT answered, quotes kept as S3 sent them"),
   /** sha256 hex of the part's bytes, as the client computed them while sending. */
-  sha256: Hex64,
+  sha256: Hex64.describe(
+    "sha256 of the part's bytes as the client sent them, in 64 lowercase hex characters",
+  ),
 });
 export type StoredPart = z.infer<typeof StoredPart>;
 
+const BLOB_DIGEST = "The blob's digest, `sha256:` plus 64 lowercase hex characters";
+const ASKED_SIZE = "The blob's size in bytes, as asked for";
+
 export const StartUploadResponse = z.discriminatedUnion("mode", [
   /** The blob is stored already: nothing to send. */
-  z.object({ mode: z.literal("exists"), digest: z.string(), size: z.number() }),
-  /** No direct upload here, and the blob fits a Worker request: PUT /v1/blobs/:digest. */
-  z.object({ mode: z.literal("worker"), digest: z.string(), size: z.number() }),
   z.object({
-    mode: z.literal("multipart"),
-    digest: z.string(),
-    size: z.number(),
-    upload_id: z.string().regex(UPLOAD_ID_RE),
-    part_size: z.number().int().positive(),
-    part_count: z.number().int().nonnegative(),
+    mode: z.literal("exists").describe("`exists`: the blob is stored already, there is nothing to send"),
+    digest: z.string().describe(BLOB_DIGEST),
+    size: z.number().describe("The stored blob's size in bytes"),
+  }),
+  /** No direct upload here, and the blob fits a Worker request: PUT /v1/blobs/:digest. */
+  z.object({
+    mode: z
+      .literal("worker")
+      .describe(
+        "`worker`: no direct upload is configured and the blob fits a request; PUT it to /v1/blobs/{digest}",
+      ),
+    digest: z.string().describe(BLOB_DIGEST),
+    size: z.number().describe(ASKED_SIZE),
+  }),
+  z.object({
+    mode: z
+      .literal("multipart")
+      .describe("`multipart`: PUT each part to its URL, report it, then complete the upload"),
+    digest: z.string().describe(BLOB_DIGEST),
+    size: z.number().describe(ASKED_SIZE),
+    upload_id: z.string().regex(UPLOAD_ID_RE).describe("The upload's id, `upl_` plus a lowercase ULID"),
+    part_size: z
+      .number()
+      .int()
+      .positive()
+      .describe("Every part's size in bytes but the last's (the remainder): 16 MiB, or more for a huge blob"),
+    part_count: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("How many parts the blob is cut into, numbered 1 to `part_count` (an empty blob has one)"),
     /** Parts stored by an earlier, interrupted attempt. */
-    stored: z.array(StoredPart),
+    stored: z
+      .array(StoredPart)
+      .describe("The parts an earlier, interrupted attempt reported stored: send only the others"),
     /** One presigned PUT per part number 1..part_count, each good until expires_at. */
-    urls: z.array(z.object({ number: z.number().int(), url: z.string().url() })),
-    expires_at: z.string(),
-    resumed: z.boolean(),
+    urls: z
+      .array(
+        z.object({
+          number: z.number().int().describe("The part's number, from 1"),
+          url: z
+            .string()
+            .url()
+            .describe("A presigned S3 URL that takes one PUT of exactly that part's bytes"),
+        }),
+      )
+      .describe("One presigned PUT URL per part, 1 to `part_count`, each good until `expires_at`"),
+    expires_at: z
+      .string()
+      .describe("When the URLs expire (an hour after this answer), ISO 8601 UTC; ask again for fresh ones"),
+    resumed: z
+      .boolean()
+      .describe("True when your open upload of this digest was resumed (200); false for a new one (201)"),
   }),
 ]);
 export type StartUploadResponse = z.infer<typeof StartUploadResponse>;
@@ -72,10 +115,19 @@ export const PartReport = z.strictObject({
 });
 export type PartReport = z.infer<typeof PartReport>;
 
-export const PartReportResponse = z.object({ number: z.number(), stored: z.number() });
+export const PartReportResponse = z.object({
+  number: z.number().describe("The part's number, as in the URL"),
+  stored: z.number().describe("How many of the upload's parts are now recorded as stored"),
+});
 
 /** POST /v1/blobs/:digest/uploads/:upload/complete (and PUT /v1/blobs/:digest) */
-export const BlobStored = z.object({ digest: z.string(), size: z.number(), created: z.boolean() });
+export const BlobStored = z.object({
+  digest: z.string().describe(BLOB_DIGEST),
+  size: z.number().describe("The blob's size in bytes"),
+  created: z
+    .boolean()
+    .describe("True when this request stored the blob; false when it was stored already (nothing rewritten)"),
+});
 
 /** Part `n` (1-based) of a blob of `size` bytes cut in `partSize` pieces: its offset and length. */
 export function partRange(size: number, partSize: number, n: number): { start: number; length: number } {

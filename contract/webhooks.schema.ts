@@ -121,10 +121,19 @@ export const DeliveriesQuery = z.object({
 
 /** One HTTP attempt of a delivery, as listed. */
 export const DeliveryAttempt = z.object({
-  n: z.number().int(),
-  at: z.string(),
-  status_code: z.number().int().nullable(),
-  error: z.string().nullable(),
-  duration_ms: z.number().int(),
+  n: z.number().int().describe("The attempt's number, from 1, counting every attempt of the delivery"),
+  at: z.string().describe("When the attempt started, ISO 8601 UTC"),
+  status_code: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The HTTP status the endpoint answered; null when none came (refused connection, timeout)"),
+  error: z
+    .string()
+    .nullable()
+    .describe(
+      "What went wrong without a status, e.g. `no response within 10 s`, or `redirects are not followed`; null otherwise",
+    ),
+  duration_ms: z.number().int().describe("How long the attempt took, in milliseconds"),
 });
 export type DeliveryAttempt = z.infer<typeof DeliveryAttempt>;

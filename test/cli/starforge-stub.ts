@@ -51,7 +51,14 @@ export function versionHeaders(v: {
 
 /** GET /v1/me as the real server answers it (checked against the schema sf parses it with). */
 export const ME = Me.parse({
-  user: { name: "ada", role: "operator", email: null },
+  user: {
+    id: "usr_01jd8x0000000000000000000a",
+    name: "ada",
+    email: null,
+    role: "operator",
+    disabled: false,
+    created_at: "2026-01-05T09:00:00.000Z",
+  },
   quota: { max_gpus: 16, max_jobs: 20, daily_gpu_hours: 384, allowed_profiles: [], priority: 10 },
 });
 

@@ -20,7 +20,7 @@ type Op = {
 };
 const doc = JSON.parse(text) as {
   paths: Record<string, Record<string, Op>>;
-  webhooks: Record<string, unknown>;
+  webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: Schema }> } } }>;
   tags: { name: string }[];
 };
 const operations = Object.entries(doc.paths).flatMap(([p, ops]) =>
@@ -35,6 +35,7 @@ type Schema = {
   allOf?: Schema[];
   anyOf?: Schema[];
   oneOf?: Schema[];
+  additionalProperties?: Schema | boolean;
 };
 const schemas = (JSON.parse(text) as { components: { schemas: Record<string, Schema> } }).components.schemas;
 
@@ -52,7 +53,8 @@ function undescribed(
   const r = s?.$ref ? (opts.follow ? schemas[s.$ref.split("/").pop()!] : undefined) : s;
   if (!r || seen.has(r)) return;
   seen.add(r);
-  for (const x of [r.items, ...(r.allOf ?? []), ...(r.anyOf ?? []), ...(r.oneOf ?? [])])
+  const values = typeof r.additionalProperties === "object" ? r.additionalProperties : undefined;
+  for (const x of [r.items, values, ...(r.allOf ?? []), ...(r.anyOf ?? []), ...(r.oneOf ?? [])])
     undescribed(x, where, out, opts, seen);
   for (const [name, f] of Object.entries(r.properties ?? {})) {
     if (!f.description && !f.$ref) out.push(`${where}: ${name}`);
@@ -126,11 +128,17 @@ describe("contract/openapi.json", () => {
     expect(out).toEqual([]);
   });
 
-  it("says what every field of a job's, run's and node's answers means", () => {
+  it("says what every field a client receives means (every answer and webhook delivery, every level)", () => {
     const out: string[] = [];
-    const VIEWS = ["JobSummary", "JobDetail", "Run", "DryRunJob", "Node", "Diagnosis", "JobEvent", "LogLine"];
-    for (const name of VIEWS) undescribed(schemas[name], name, out, { follow: false });
-    expect(out).toEqual([]);
+    for (const { where, op } of operations)
+      for (const [status, answer] of Object.entries(op.responses))
+        for (const [type, content] of Object.entries(answer.content ?? {}))
+          undescribed(content.schema as Schema, `${where} ${status} ${type}`, out, { follow: true });
+    for (const [name, hook] of Object.entries(doc.webhooks))
+      undescribed(hook.post.requestBody.content["application/json"]?.schema, `webhook ${name}`, out, {
+        follow: true,
+      });
+    expect([...new Set(out)]).toEqual([]);
   });
 
   it("describes what every kind of webhook delivery carries", () => {

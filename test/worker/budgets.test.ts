@@ -69,6 +69,15 @@ describe("team GPU-hour budgets", () => {
       events: ["team.budget_warning", "team.budget_exhausted"],
     });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    // `*` with a budget event keeps it (`*` covers job events only), and `fleet` filters job events only.
+    await createFleet("bg-elsewhere");
+    const starred = await api(bud, "POST", "/v1/webhooks", {
+      url: "http://127.0.0.1:9/starred",
+      events: ["job.failed", "*", "team.budget_exhausted", "*"],
+      fleet: "bg-elsewhere",
+    });
+    expect(starred.status, JSON.stringify(starred.body)).toBe(201);
+    expect(starred.body.webhook.events).toEqual(["*", "team.budget_exhausted"]);
 
     // Two jobs: one within the guarantee, one borrowed. They run a moment.
     const ids: string[] = [];
@@ -113,6 +122,11 @@ describe("team GPU-hour budgets", () => {
       .deliveries as Array<{ id: string; type: string }>;
     expect(deliveries.map((d) => d.type).sort()).toEqual(["team.budget_exhausted", "team.budget_warning"]);
     const exhausted = deliveries.find((d) => d.type === "team.budget_exhausted")!;
+    const month0 = new Date().toISOString().slice(0, 7);
+    expect(exhausted.id).toBe(`evt_budget_bg-team_${month0}_100`);
+    const toStarred = (await api(bud, "GET", `/v1/webhooks/${starred.body.webhook.id}/deliveries`)).body
+      .deliveries as Array<{ id: string; type: string }>;
+    expect(toStarred.map((d) => [d.type, d.id])).toEqual([["team.budget_exhausted", exhausted.id]]);
     const one = await api(bud, "GET", `/v1/webhooks/${hook.body.webhook.id}/deliveries/${exhausted.id}`);
     expect(one.body.delivery.payload).toMatchObject({
       type: "team.budget_exhausted",

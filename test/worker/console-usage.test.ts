@@ -132,9 +132,14 @@ describe("GET /v1/usage?days=N", () => {
   });
 
   it("leaves `daily` out without `days`, and refuses a window outside 1–366", async () => {
+    const empty = await createFleet("cu-empty");
     const plain = await api(token, "GET", "/v1/usage");
     expect(plain.status).toBe(200);
     expect(plain.body).not.toHaveProperty("daily");
+    // `fleets` is the capacity of the fleets that have nodes: one without any is not listed.
+    const fleets = plain.body.fleets as Array<{ fleet_id: string; nodes: number }>;
+    expect(fleets.map((f) => f.fleet_id)).not.toContain(empty.id);
+    expect(fleets.every((f) => f.nodes > 0)).toBe(true);
     for (const bad of ["0", "367", "x"]) {
       const r = await api(token, "GET", `/v1/usage?days=${bad}`);
       expect(r.status).toBe(400);

@@ -108,6 +108,13 @@ describe("node administration", () => {
     expect((await job(first.body.job.id)).status).toBe("RUNNING");
     const fleet = (await api(ADMIN, "GET", "/v1/fleets/nd-cordon")).body;
     expect(fleet.queue[0].pending_reasons.length).toBeGreaterThan(0);
+    expect(fleet.queue[0]).toMatchObject({
+      job_id: second.body.job.id,
+      priority_class: "normal",
+      team: null,
+    });
+    // The totals count the cordoned node's GPUs: free is gpus − allocated, whatever takes new runs.
+    expect(fleet.totals).toMatchObject({ gpus: 4, allocated: 2, free: 2, queued: 1, running: 1 });
 
     const u = await api(ADMIN, "POST", "/v1/fleets/nd-cordon/nodes/cordon-box/uncordon");
     expect(u.body.node.cordoned).toBe(false);

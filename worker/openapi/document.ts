@@ -130,7 +130,18 @@ export function errorAnswer(codes: ErrorCode[]) {
             { $ref: "#/components/schemas/Error" },
             {
               type: "object",
-              properties: { error: { type: "object", properties: { code: { enum: [...codes].sort() } } } },
+              properties: {
+                error: {
+                  type: "object",
+                  description: "The refusal, as in every error answer",
+                  properties: {
+                    code: {
+                      enum: [...codes].sort(),
+                      description: "The codes this operation answers with this status",
+                    },
+                  },
+                },
+              },
             },
           ],
         },
@@ -188,11 +199,26 @@ const ERROR_SCHEMA = {
   properties: {
     error: {
       type: "object",
+      description: "What was refused and why",
       required: ["code", "message"],
       properties: {
-        code: { type: "string", enum: Object.keys(ERROR_CODES).sort() },
-        message: { type: "string" },
-        details: {},
+        code: {
+          type: "string",
+          enum: Object.keys(ERROR_CODES).sort(),
+          description: "The stable code to switch on; its HTTP status is fixed per code",
+        },
+        message: { type: "string", description: "What went wrong, for people; may change between versions" },
+        details: {
+          description:
+            "Facts about the refusal (which limit, which id); for a rejected body or query " +
+            "`{issues: [{path, message}]}`. Absent when there are none",
+        },
+        request_id: {
+          type: "string",
+          description:
+            "The request's id, as in the `x-request-id` header: quote it when reporting a problem, it finds " +
+            "the server's log line",
+        },
       },
     },
   },

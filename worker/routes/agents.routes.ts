@@ -20,13 +20,19 @@ import { artifactDownload, CheckpointQuery } from "../services/runs.service.js";
 
 /** POST /v1/agents/enroll: the node id minted for the agent and its credential (forgelet saves it). */
 const EnrolledAgent = z.looseObject({
-  node_id: z.string(),
-  fleet_id: z.string(),
-  fleet: z.string(),
+  node_id: z.string().describe("The node id minted for the agent, `nod_` plus a lowercase ULID"),
+  fleet_id: z.string().describe("The id (`flt_…`) of the fleet the token was minted for"),
+  fleet: z.string().describe("That fleet's name"),
   /** The agent credential (an HS256 JWT): `Authorization: Bearer` on the agent routes. */
-  credential: z.string(),
+  credential: z
+    .string()
+    .describe("The agent's credential, a JWT: send it as `Authorization: Bearer` on the agent routes"),
   /** When the credential expires; the control plane renews it over the agent's socket. */
-  expires_at: z.string(),
+  expires_at: z
+    .string()
+    .describe(
+      "When the credential expires, ISO 8601 UTC; renewed over the agent's socket while it is connected",
+    ),
 });
 
 export const agentsRoutes = new Hono<Env>()

@@ -51,7 +51,9 @@ function mayProbe(p: Principal): boolean {
 const Bytes = z.file();
 
 /** DELETE /v1/blobs/:digest/uploads/:upload */
-const AbortedUpload = z.looseObject({ aborted: z.string() });
+const AbortedUpload = z.looseObject({
+  aborted: z.string().describe("The id of the upload given up, `upl_…`"),
+});
 
 const CONTENT_LENGTH = {
   "Content-Length": {

@@ -14,7 +14,11 @@ import {
 import { blobKey } from "../submit/checks.js";
 
 /** GET|PUT /v1/capsule: the published files, by name, as blob digests. */
-const Capsule = z.looseObject({ files: CapsuleFiles });
+const Capsule = z.looseObject({
+  files: CapsuleFiles.describe(
+    "The capsule new jobs get: `bootstrap.sh` and `runner.pyz`, each the digest of its blob",
+  ),
+});
 
 export const capsuleRoutes = new Hono<Env>()
   .get(

@@ -24,7 +24,10 @@ const PollBody = z.object({
     ),
 });
 /** The approved poll's answer: the new token, whose it is and its name. */
-const DeviceLoginToken = DeviceToken.extend({ user: z.string(), name: z.string() });
+const DeviceLoginToken = DeviceToken.extend({
+  user: z.string().describe("The name of the user who approved the login: the token is theirs"),
+  name: z.string().describe("The token's name, `sf device login <YYYY-MM-DD>`"),
+});
 
 export const deviceRoutes = new Hono<Env>()
   .post(

@@ -70,25 +70,45 @@ async function appliedMigration(d1: D1Database): Promise<string | null> {
 
 /** GET /v1/health: what is running, and whether D1's schema is the one this bundle expects. */
 const Health = z.looseObject({
-  ok: z.literal(true),
+  ok: z.literal(true).describe("Always `true`: the Worker answers and D1 is reachable"),
   /** The path prefix, `v1`. */
-  api: z.string(),
-  time: z.string(),
+  api: z.string().describe("The API's path prefix, `v1`"),
+  time: z.string().describe("The server's clock when it answered, ISO 8601 UTC"),
   /** The server's release (also `starforge-server-version`). */
-  version: z.string(),
+  version: z
+    .string()
+    .describe("The server's release, e.g. `0.1.0` (also the `starforge-server-version` header)"),
   /** The API generation (also `starforge-api-version`). */
-  api_version: z.number().int(),
+  api_version: z
+    .number()
+    .int()
+    .describe("The API generation, e.g. `1` (also the `starforge-api-version` header)"),
   /** The oldest sf accepted (also `starforge-min-cli-version`). */
-  min_cli_version: z.string(),
+  min_cli_version: z
+    .string()
+    .describe("The oldest `sf` release the server accepts (also the `starforge-min-cli-version` header)"),
   /** SF_BUILD (e.g. a git sha); `dev` when unset. */
-  build: z.string(),
-  migrations: z.looseObject({
-    /** The last migration applied to D1; null when D1 was never migrated. */
-    applied: z.string().nullable(),
-    /** The newest migration this bundle was built with. */
-    expected: z.string(),
-    up_to_date: z.boolean(),
-  }),
+  build: z
+    .string()
+    .describe("What the deployment was built from (`SF_BUILD`, e.g. a git sha); `dev` when unset"),
+  migrations: z
+    .looseObject({
+      /** The last migration applied to D1; null when D1 was never migrated. */
+      applied: z
+        .string()
+        .nullable()
+        .describe(
+          "The last migration applied to D1, e.g. `0017_diagnosis.sql`; null when D1 was never migrated",
+        ),
+      /** The newest migration this bundle was built with. */
+      expected: z.string().describe("The newest migration this Worker was built with"),
+      up_to_date: z
+        .boolean()
+        .describe(
+          "Whether `applied` is `expected`; false: D1 is behind this Worker or was migrated by another release",
+        ),
+    })
+    .describe("Whether D1's schema is the one this Worker was built for"),
 });
 
 export const healthRoutes = new Hono<Env>().get(

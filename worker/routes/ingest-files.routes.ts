@@ -61,10 +61,14 @@ async function pullRights(c: IngestCtx) {
 
 /** PUT /artifact/blob/:run/* */
 const ArtifactBlobStored = z.object({
-  path: z.string(),
-  digest: z.string(),
-  size: z.number().int(),
-  created: z.boolean(),
+  path: z.string().describe("The artifact's path in the run, decoded from the URL"),
+  digest: z.string().describe("The bytes' digest, the `digest` sent"),
+  size: z.number().int().describe("Their size in bytes"),
+  created: z
+    .boolean()
+    .describe(
+      "True when the bytes were written; false when those exact bytes were stored at this path already",
+    ),
 });
 
 /** POST /artifact: the artifact as GET /v1/jobs/{id}/artifacts lists it. */

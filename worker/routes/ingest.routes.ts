@@ -68,30 +68,55 @@ function probeHost(probe: Record<string, unknown>): string | null {
 
 /** POST /logs: lines stored, replays, and where the (rank, stream) stands. */
 const LogsAccepted = BatchAccepted.extend({
-  /** Lines already stored (a replayed batch). */
-  duplicates: z.number().int(),
-  /** The seq of the batch's first line (the server's, for a console batch). */
-  first_seq: z.number().int(),
-  /** Every line of this (rank, stream) below this seq is readable. */
-  released_to: z.number().int(),
-  /** Lines waiting for a missing predecessor. */
-  held: z.number().int(),
-  stream: LogStream,
+  accepted: z
+    .number()
+    .int()
+    .describe("How many lines were stored (a console chunk counts the lines it was split into)"),
+  duplicates: z.number().int().describe("How many of the batch's lines were stored already (a replay)"),
+  first_seq: z
+    .number()
+    .int()
+    .describe("The seq of the batch's first line: `seq` as sent, or the server's for a console batch"),
+  released_to: z
+    .number()
+    .int()
+    .describe("Every line of this (rank, stream) below this seq is readable (or was given up on)"),
+  held: z
+    .number()
+    .int()
+    .describe("Lines of this (rank, stream) stored but waiting for a missing predecessor"),
+  stream: LogStream.describe("The stream the lines went to: `stdout` or `stderr` with `seq`, else `console`"),
 });
 
 /** POST /environment: `duplicate` when this exact probe was stored already (absent past the limits). */
-const EnvironmentAccepted = BatchAccepted.extend({ duplicate: z.boolean().optional() });
+const EnvironmentAccepted = BatchAccepted.extend({
+  duplicate: z
+    .boolean()
+    .optional()
+    .describe("True when this exact probe was stored already (it is kept once); absent when it was refused"),
+});
 
 /** POST /lifecycle: what the fleet made of the report. */
 const LifecycleAnswer = z.object({
-  outcome: z.enum(["applied", "ignored"]),
-  /** The control plane wants this workload gone. */
-  stop: z.boolean(),
-  run_over: z.boolean(),
+  outcome: z
+    .enum(["applied", "ignored"])
+    .describe(
+      "`applied`: the report was applied (a repeat changes nothing); `ignored`: the run was over or the rank had exited",
+    ),
+  stop: z
+    .boolean()
+    .describe(
+      "True when the control plane wants this workload gone (e.g. a run no longer the job's current one)",
+    ),
+  run_over: z.boolean().describe("True when the run has ended (by this report or before it)"),
 });
 
 /** GET /notice */
-const NoticeAnswer = z.object({ notice: StopNotice.nullable() });
+const NoticeAnswer = z.object({
+  notice: StopNotice.nullable().describe(
+    "Why and by when the run is being stopped; null while nobody asked it to, and once it released its GPUs",
+  ),
+});
 
 const BATCH =
   "Only a body that is not JSON or a wrong envelope fails the request (400); items are checked one by " +

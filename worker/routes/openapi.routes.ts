@@ -32,7 +32,12 @@ export const openapiRoutes = new Hono<Env>().get(
     ok: {
       200: {
         description: "An OpenAPI 3.1 document",
-        json: z.looseObject({ openapi: z.string(), info: z.looseObject({ version: z.string() }) }),
+        json: z.looseObject({
+          openapi: z.string().describe("The OpenAPI version the document follows, `3.1.0`"),
+          info: z
+            .looseObject({ version: z.string().describe("The server's release, e.g. `0.1.0`") })
+            .describe("The API's title, description and release"),
+        }),
       },
       304: { description: "Not modified since the ETag sent" },
     },

@@ -42,12 +42,21 @@ const OwnerQuery = z.object({
 
 /** POST /v1/secrets/rewrap: the current key, how many values it sealed again, and those it could not open. */
 const SecretsRewrapped = z.looseObject({
-  key_id: z.string(),
-  rewrapped: z.number().int(),
+  key_id: z.string().describe("The id of the current `SF_SECRETS_KEY` (12 hex digits of its SHA-256)"),
+  rewrapped: z.number().int().describe("How many values were sealed again under it"),
   /** Values sealed with a key that is neither current nor listed in SF_SECRETS_OLD_KEYS (left as they are). */
-  unreadable: z.array(
-    z.looseObject({ scope: z.string(), owner_id: z.string(), name: z.string(), key_id: z.string() }),
-  ),
+  unreadable: z
+    .array(
+      z.looseObject({
+        scope: z.string().describe("`user` or `fleet`"),
+        owner_id: z.string().describe("Whose it is: the user's id (`usr_…`) or the fleet's (`flt_…`)"),
+        name: z.string().describe("The secret's name"),
+        key_id: z.string().describe("The id of the key it is sealed with"),
+      }),
+    )
+    .describe(
+      "Values sealed with a key that is neither current nor in `SF_SECRETS_OLD_KEYS`, left as they are",
+    ),
 });
 
 export const secretsRoutes = new Hono<Env>()

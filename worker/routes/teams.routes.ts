@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
+import type { AuditAction } from "../../contract/audit.schema.js";
 import { nowIso } from "../../contract/ids.js";
 import { DeletedProfile, OneTeam, TeamList } from "../../contract/responses.schema.js";
 import {
@@ -40,7 +41,7 @@ async function teamView(d: Db, name: string): Promise<TeamView> {
  * After a change: the audit log says so (it is made), and every fleet decides with it from its next
  * decision on (503 UNAVAILABLE when one did not take it: repeating the request hands it over).
  */
-async function changed(c: Ctx, d: Db, action: string, team: string, details = {}): Promise<void> {
+async function changed(c: Ctx, d: Db, action: AuditAction, team: string, details = {}): Promise<void> {
   await recordAudit(c, { action, target: `team:${team}`, details });
   await pushTeams(c.env, d);
 }

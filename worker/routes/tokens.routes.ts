@@ -13,11 +13,20 @@ import { createToken, findToken, listTokens, revokeToken } from "../services/tok
 import { listedUserId } from "../services/users.service.js";
 
 /** GET /v1/tokens */
-const TokenList = z.looseObject({ tokens: z.array(TokenView) });
+const TokenList = z.looseObject({
+  tokens: z.array(TokenView).describe("The tokens, newest first, revoked and expired ones included"),
+});
 /** POST /v1/tokens: the token as listed, and its secret (shown only in this answer). */
-const CreatedToken = TokenView.extend({ token: z.string() });
+const CreatedToken = TokenView.extend({
+  token: z
+    .string()
+    .describe("The token itself (`sfp_…`), shown only in this answer: send it as `Authorization: Bearer`"),
+});
 /** DELETE /v1/tokens/:id */
-const RevokedToken = z.looseObject({ id: z.string(), revoked: z.literal(true) });
+const RevokedToken = z.looseObject({
+  id: z.string().describe("The token's id (`tok_…`)"),
+  revoked: z.literal(true).describe("Always `true`: the token is revoked (also when it already was)"),
+});
 
 export const tokensRoutes = new Hono<Env>()
   .get(

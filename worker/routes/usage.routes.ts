@@ -29,9 +29,16 @@ const UsageQuery = z.object({
 
 /** GET /v1/usage as the route sends it: Usage and the node capacity of every fleet. */
 const UsageAnswer = Usage.extend({
-  fleets: z.array(
-    z.looseObject({ fleet_id: z.string(), gpus: z.number(), allocated: z.number(), nodes: z.number() }),
-  ),
+  fleets: z
+    .array(
+      z.looseObject({
+        fleet_id: z.string().describe("The fleet's id (`flt_…`)"),
+        gpus: z.number().describe("GPUs on its nodes"),
+        allocated: z.number().describe("Of those, GPUs held by runs, as the ledger last recorded them"),
+        nodes: z.number().describe("How many nodes it has"),
+      }),
+    )
+    .describe("The node capacity of every fleet that has nodes, not only the user's"),
 });
 
 export interface UsageDay {

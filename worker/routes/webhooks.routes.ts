@@ -55,8 +55,10 @@ const WebhookListQuery = z.object({
  */
 const DeliveryWithPayload = z.looseObject({
   delivery: DeliveryView.extend({
-    payload: z.union([JobEventPayload, TestEventPayload, BudgetEventPayload]),
-  }),
+    payload: z
+      .union([JobEventPayload, TestEventPayload, BudgetEventPayload])
+      .describe("The exact JSON body each attempt POSTs: a job, test or team budget event"),
+  }).describe("The delivery, with the body it sends"),
 });
 
 export const webhooksRoutes = new Hono<Env>()

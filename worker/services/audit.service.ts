@@ -5,7 +5,7 @@
  * action that already happened (a failed insert is logged and the answer goes out as it would have).
  */
 import { and, desc, eq, gte, lt, or, type SQL, sql } from "drizzle-orm";
-import type { AuditQuery } from "../../contract/audit.schema.js";
+import type { AuditAction, AuditQuery } from "../../contract/audit.schema.js";
 import { nowIso } from "../../contract/ids.js";
 import { type Db, db, schema } from "../../d1/client.js";
 import { clientAddress } from "../auth/login-limiter.js";
@@ -16,7 +16,7 @@ export type AuditDetails = Record<string, string | number | boolean | null>;
 
 export interface AuditEntryInput {
   /** Stable action name, `<noun>.<verb>`: `user.create`, `secret.set`, … */
-  action: string;
+  action: AuditAction;
   /** What it acted on, `<kind>:<name>`: `user:alice`, `fleet:gpu-east`, `secret:user:alice/HF_TOKEN`. */
   target: string;
   /** Small facts about the action. Callers must never put a secret, token or secret-bearing URL here. */
