@@ -236,7 +236,9 @@ export const FleetInspect = z.looseObject({
   drain_note: z.string().nullable().describe("Why it drains, the admin's note; null when it is not draining"),
   windows: z
     .array(TimeWindow)
-    .describe("The windows that gate each GPU series: its jobs start only inside one; empty: always open"),
+    .describe(
+      "When each GPU series may run jobs: they start only inside a window and are stopped when it closes (queued again when it reopens); a series no window names is always open",
+    ),
   nodes: z.array(NodeView).describe("Its nodes, each with its GPUs and the runs holding them"),
   totals: z
     .looseObject({
@@ -258,12 +260,17 @@ export const FleetInspect = z.looseObject({
         priority_class: z
           .string()
           .describe("Its priority class (`lifecycle.priority_class`, default `normal`)"),
-        team: z.string().nullable().describe("The team it runs for; null: its submitter is in no team"),
+        team: z
+          .string()
+          .nullable()
+          .describe("The team it runs for, settled at admission; null: its submitter was in no team"),
         gpus: z.number().describe("GPUs it needs in all"),
         pending_reasons: PendingReasons.describe("Why it is not running yet"),
       }),
     )
-    .describe("Its `QUEUED` jobs in the order they were queued, each with why it waits"),
+    .describe(
+      "Its `QUEUED` jobs in queue order (by admission: a job queued again keeps its place), which is not the order they start in; each with why it waits",
+    ),
 });
 export type FleetInspect = z.infer<typeof FleetInspect>;
 

@@ -48,7 +48,9 @@ export const BatchAccepted = z.object({
     .describe("How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused)"),
   rejected: z
     .array(IngestRejection)
-    .describe("The items not stored, each with its index and why; empty when all were accepted"),
+    .describe(
+      "The items refused, each with its index and why; empty when none was (a `nan` or `inf` metric value is accepted but not charted)",
+    ),
 });
 export type BatchAccepted = z.infer<typeof BatchAccepted>;
 
@@ -488,7 +490,7 @@ export const StopNotice = z.object({
   cause: z
     .enum(["preempted", "stopped"])
     .describe(
-      "`preempted`: a job of a higher priority class needs its GPUs; `stopped`: a stop, pause, drain or window",
+      "`preempted`: a job of a higher priority class needs its GPUs; `stopped`: anything else (a stop or pause, a fleet or node drain, a closing window, a spent budget, `max_runtime_seconds`, an anomaly stop)",
     ),
   preempted_by: z
     .string()

@@ -2108,7 +2108,7 @@ export interface components {
             actor_id: string | null;
             /** @description What was done, `<noun>.<verb>`, e.g. `user.create`, `secret.set` */
             action: string;
-            /** @description What it was done to, `<kind>:<name>`, e.g. `user:alice`, `secret:fleet:gpu-east/HF_TOKEN` */
+            /** @description What it was done to, `<kind>:<name or id>`, e.g. `user:alice`, `token:tok_…`, `secret:fleet:gpu-east/HF_TOKEN`; just `capsule` for the capsule */
             target: string;
             /** @description The client's address: `CF-Connecting-IP`, else the first `X-Forwarded-For` entry; else null */
             ip: string | null;
@@ -2491,7 +2491,7 @@ export interface components {
                     seq: number;
                     /** @description The job's status before, e.g. `RUNNING`; null for the `admitted` event that created it */
                     from: string | null;
-                    /** @description The job's status after (the same as `from` for `anomaly` and `rerouted` events) */
+                    /** @description The job's status after (the same as `from` for an `anomaly` event) */
                     to: string;
                     /** @description The transition's name, e.g. `admitted`, `dispatch`, `succeeded`, `failed`, `retry`, `anomaly` */
                     edge: string;
@@ -2996,7 +2996,7 @@ export interface components {
                 /** @description `true`: the member's primary team, the one their jobs that name no team run for */
                 primary: boolean;
             }[];
-            /** @description Its share of each GPU series of each fleet, by fleet then series */
+            /** @description Its share of each GPU series of each fleet, ordered by fleet and series */
             quotas: {
                 /** @description The fleet's id (`flt_…`) */
                 fleet_id: string;
@@ -6982,7 +6982,7 @@ export interface operations {
                         draining: boolean;
                         /** @description Why it drains, the admin's note; null when it is not draining */
                         drain_note: string | null;
-                        /** @description The windows that gate each GPU series: its jobs start only inside one; empty: always open */
+                        /** @description When each GPU series may run jobs: they start only inside a window and are stopped when it closes (queued again when it reopens); a series no window names is always open */
                         windows: {
                             /** @description The GPU series it governs; omitted: every series of the fleet */
                             series?: string;
@@ -7013,7 +7013,7 @@ export interface operations {
                             /** @description Its jobs holding GPUs: in `SUBMITTED`, `PENDING` or `RUNNING` */
                             running: number;
                         };
-                        /** @description Its `QUEUED` jobs in the order they were queued, each with why it waits */
+                        /** @description Its `QUEUED` jobs in queue order (by admission: a job queued again keeps its place), which is not the order they start in; each with why it waits */
                         queue: {
                             /** @description The job's id (`job_…`) */
                             job_id: string;
@@ -7023,7 +7023,7 @@ export interface operations {
                             priority: number;
                             /** @description Its priority class (`lifecycle.priority_class`, default `normal`) */
                             priority_class: string;
-                            /** @description The team it runs for; null: its submitter is in no team */
+                            /** @description The team it runs for, settled at admission; null: its submitter was in no team */
                             team: string | null;
                             /** @description GPUs it needs in all */
                             gpus: number;
@@ -7628,9 +7628,9 @@ export interface operations {
                         queued: number;
                         /** @description How many of the fleet's jobs are `SUBMITTED`, `PENDING` or `RUNNING` */
                         running: number;
-                        /** @description Jobs (ids) the drain paused while running, still `PAUSED`, in queue order */
+                        /** @description Jobs (ids) the drain paused while they ran (their runs stopped, checkpointing), still `PAUSED`, in queue order */
                         paused: string[];
-                        /** @description Jobs (ids) the drain held while queued, still `PAUSED`, in queue order */
+                        /** @description Jobs (ids) the drain held while they queued, still `PAUSED`, in queue order */
                         held: string[];
                         /** @description What still holds GPUs while the fleet drains, and why; maintenance can start once it is empty */
                         blockers: {
@@ -7802,9 +7802,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         fleet: components["schemas"]["Fleet"];
-                        /** @description Jobs (ids) the drain paused while running, still `PAUSED`, in queue order */
+                        /** @description Jobs (ids) the drain paused while they ran (their runs stopped, checkpointing), still `PAUSED`, in queue order */
                         paused: string[];
-                        /** @description Jobs (ids) the drain held while queued, still `PAUSED`, in queue order */
+                        /** @description Jobs (ids) the drain held while they queued, still `PAUSED`, in queue order */
                         held: string[];
                         /** @description What still holds GPUs while the fleet drains, and why; maintenance can start once it is empty */
                         blockers: {
@@ -7987,9 +7987,9 @@ export interface operations {
                 content: {
                     "application/json": {
                         fleet: components["schemas"]["Fleet"];
-                        /** @description Jobs (ids) the drain paused while running, still `PAUSED`, in queue order */
+                        /** @description Jobs (ids) the drain paused while they ran (their runs stopped, checkpointing), still `PAUSED`, in queue order */
                         paused: string[];
-                        /** @description Jobs (ids) the drain held while queued, still `PAUSED`, in queue order */
+                        /** @description Jobs (ids) the drain held while they queued, still `PAUSED`, in queue order */
                         held: string[];
                         /** @description What still holds GPUs while the fleet drains, and why; maintenance can start once it is empty */
                         blockers: {
@@ -10835,7 +10835,7 @@ export interface operations {
                     "application/json": {
                         /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
-                        /** @description The items not stored, each with its index and why; empty when all were accepted */
+                        /** @description The items refused, each with its index and why; empty when none was (a `nan` or `inf` metric value is accepted but not charted) */
                         rejected: {
                             /** @description The item's index in the request's array, from 0 */
                             index: number;
@@ -10974,7 +10974,7 @@ export interface operations {
                     "application/json": {
                         /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
-                        /** @description The items not stored, each with its index and why; empty when all were accepted */
+                        /** @description The items refused, each with its index and why; empty when none was (a `nan` or `inf` metric value is accepted but not charted) */
                         rejected: {
                             /** @description The item's index in the request's array, from 0 */
                             index: number;
@@ -11111,7 +11111,7 @@ export interface operations {
                     "application/json": {
                         /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
-                        /** @description The items not stored, each with its index and why; empty when all were accepted */
+                        /** @description The items refused, each with its index and why; empty when none was (a `nan` or `inf` metric value is accepted but not charted) */
                         rejected: {
                             /** @description The item's index in the request's array, from 0 */
                             index: number;
@@ -11250,7 +11250,7 @@ export interface operations {
                     "application/json": {
                         /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
-                        /** @description The items not stored, each with its index and why; empty when all were accepted */
+                        /** @description The items refused, each with its index and why; empty when none was (a `nan` or `inf` metric value is accepted but not charted) */
                         rejected: {
                             /** @description The item's index in the request's array, from 0 */
                             index: number;
@@ -11582,7 +11582,7 @@ export interface operations {
                     "application/json": {
                         /** @description How many lines were stored (a console chunk counts the lines it was split into) */
                         accepted: number;
-                        /** @description The items not stored, each with its index and why; empty when all were accepted */
+                        /** @description The items refused, each with its index and why; empty when none was (a `nan` or `inf` metric value is accepted but not charted) */
                         rejected: {
                             /** @description The item's index in the request's array, from 0 */
                             index: number;
@@ -11732,7 +11732,7 @@ export interface operations {
                     "application/json": {
                         /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
-                        /** @description The items not stored, each with its index and why; empty when all were accepted */
+                        /** @description The items refused, each with its index and why; empty when none was (a `nan` or `inf` metric value is accepted but not charted) */
                         rejected: {
                             /** @description The item's index in the request's array, from 0 */
                             index: number;
@@ -11867,7 +11867,7 @@ export interface operations {
                             /** @description The grace the stop gave, in seconds: `deadline` is that long after it */
                             grace_seconds: number;
                             /**
-                             * @description `preempted`: a job of a higher priority class needs its GPUs; `stopped`: a stop, pause, drain or window
+                             * @description `preempted`: a job of a higher priority class needs its GPUs; `stopped`: anything else (a stop or pause, a fleet or node drain, a closing window, a spent budget, `max_runtime_seconds`, an anomaly stop)
                              * @enum {string}
                              */
                             cause: "preempted" | "stopped";
@@ -12149,7 +12149,7 @@ export interface operations {
                     "application/json": {
                         /** @description How many items were accepted (/hparams: names stored; /environment: 1, or 0 when refused) */
                         accepted: number;
-                        /** @description The items not stored, each with its index and why; empty when all were accepted */
+                        /** @description The items refused, each with its index and why; empty when none was (a `nan` or `inf` metric value is accepted but not charted) */
                         rejected: {
                             /** @description The item's index in the request's array, from 0 */
                             index: number;
@@ -13330,7 +13330,7 @@ export interface operations {
                                 [key: string]: components["schemas"]["JsonValue"];
                             };
                         }[];
-                        /** @description The job's nodes by host name, each entry as last sent plus `updated_at` */
+                        /** @description The run's nodes by host name, each entry as last sent plus `updated_at` */
                         nodes: {
                             /** @description The node's host name, which its entry is stored by */
                             hostname: string;
@@ -17282,7 +17282,7 @@ export interface operations {
                         key_id: string;
                         /** @description How many values were sealed again under it */
                         rewrapped: number;
-                        /** @description Values sealed with a key that is neither current nor in `SF_SECRETS_OLD_KEYS`, left as they are */
+                        /** @description Values that no key opens (sealed with a key neither current nor in `SF_SECRETS_OLD_KEYS`, or altered), left as they are */
                         unreadable: {
                             /** @description `user` or `fleet` */
                             scope: string;
@@ -21504,7 +21504,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The webhook's deliveries, newest first (finished ones are kept 30 days) */
+                        /** @description The webhook's deliveries, newest first; a finished one created over 30 days ago is deleted at the next daily sweep */
                         deliveries: components["schemas"]["WebhookDelivery"][];
                         /** @description The `cursor` of the next page; null on the last page */
                         next_cursor: string | null;

@@ -156,7 +156,7 @@ export const EnvironmentView = z.looseObject({
     .describe("Each distinct environment probe the run sent (an identical one is kept once), oldest first"),
   nodes: z
     .array(EnvironmentNodeView)
-    .describe("The job's nodes by host name, each entry as last sent plus `updated_at`"),
+    .describe("The run's nodes by host name, each entry as last sent plus `updated_at`"),
 });
 export type EnvironmentView = z.infer<typeof EnvironmentView>;
 

@@ -201,7 +201,9 @@ export type DeliveryView = z.infer<typeof DeliveryView>;
 export const DeliveryPage = z.looseObject({
   deliveries: z
     .array(DeliveryView)
-    .describe("The webhook's deliveries, newest first (finished ones are kept 30 days)"),
+    .describe(
+      "The webhook's deliveries, newest first; a finished one created over 30 days ago is deleted at the next daily sweep",
+    ),
   next_cursor: z.string().nullable().describe(NEXT_CURSOR),
 });
 export const OneDelivery = z.looseObject({
@@ -237,7 +239,9 @@ export const AuditEntry = z.looseObject({
   action: z.string().describe("What was done, `<noun>.<verb>`, e.g. `user.create`, `secret.set`"),
   target: z
     .string()
-    .describe("What it was done to, `<kind>:<name>`, e.g. `user:alice`, `secret:fleet:gpu-east/HF_TOKEN`"),
+    .describe(
+      "What it was done to, `<kind>:<name or id>`, e.g. `user:alice`, `token:tok_…`, `secret:fleet:gpu-east/HF_TOKEN`; just `capsule` for the capsule",
+    ),
   ip: z
     .string()
     .nullable()

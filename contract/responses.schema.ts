@@ -185,8 +185,10 @@ export const EnrollmentTokenView = z.looseObject({
 
 /** What a drain holds and what still blocks maintenance. */
 const DrainState = {
-  paused: JOB_IDS("the drain paused while running, still `PAUSED`, in queue order"),
-  held: JOB_IDS("the drain held while queued, still `PAUSED`, in queue order"),
+  paused: JOB_IDS(
+    "the drain paused while they ran (their runs stopped, checkpointing), still `PAUSED`, in queue order",
+  ),
+  held: JOB_IDS("the drain held while they queued, still `PAUSED`, in queue order"),
   blockers: z
     .array(DrainBlocker)
     .describe(
@@ -253,7 +255,7 @@ export const TeamEntry = z.looseObject({
         ...TeamQuota.shape,
       }),
     )
-    .describe("Its share of each GPU series of each fleet, by fleet then series"),
+    .describe("Its share of each GPU series of each fleet, ordered by fleet and series"),
   /** Its GPU-hour budget (a server before budgets sends none: then it has none). */
   budget: z
     .looseObject({

@@ -61,9 +61,7 @@ export const JobEventPayload = z.object({
             .describe(
               "The job's status before, e.g. `RUNNING`; null for the `admitted` event that created it",
             ),
-          to: z
-            .string()
-            .describe("The job's status after (the same as `from` for `anomaly` and `rerouted` events)"),
+          to: z.string().describe("The job's status after (the same as `from` for an `anomaly` event)"),
           edge: z
             .string()
             .describe(

@@ -431,6 +431,20 @@ describe("drain and windows", () => {
     f.checkInvariants();
   });
 
+  it("a queued job that ran before is held, not paused: the report says where the drain took it", () => {
+    const f = new Fleet();
+    f.agent("gpu-a", 1);
+    const id = f.submit();
+    f.report(id, "launched");
+    f.act(id, "pause");
+    f.act(id, "resume"); // queued again, its earlier run still named
+    expect([f.job(id).status, f.job(id).current_run_id]).toEqual(["QUEUED", f.currentRun(id).id]);
+    const report = f.decide({ type: "drain", note: "kernel" }).result;
+    expect([report.held, report.paused]).toEqual([[id], []]);
+    expect(f.decide({ type: "undrain" }).result.resumed).toEqual([id]);
+    f.checkInvariants();
+  });
+
   it("a window keeps jobs queued while closed, stops running ones when it closes and resumes them when it reopens", () => {
     // T0 is a Tuesday 10:00 UTC: the window is open 09:00–11:00 on Tuesdays.
     const f = new Fleet({ windows: [{ days: [2], start: "09:00", end: "11:00", tz: "UTC" }] });

@@ -55,7 +55,7 @@ const SecretsRewrapped = z.looseObject({
       }),
     )
     .describe(
-      "Values sealed with a key that is neither current nor in `SF_SECRETS_OLD_KEYS`, left as they are",
+      "Values that no key opens (sealed with a key neither current nor in `SF_SECRETS_OLD_KEYS`, or altered), left as they are",
     ),
 });
 

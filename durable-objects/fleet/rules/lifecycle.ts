@@ -86,7 +86,7 @@ export function undrain(t: Tx): DrainReport {
 export function drainReport(s: FleetState, cfg: FleetConfig, resumed: string[]): DrainReport {
   const paused: string[] = [];
   const held: string[] = [];
-  for (const job of movedBy(s, "drain", "PAUSED")) (job.current_run_id ? paused : held).push(job.id);
+  for (const job of movedBy(s, "drain", "PAUSED")) (movedWhileRunning(s, job) ? paused : held).push(job.id);
   const blockers: DrainBlocker[] = [];
   if (cfg.draining) {
     for (const job of allocatedJobs(s)) {
@@ -117,12 +117,24 @@ export function drainReport(s: FleetState, cfg: FleetConfig, resumed: string[]):
   return { config: cfg, paused, held, blockers, resumed };
 }
 
+/**
+ * Whether a mover took `job` while it ran (it held GPUs), not while it queued. The `moved:` row says so
+ * (`<by>:running` or `<by>:queued`); a row written before it did (just `<by>`) leaves only whether the job
+ * ever had a run, which a queued retry has too.
+ */
+function movedWhileRunning(s: FleetState, job: JobRow): boolean {
+  const value = s.meta(movedKey(job.id)) ?? "";
+  if (value.endsWith(":running")) return true;
+  if (value.endsWith(":queued")) return false;
+  return job.current_run_id !== null;
+}
+
 /** Jobs a drain or window moved that are still where it put them, in queue order. */
 export function movedBy(s: FleetState, by: string, status: JobState): JobRow[] {
   // From the few `moved:` rows, not by scanning every job of that status (STOPPED ones pile up).
   return s
     .metaByPrefix(MOVED_PREFIX)
-    .filter((m) => m.value === by)
+    .filter((m) => m.value === by || m.value === `${by}:running` || m.value === `${by}:queued`)
     .map((m) => s.job(m.key.slice(MOVED_PREFIX.length)))
     .filter((j): j is JobRow => j?.status === status)
     .sort((a, b) => a.queue_seq - b.queue_seq);
@@ -147,7 +159,7 @@ export function move(
   const wasQueued = job.status === "QUEUED";
   const run = job.current_run_id ? t.s.run(job.current_run_id) : null;
   setStatus(t, job, to, `system:${by}`, { reason });
-  t.setMeta(movedKey(job.id), by);
+  t.setMeta(movedKey(job.id), `${by}:${wasQueued ? "queued" : "running"}`);
   if (run && run.ended_at === null && !wasQueued) stopRun(t, run, to, reason);
 }
 
