@@ -60,8 +60,13 @@ describe("the API reference page", () => {
       /<code>max_retries<\/code>.*?<\/td><td>How many times a failed run is retried<\/td>/,
     );
     const start = device.slice(0, device.indexOf('id="op-pollDeviceLogin"'));
-    expect(start).toContain("<code>verification_uri</code>");
-    expect(start).not.toContain("Meaning");
+    expect(start).toMatch(
+      /<th scope="col">Meaning<\/th>.*<code>interval<\/code>.*?<\/td><td>Seconds to wait between polls/,
+    );
+    const blob = r.html.slice(r.html.indexOf('id="op-getBlob"'));
+    const params = blob.slice(blob.indexOf("<h4>Parameters</h4>"), blob.indexOf("</table>"));
+    expect(params).toContain("<code>digest</code>");
+    expect(params).not.toContain("Meaning");
   });
 
   it("loads nothing from another origin and runs nothing inline, under the console's CSP", async () => {

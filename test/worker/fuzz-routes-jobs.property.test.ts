@@ -1,4 +1,4 @@
-/** Routes of jobs and what they read and write: submits, actions, blobs, the capsule, usage, agents' HTTP routes, read-back. See fuzz-routes.ts. */
+/** Routes of jobs and what they write: submits, actions, blobs, the capsule, usage, agents' HTTP routes (read-back is fuzz-routes-readback). See fuzz-routes.ts. */
 import { fuzzRouteGroup } from "./fuzz-routes.js";
 
 fuzzRouteGroup("jobs");

@@ -1,5 +1,5 @@
 /**
- * Every other route (users, tokens, catalog, profiles, secrets, audit, device login, health), and any route
+ * Every other route (users, tokens, catalog, profiles, health, the document), and any route
  * added outside the named groups. See fuzz-routes.ts.
  */
 import { fuzzRouteGroup } from "./fuzz-routes.js";

@@ -24,16 +24,18 @@ const templates = Object.keys(doc.paths)
   }))
   .sort((a, b) => a.literal - b.literal);
 
+/** The named schemas with their refs rewritten for `$defs`, made once and shared by every answer's validator. */
+const DEFS = JSON.parse(
+  JSON.stringify((doc.components as { schemas: Obj }).schemas).replaceAll(
+    '"#/components/schemas/',
+    '"#/$defs/',
+  ),
+) as Obj;
+
 /** `#/components/schemas/X` refs made resolvable inside one standalone schema. */
 function standalone(schema: Obj): Schema {
-  const defs = JSON.parse(
-    JSON.stringify((doc.components as { schemas: Obj }).schemas).replaceAll(
-      '"#/components/schemas/',
-      '"#/$defs/',
-    ),
-  ) as Obj;
   const own = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"#/$defs/')) as Obj;
-  return { ...own, $defs: defs } as Schema;
+  return { ...own, $defs: DEFS } as Schema;
 }
 
 const validators = new Map<string, Validator>();

@@ -1,0 +1,4 @@
+/** Teams (members, quotas, budgets) and priority classes: changes every fleet must take. See fuzz-routes.ts. */
+import { fuzzRouteGroup } from "./fuzz-routes.js";
+
+fuzzRouteGroup("teams");
